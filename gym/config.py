@@ -1,0 +1,40 @@
+"""Config helpers shared by the entry point, the tasks and the tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable
+
+from omegaconf import DictConfig, OmegaConf
+
+import gym.schema  # noqa: F401  (registers the schemas in Hydra's ConfigStore)
+from gym.paths import CONF_DIR, default_data_root
+
+if not OmegaConf.has_resolver("gym_data_root"):
+    OmegaConf.register_new_resolver("gym_data_root", lambda: str(default_data_root()))
+
+
+def compose(overrides: Iterable[str] = (), config_dir: str | Path = CONF_DIR) -> DictConfig:
+    """Compose gym's config the way the CLI does (for tests, e2e and notebooks)."""
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+
+    with initialize_config_dir(config_dir=str(config_dir), version_base="1.3", job_name="gym"):
+        return hydra_compose(config_name="config", overrides=list(overrides), return_hydra_config=False)
+
+
+def to_plain(node: Any) -> Any:
+    """A resolved plain-Python copy of a config node."""
+    return OmegaConf.to_container(node, resolve=True) if isinstance(node, DictConfig) else node
+
+
+def run_dir(cfg: DictConfig) -> Path:
+    """The run's output directory (Hydra's, or a `run_dir` key set by a caller such as e2e/tests)."""
+    explicit = cfg.get("run_dir")
+    if explicit:
+        return Path(explicit)
+    from hydra.core.hydra_config import HydraConfig
+
+    if HydraConfig.initialized():
+        return Path(HydraConfig.get().runtime.output_dir)
+    return Path.cwd()
