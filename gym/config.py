@@ -38,3 +38,21 @@ def run_dir(cfg: DictConfig) -> Path:
     if HydraConfig.initialized():
         return Path(HydraConfig.get().runtime.output_dir)
     return Path.cwd()
+
+
+def compose_benchmark(cfg: DictConfig, name: str) -> DictConfig:
+    """The `benchmark` node for another benchmark than the selected one, resolved against cfg's data root.
+
+    Inside a running app this reuses Hydra's search path (user config dirs included); otherwise
+    (tests, notebooks) it composes from gym's own config dir.
+    """
+    from hydra import compose as hydra_compose
+    from hydra.core.global_hydra import GlobalHydra
+
+    overrides = [f"benchmark={name}"]
+    if GlobalHydra.instance().is_initialized():
+        composed = hydra_compose(config_name="config", overrides=overrides)
+    else:
+        composed = compose(overrides)
+    composed.data = cfg.data
+    return composed.benchmark

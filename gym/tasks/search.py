@@ -1,2 +1,168 @@
-def run(cfg):
-    print("search")
+"""task=search: ranked fuzzy search over the catalog, or a detailed view of one benchmark.
+
+Reads the option files directly (gym.catalog) instead of composing every benchmark, so a search costs
+a few milliseconds on top of Hydra's own start-up.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+from gym.catalog import BenchmarkEntry, load_catalog
+from gym.errors import GymError, did_you_mean
+
+MATCH_THRESHOLD = 75  # thefuzz score (0-100) a field must reach for a benchmark to match
+_TOKEN_SPLIT = re.compile(r"[\s_\-/.,:;()\[\]]+")
+FILTERS = ("domain", "verifier", "gated", "needs_judge", "needs_sandbox")
+
+
+def _dataset_names(entry: BenchmarkEntry) -> list[str]:
+    """Upstream dataset ids from source URLs, e.g. HuggingFaceH4/aime_2024 or openai/grade-school-math."""
+    names = []
+    for url in entry.sources:
+        parts = url.split("/")
+        if "datasets" in parts and len(parts) > parts.index("datasets") + 2:
+            i = parts.index("datasets")
+            names.append(f"{parts[i + 1]}/{parts[i + 2]}")
+        elif len(parts) > 4:
+            names.append(f"{parts[3]}/{parts[4]}")
+    return names
+
+
+def score(query: str, entry: BenchmarkEntry) -> int:
+    """How well `query` matches the entry: exact substrings score 100, typos still score high."""
+    from thefuzz import fuzz
+
+    query = query.lower().strip()
+    if not query:
+        return 100
+    fields = [(entry.name, 1.0), (entry.domain, 0.95), (entry.verifier, 0.95), (" ".join(entry.tags), 0.9),
+              (" ".join(_dataset_names(entry)), 0.9), (entry.description, 0.85)]
+    best = 0.0
+    for text, weight in fields:
+        text = text.lower()
+        if not text:
+            continue
+        if query in text:
+            value = 100.0
+        else:
+            tokens = [t for t in _TOKEN_SPLIT.split(text) if t]
+            value = max([fuzz.ratio(query, text)] + [fuzz.ratio(query, t) for t in tokens])
+            if len(query) >= 4 and len(text) <= 3 * len(query):
+                value = max(value, fuzz.partial_ratio(query, text))
+        best = max(best, value * weight)
+    return int(round(best))
+
+
+def is_prepared(entry: BenchmarkEntry, data_root: Path) -> bool:
+    return entry.data_path(data_root).is_file()
+
+
+def find(cfg: DictConfig) -> list[dict[str, Any]]:
+    entries = load_catalog(_config_dirs())
+    for key in FILTERS:
+        wanted = cfg.get(key)
+        if wanted is None:
+            continue
+        if key in ("domain", "verifier"):
+            values = {getattr(e, key) for e in entries}
+            if str(wanted) not in values:
+                raise GymError(f"no benchmark has {key}={wanted}{did_you_mean(str(wanted), values)}; "
+                               f"known: {', '.join(sorted(values))}")
+            entries = [e for e in entries if getattr(e, key) == str(wanted)]
+        else:
+            entries = [e for e in entries if getattr(e, key) == bool(wanted)]
+    query = str(cfg.get("query") or "")
+    data_root = Path(cfg.data.root)
+    hits = []
+    for entry in entries:
+        match = score(query, entry)
+        if match >= MATCH_THRESHOLD:
+            hits.append({**entry.to_dict(), "score": match, "prepared": is_prepared(entry, data_root),
+                         "data_path": str(entry.data_path(data_root))})
+    hits.sort(key=lambda h: (-h["score"], h["name"]))
+    limit = int(cfg.get("limit") or 0)
+    return hits[:limit] if limit > 0 else hits
+
+
+def _config_dirs() -> list[Path]:
+    from gym.tasks.prepare import _search_dirs
+
+    return _search_dirs()
+
+
+def format_table(hits: list[dict[str, Any]], width: int | None) -> str:
+    columns = [("name", "name"), ("domain", "domain"), ("verifier", "verifier"), ("repeats", "num_repeats"),
+               ("prepared", "prepared"), ("description", "description")]
+    cells = [[str(h[key]) if key != "prepared" else ("yes" if h[key] else "no") for _, key in columns] for h in hits]
+    widths = [max([len(title)] + [len(row[i]) for row in cells]) for i, (title, _) in enumerate(columns)]
+    if width:  # on a terminal, cut the description to fit; piped output keeps it whole
+        fixed = sum(widths[:-1]) + 2 * (len(columns) - 1)
+        widths[-1] = max(20, min(widths[-1], width - fixed))
+    def line(values: list[str]) -> str:
+        out = []
+        for value, w in zip(values, widths):
+            out.append(value if len(value) <= w else value[: w - 1] + "…")
+        return "  ".join(v.ljust(w) for v, w in zip(out, widths)).rstrip()
+    rows = [line([t for t, _ in columns]), line(["-" * w for w in widths])] + [line(r) for r in cells]
+    return "\n".join(rows)
+
+
+def show(cfg: DictConfig) -> dict[str, Any]:
+    """The detailed view of the selected benchmark."""
+    from gym.download import read_manifest
+    from gym.io import sha256_file
+
+    bench = cfg.benchmark
+    name = bench.name
+    data_path = Path(bench.dataset.path)
+    info: dict[str, Any] = {"name": name, "data_path": str(data_path), "prepared": data_path.is_file()}
+    if info["prepared"]:
+        manifest = read_manifest(data_path) or {}
+        info["rows"] = manifest.get("rows")
+        info["sha256"] = manifest.get("sha256") or sha256_file(data_path)
+        if info["rows"] is None:
+            with open(data_path, "rb") as handle:
+                info["rows"] = sum(1 for line in handle if line.strip())
+    info["prepare_command"] = f"python -m gym task=prepare benchmark={name}"
+    info["run_command"] = f"python -m gym task=e2e benchmark={name} model=vllm model.base_url=http://127.0.0.1:8000/v1"
+    info["config"] = OmegaConf.to_container(bench, resolve=True)
+    if cfg.get("output") == "json":
+        print(json.dumps(info, indent=2))
+        return info
+    text = [f"{name}: {bench.description}", ""]
+    text.append(OmegaConf.to_yaml(bench, resolve=True).rstrip())
+    text.append("")
+    text.append(f"data:      {data_path}")
+    if info["prepared"]:
+        text.append(f"prepared:  yes, {info['rows']} rows, sha256 {info['sha256']}")
+    else:
+        text.append("prepared:  no")
+    text += ["", "prepare:   " + info["prepare_command"], "run:       " + info["run_command"]]
+    print("\n".join(text))
+    return info
+
+
+def run(cfg: DictConfig) -> dict[str, Any]:
+    if cfg.get("output") not in ("table", "json"):
+        raise GymError(f"output={cfg.get('output')} is not one of: table, json")
+    if cfg.get("benchmark") is not None:
+        return show(cfg)
+    hits = find(cfg)
+    if cfg.output == "json":
+        print(json.dumps(hits, indent=2))
+    elif not hits:
+        query = cfg.get("query") or ""
+        print(f"No benchmarks match '{query}'." if query else "No benchmarks found.")
+    else:
+        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+        title = f"Benchmarks matching '{cfg.query}' ({len(hits)})" if cfg.get("query") else f"Benchmarks ({len(hits)})"
+        print(title + "\n" + format_table(hits, width))
+    return {"matches": len(hits)}
