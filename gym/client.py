@@ -1,0 +1,218 @@
+"""OpenAI-compatible client: bounded retries with jittered backoff, typed outcomes, reasoning split.
+
+Every call ends in one of three statuses:
+  ok           a usable reply (also when cut by max_tokens; finish_reason says so)
+  model_error  the endpoint refuses this task deterministically (400/413/422: context too long,
+               content filter): scored 0 by the caller, never retried
+  infra_error  transport errors, timeouts, 408/429/5xx, malformed JSON or empty choices after all
+               retries, auth/route errors: excluded from scores, retried by a later resume
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import requests
+from requests.adapters import HTTPAdapter
+
+from gym.errors import GymError
+
+RETRY_STATUS = {408, 429, 500, 502, 503, 504}
+MODEL_ERROR_STATUS = {400, 413, 422}
+MAX_RETRY_AFTER = 60.0  # seconds; a server asking for longer is waited on at most this long
+_THINK = re.compile(r"<think>(.*?)</think>", re.S)
+
+
+@dataclass
+class Completion:
+    status: str
+    text: str | None = None
+    reasoning: str | None = None
+    finish_reason: str | None = None
+    usage: dict[str, int] | None = None
+    attempts: int = 0
+    latency_s: float = 0.0
+    error: str | None = None
+
+
+def split_reasoning(content: str | None, reasoning: str | None = None) -> tuple[str, str | None]:
+    """Answer text without <think> blocks, and the reasoning (server-split or from the tags).
+
+    An opened but never closed <think> (a reply cut mid-thought) leaves no answer at all.
+    """
+    content = content or ""
+    parts = [reasoning] if reasoning else []
+    parts += [m.strip() for m in _THINK.findall(content)]
+    answer = _THINK.sub("", content)
+    if "<think>" in answer:
+        head, _, tail = answer.partition("<think>")
+        parts.append(tail.strip())
+        answer = head
+    if "</think>" in answer:  # some servers drop the opening tag: everything before the close is reasoning
+        head, _, answer = answer.rpartition("</think>")
+        parts.append(head.strip())
+    return answer.strip(), ("\n\n".join(p for p in parts if p) or None)
+
+
+class _Transient(Exception):
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class ModelClient:
+    def __init__(self, base_url: str, *, model: str | None = None, api: str = "chat", api_key: str | None = None,
+                 timeout: float = 600.0, max_retries: int = 5, pool_size: int = 32, sampling: dict | None = None,
+                 backoff_base: float = 0.5, backoff_cap: float = 30.0):
+        if api not in ("chat", "completions", "responses"):
+            raise GymError(f"model.api={api} is not one of: chat, completions, responses")
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.api = api
+        self.timeout = float(timeout)
+        self.max_retries = int(max_retries)
+        self.sampling = dict(sampling or {})
+        self.backoff_base = backoff_base
+        self.backoff_cap = backoff_cap
+        self.session = requests.Session()
+        adapter = HTTPAdapter(pool_connections=1, pool_maxsize=max(1, pool_size), max_retries=0)
+        self.session.mount("http://", adapter)
+        self.session.mount("https://", adapter)
+        self.session.headers["Content-Type"] = "application/json"
+        if api_key:
+            self.session.headers["Authorization"] = f"Bearer {api_key}"
+        self._rng = random.Random()
+        self._rng_lock = threading.Lock()
+
+    # -- endpoint discovery -------------------------------------------------------------------------
+    def fingerprint(self) -> dict[str, Any]:
+        """What /models reports; fixes the model id when none was configured. Fails fast when down."""
+        url = f"{self.base_url}/models"
+        try:
+            reply = self.session.get(url, timeout=(5, min(self.timeout, 30)))
+        except requests.RequestException as exc:
+            raise GymError(f"cannot reach the model endpoint at {url} ({exc.__class__.__name__}); is the server up?") from None
+        if reply.status_code in (401, 403):
+            raise GymError(f"the model endpoint at {url} refused the API key (HTTP {reply.status_code})")
+        if reply.status_code >= 400:
+            raise GymError(f"the model endpoint at {url} answered HTTP {reply.status_code}")
+        try:
+            listing = reply.json()
+            models = [m for m in listing.get("data", []) if isinstance(m, dict)]
+        except (ValueError, AttributeError):
+            raise GymError(f"the model endpoint at {url} did not return a JSON model list") from None
+        ids = [str(m.get("id")) for m in models]
+        if self.model is None:
+            if not ids:
+                raise GymError(f"{url} lists no models; set model.name")
+            self.model = ids[0]
+        return {"base_url": self.base_url, "model": self.model, "served_models": models}
+
+    # -- requests -----------------------------------------------------------------------------------
+    def _payload(self, messages: list[dict[str, str]], seed: int | None) -> tuple[str, dict[str, Any]]:
+        sampling = {k: v for k, v in self.sampling.items() if v is not None and k not in ("extra_body", "seed")}
+        extra = dict(self.sampling.get("extra_body") or {})
+        if seed is not None:
+            sampling["seed"] = seed
+        if self.api == "chat":
+            return "/chat/completions", {"model": self.model, "messages": messages, **sampling, **extra}
+        if self.api == "completions":
+            prompt = "\n\n".join(m["content"] for m in messages)
+            return "/completions", {"model": self.model, "prompt": prompt, **sampling, **extra}
+        if "max_tokens" in sampling:
+            sampling["max_output_tokens"] = sampling.pop("max_tokens")
+        sampling.pop("stop", None)  # the Responses API has no stop sequences
+        return "/responses", {"model": self.model, "input": messages, **sampling, **extra}
+
+    def _parse(self, body: dict[str, Any]) -> Completion:
+        if self.api == "responses":
+            text_parts, reasoning_parts = [], []
+            for item in body.get("output") or []:
+                if item.get("type") == "message":
+                    text_parts += [c.get("text", "") for c in item.get("content") or [] if c.get("type") == "output_text"]
+                elif item.get("type") == "reasoning":
+                    reasoning_parts += [s.get("text", "") for s in item.get("summary") or item.get("content") or []]
+            if not body.get("output"):
+                raise _Transient("response has no output")
+            usage = body.get("usage") or {}
+            finish = "length" if (body.get("incomplete_details") or {}).get("reason") == "max_output_tokens" else "stop"
+            text, reasoning = split_reasoning("".join(text_parts), "\n".join(reasoning_parts) or None)
+            return Completion("ok", text, reasoning, finish, {
+                "prompt_tokens": usage.get("input_tokens", 0), "completion_tokens": usage.get("output_tokens", 0),
+                "total_tokens": usage.get("total_tokens", 0)})
+        choices = body.get("choices")
+        if not choices:
+            raise _Transient("reply has no choices")
+        choice = choices[0]
+        if self.api == "chat":
+            message = choice.get("message") or {}
+            text, reasoning = split_reasoning(message.get("content"),
+                                              message.get("reasoning_content") or message.get("reasoning"))
+        else:
+            text, reasoning = split_reasoning(choice.get("text"))
+        return Completion("ok", text, reasoning, choice.get("finish_reason"), body.get("usage"))
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(retry_after, MAX_RETRY_AFTER)
+        with self._rng_lock:
+            jitter = self._rng.uniform(0.5, 1.0)
+        return min(self.backoff_cap, self.backoff_base * 2 ** attempt) * jitter
+
+    def complete(self, messages: list[dict[str, str]], seed: int | None = None) -> Completion:
+        path, payload = self._payload(messages, seed)
+        url = self.base_url + path
+        started = time.perf_counter()
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                result = self._attempt(url, payload)
+                result.attempts = attempt
+                result.latency_s = round(time.perf_counter() - started, 4)
+                return result
+            except _Transient as exc:
+                error, retry_after = str(exc), exc.retry_after
+            if attempt > self.max_retries:
+                return Completion("infra_error", error=error, attempts=attempt,
+                                  latency_s=round(time.perf_counter() - started, 4))
+            time.sleep(self._delay(attempt - 1, retry_after))
+
+    def _attempt(self, url: str, payload: dict[str, Any]) -> Completion:
+        try:
+            reply = self.session.post(url, data=json.dumps(payload), timeout=(10, self.timeout))
+        except requests.Timeout:
+            raise _Transient(f"timed out after {self.timeout:g}s") from None
+        except requests.RequestException as exc:
+            raise _Transient(f"{exc.__class__.__name__}: {str(exc)[:200]}") from None
+        status = reply.status_code
+        if status in RETRY_STATUS:
+            raise _Transient(f"HTTP {status}: {reply.text[:200]}", _retry_after(reply))
+        if status in MODEL_ERROR_STATUS:
+            return Completion("model_error", error=f"HTTP {status}: {reply.text[:500]}")
+        if status >= 400:  # auth, routing: not this task's fault, and not transient either
+            return Completion("infra_error", error=f"HTTP {status}: {reply.text[:300]}")
+        try:
+            body = reply.json()
+        except ValueError:
+            raise _Transient("malformed JSON in reply") from None
+        if not isinstance(body, dict):
+            raise _Transient("reply is not a JSON object")
+        return self._parse(body)
+
+    def close(self) -> None:
+        self.session.close()
+
+
+def _retry_after(reply: requests.Response) -> float | None:
+    value = reply.headers.get("Retry-After")
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None

@@ -1,0 +1,228 @@
+"""task=collect: every task × num_repeats to the model, verified in-process, appended to rollouts.jsonl.
+
+Crash safety: each rollout is appended and flushed as it finishes; its key hashes everything that
+defines it (prepared-file sha, rendered prompt, sampling, model id, rollout index), so a resumed run
+skips keys already `ok`/`model_error`, retries `infra_error`, and never mixes in stale rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import ExitStack
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig
+
+from gym.client import Completion, ModelClient
+from gym.config import run_dir, to_plain
+from gym.errors import GymError
+from gym.io import JsonlAppender, iter_jsonl, sha256_file, write_json_atomic
+from gym.prompts import build_messages
+
+log = logging.getLogger("gym.collect")
+FINAL = ("ok", "model_error")  # statuses a resume does not redo
+
+
+def rollout_key(data_sha: str, task_index: int, messages: list[dict], sampling: dict, model: str, api: str,
+                rollout_index: int) -> str:
+    """Identity of one rollout; the task index keeps two identical questions apart."""
+    blob = json.dumps([data_sha, task_index, messages, sampling, model, api, rollout_index], sort_keys=True,
+                      ensure_ascii=False)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:32]
+
+
+def load_tasks(cfg: DictConfig) -> tuple[Path, list[dict]]:
+    bench = cfg.get("benchmark")
+    if bench is None:
+        raise GymError("choose a benchmark: benchmark=<name> (python -m gym task=search lists them)")
+    data_path = Path(bench.dataset.path)
+    if not data_path.is_file():
+        raise GymError(f"{bench.name} is not prepared ({data_path} is missing): "
+                       f"run python -m gym task=prepare benchmark={bench.name}")
+    limit = cfg.get("limit")
+    if limit is not None and int(limit) < 1:
+        raise GymError(f"limit={limit} must be a positive number of tasks (or null for all)")
+    rows = []
+    for _, row in iter_jsonl(data_path):
+        rows.append(row)
+        if limit is not None and len(rows) >= int(limit):
+            break
+    if not rows:
+        raise GymError(f"{data_path} has no tasks")
+    return data_path, rows
+
+
+def resolve_api_key(model_cfg: DictConfig) -> str | None:
+    env_name = model_cfg.get("api_key_env")
+    if not env_name:
+        return None
+    key = os.environ.get(env_name)
+    if not key:
+        raise GymError(f"model.api_key_env={env_name}, but the environment variable {env_name} is not set")
+    return key
+
+
+def read_done(path: Path) -> dict[str, str]:
+    """key -> last status in an existing rollouts file (a torn last line is ignored)."""
+    done: dict[str, str] = {}
+    if path.is_file():
+        for _, row in iter_jsonl(path, tolerate_torn_tail=True):
+            if "key" in row:
+                done[row["key"]] = row.get("status", "")
+    return done
+
+
+def start_endpoint(cfg: DictConfig, stack: ExitStack, data_path: Path) -> str:
+    model_cfg = cfg.model
+    if model_cfg.get("kind") == "mock":
+        from gym.mock_server import MockServer
+
+        mock = to_plain(model_cfg.mock)
+        server = MockServer(data_paths=[data_path], accuracy=mock["accuracy"], seed=mock["seed"],
+                            latency=mock["latency"], faults=mock.get("faults") or {}, model_name=model_cfg.name or "gym-mock")
+        base_url = server.start()
+        stack.callback(server.stop)
+        log.info("reference server (model=mock) listening at %s", base_url)
+        return base_url
+    if not model_cfg.get("base_url"):
+        raise GymError("set model.base_url=http://host:port/v1 (or model=mock for the built-in server)")
+    return str(model_cfg.base_url)
+
+
+def run(cfg: DictConfig) -> dict[str, Any]:
+    from gym.verifiers import make_verifier
+
+    bench = cfg.get("benchmark")
+    data_path, rows = load_tasks(cfg)
+    repeats = int(cfg.get("num_repeats") or bench.dataset.num_repeats)
+    if repeats < 1:
+        raise GymError(f"num_repeats={repeats} must be at least 1")
+    prompts = [build_messages(bench.prompt.system, bench.prompt.user, row, f"{data_path} line {i + 1}")
+               for i, row in enumerate(rows)]
+    concurrency = int(cfg.get("concurrency") or 1)
+    if concurrency < 1:
+        raise GymError(f"concurrency={concurrency} must be at least 1")
+    out_path = Path(cfg.get("output") or run_dir(cfg) / "rollouts.jsonl")
+    resuming = bool(cfg.get("resume")) or out_path.is_file()
+    api_key = resolve_api_key(cfg.model)
+    sampling = {k: v for k, v in to_plain(cfg.model.sampling).items() if v not in (None, {}, [])}
+    base_seed = sampling.pop("seed", None)
+
+    with ExitStack() as stack:
+        base_url = start_endpoint(cfg, stack, data_path)
+        client = ModelClient(base_url, model=cfg.model.get("name"), api=cfg.model.api, api_key=api_key,
+                             timeout=cfg.model.timeout, max_retries=cfg.model.max_retries, pool_size=concurrency,
+                             sampling=sampling)
+        stack.callback(client.close)
+        fingerprint = client.fingerprint()  # fails fast, before anything is written
+        verifier = make_verifier(bench.verifier.family, to_plain(bench.verifier.options))
+        stack.callback(verifier.close)
+
+        data_sha = sha256_file(data_path)
+        done = read_done(out_path) if resuming else {}
+        work = []
+        for task_index, messages in enumerate(prompts):
+            for rollout_index in range(repeats):
+                seed = None if base_seed is None else int(base_seed) + rollout_index
+                key = rollout_key(data_sha, task_index, messages, {**sampling, "seed": seed}, client.model, client.api, rollout_index)
+                if done.get(key) not in FINAL:
+                    work.append((task_index, rollout_index, seed, key))
+        total = len(rows) * repeats
+        skipped = total - len(work)
+        if resuming:
+            log.info("resuming %s: %d of %d rollouts already done, %d to run", out_path, skipped, total, len(work))
+        write_json_atomic(run_dir(cfg) / "run.json", {"status": "running", "rollouts": str(out_path), **fingerprint})
+
+        def one(item: tuple[int, int, int | None, str]) -> dict[str, Any]:
+            task_index, rollout_index, seed, key = item
+            row = rows[task_index]
+            completion = client.complete(prompts[task_index], seed=seed)
+            return make_rollout(bench.name, client.model, row, prompts[task_index], task_index, rollout_index, key,
+                                completion, verifier)
+
+        started = time.perf_counter()
+        counts: Counter = Counter()
+        reward_sum = 0.0
+        with JsonlAppender(out_path) as sink, _progress_bar(len(work), cfg.get("progress", True)) as bar, \
+                ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="rollout") as pool:
+            futures = [pool.submit(one, item) for item in work]
+            try:
+                for future in as_completed(futures):
+                    rollout = future.result()
+                    sink.write(rollout)
+                    counts[rollout["status"]] += 1
+                    reward_sum += rollout["reward"] or 0.0
+                    scored = counts["ok"] + counts["model_error"]
+                    bar.update(1)
+                    bar.set_postfix(acc=f"{100 * reward_sum / scored:.1f}%" if scored else "-",
+                                    model_err=counts["model_error"], infra_err=counts["infra_error"], refresh=False)
+            except KeyboardInterrupt:
+                for future in futures:
+                    future.cancel()
+                raise
+        elapsed = time.perf_counter() - started
+
+    scored = counts["ok"] + counts["model_error"]
+    summary = {
+        "benchmark": bench.name, "model": client.model, "rollouts_file": str(out_path),
+        "tasks": len(rows), "num_repeats": repeats, "expected_rollouts": total, "skipped_done": skipped,
+        "ran": len(work), "counts": dict(counts), "seconds": round(elapsed, 3),
+        "rollouts_per_s": round(len(work) / elapsed, 2) if elapsed > 0 else None,
+        "accuracy_percent_this_run": round(100 * reward_sum / scored, 2) if scored else None,
+        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    write_json_atomic(run_dir(cfg) / "run.json", {**summary, "status": "done" if not counts["infra_error"] else "incomplete",
+                                                  "endpoint": fingerprint})
+    print(_summary_text(summary), flush=True)
+    if counts["infra_error"]:
+        raise GymError(f"{counts['infra_error']} of {len(work)} rollouts hit infrastructure errors (kept out of every "
+                       f"score); finish them with: python -m gym task=collect benchmark={bench.name} resume=true "
+                       f"output={out_path} (plus the same model settings)")
+    return summary
+
+
+def make_rollout(benchmark: str, model: str, row: dict, messages: list[dict], task_index: int, rollout_index: int,
+                 key: str, completion: Completion, verifier: Any) -> dict[str, Any]:
+    reward, answer, details = None, None, {}
+    if completion.status == "ok":
+        try:
+            verdict = verifier.verify(row, completion.text or "")
+            reward, answer, details = float(verdict.reward), verdict.extracted_answer, verdict.details
+        except GymError:
+            raise
+        except Exception as exc:  # a verifier bug on one answer scores that answer 0, loudly
+            reward, details = 0.0, {"error": f"verifier failed: {exc.__class__.__name__}: {exc}"}
+    elif completion.status == "model_error":
+        reward = 0.0
+    return {
+        "benchmark": benchmark, "model": model, "task_index": task_index, "rollout_index": rollout_index, "key": key,
+        "status": completion.status, "reward": reward, "extracted_answer": answer,
+        "expected_answer": row.get("expected_answer"), "prompt": messages, "response": completion.text,
+        "reasoning": completion.reasoning, "verifier": details, "error": completion.error,
+        "attempts": completion.attempts, "latency_s": completion.latency_s, "finish_reason": completion.finish_reason,
+        "usage": completion.usage, "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def _progress_bar(total: int, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="rollouts", unit="rollout", disable=not enabled, dynamic_ncols=True,
+                mininterval=0.5, smoothing=0.1)
+
+
+def _summary_text(s: dict[str, Any]) -> str:
+    counts = s["counts"]
+    acc = "-" if s["accuracy_percent_this_run"] is None else f"{s['accuracy_percent_this_run']:.2f}%"
+    return (f"\n{s['benchmark']} × {s['model']}: {s['ran']} rollouts in {s['seconds']:.1f}s "
+            f"({s['rollouts_per_s']} /s); ok {counts.get('ok', 0)}, model_error {counts.get('model_error', 0)}, "
+            f"infra_error {counts.get('infra_error', 0)}; accuracy {acc} (this run)\n"
+            f"rollouts: {s['rollouts_file']}")
