@@ -51,6 +51,10 @@ def compose_benchmark(cfg: DictConfig, name: str) -> DictConfig:
 
     overrides = [f"benchmark={name}"]
     if GlobalHydra.instance().is_initialized():
+        from hydra.core.hydra_config import HydraConfig
+
+        if HydraConfig.initialized():  # keep user config dirs given as hydra.searchpath=[...]
+            overrides += [o for o in HydraConfig.get().overrides.hydra if o.startswith("hydra.searchpath")]
         composed = hydra_compose(config_name="config", overrides=overrides)
     else:
         composed = compose(overrides)

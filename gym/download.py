@@ -212,8 +212,8 @@ class PrepareContext:
             raise GymError(f"{self.name}: prepare produced no rows")
         try:
             count = write_jsonl_atomic(self.output_path, checked)
-        except PermissionError as exc:
-            raise GymError(f"data directory not writable: {exc.filename or self.output_path.parent}") from None
+        except OSError as exc:
+            raise GymError(f"data directory not writable: {exc.filename or self.output_path.parent} ({exc.strerror})") from None
         write_json_atomic(self.output_path.parent / MANIFEST, {
             "benchmark": self.name,
             "path": str(self.output_path),

@@ -123,8 +123,8 @@ def run_job(job: PrepareJob, progress: bool = True) -> dict[str, Any]:
     try:
         try:
             job.output_path.parent.mkdir(parents=True, exist_ok=True)
-        except PermissionError:
-            raise GymError(f"data directory not writable: {job.output_path.parent}") from None
+        except OSError as exc:
+            raise GymError(f"data directory not writable: {job.output_path.parent} ({exc.strerror})") from None
         prepare = load_prepare(job.script)
         returned = prepare(ctx, **job.args)
         if returned is None or Path(returned).expanduser().resolve() != job.output_path:
