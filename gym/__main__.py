@@ -33,7 +33,6 @@ LAUNCHER_EXTRAS = {"local": ("hydra_plugins.hydra_joblib_launcher", "parallel"),
 
 _INFO_FLAGS = {"--help", "-h", "--hydra-help", "--info", "-i", "--cfg", "-c", "--shell-completion", "-sc", "--version"}
 
-JOB_STATUS_FILE = "job_status.json"
 
 
 def _extra_config_dirs(argv: list[str]) -> list[str]:
@@ -97,6 +96,7 @@ def _is_multirun() -> bool:
 
 def run_task(cfg: DictConfig) -> Any:
     """Run the chosen task; a GymError becomes one line on stderr and a non-zero exit."""
+    from gym.callbacks import JOB_STATUS_FILE
     from gym.config import run_dir
     from gym.io import write_json_atomic
 
@@ -112,6 +112,13 @@ def run_task(cfg: DictConfig) -> Any:
         status.update(status="failed", error=str(exc))
         if not _is_multirun():
             sys.exit(exc.exit_code)
+        return None
+    except Exception as exc:
+        if not _is_multirun():
+            raise  # a bug: show the traceback
+        log.exception("job failed")
+        print(f"gym: error: {exc.__class__.__name__}: {exc}", file=sys.stderr, flush=True)
+        status.update(status="failed", error=f"{exc.__class__.__name__}: {exc}")
         return None
     except KeyboardInterrupt:
         print("gym: interrupted; rerun with resume=true to continue", file=sys.stderr, flush=True)

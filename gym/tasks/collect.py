@@ -179,6 +179,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         "accuracy_percent_this_run": round(100 * reward_sum / scored, 2) if scored else None,
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
+    summary["headline"] = {"benchmark": bench.name, "model": client.model,
+                           "pass@1": summary["accuracy_percent_this_run"], "ci95": None}
     write_json_atomic(run_dir(cfg) / "run.json", {**summary, "status": "done" if not counts["infra_error"] else "incomplete",
                                                   "endpoint": fingerprint})
     print(_summary_text(summary), flush=True)

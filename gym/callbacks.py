@@ -1,0 +1,69 @@
+"""Hydra callback: one combined table for a whole sweep, written to the sweep dir; non-zero exit if a job failed."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from hydra.experimental.callback import Callback
+from omegaconf import DictConfig
+
+JOB_STATUS_FILE = "job_status.json"
+
+
+def collect_jobs(sweep_dir: Path) -> list[dict[str, Any]]:
+    jobs = []
+    for status_file in sorted(sweep_dir.glob(f"*/{JOB_STATUS_FILE}"), key=lambda p: _job_num(p.parent.name)):
+        try:
+            status = json.loads(status_file.read_text())
+        except (OSError, json.JSONDecodeError):
+            status = {"status": "failed", "error": "unreadable job status"}
+        summary = status.get("summary") or {}
+        headline = summary.get("headline") or {}
+        jobs.append({
+            "job": status_file.parent.name,
+            "task": status.get("task"),
+            "status": status.get("status"),
+            "benchmark": summary.get("benchmark") or headline.get("benchmark"),
+            "model": summary.get("model") or headline.get("model"),
+            "pass@1": headline.get("pass@1"),
+            "ci95": headline.get("ci95"),
+            "error": status.get("error"),
+            "dir": str(status_file.parent),
+        })
+    return jobs
+
+
+def _job_num(name: str) -> int:
+    head = name.split("_", 1)[0]
+    return int(head) if head.isdigit() else 1 << 30
+
+
+def format_jobs(jobs: list[dict[str, Any]]) -> str:
+    header = f"{'job':<28} {'status':<8} {'pass@1':>8} {'95% CI':>17}  note"
+    lines = [header, "-" * len(header)]
+    for job in jobs:
+        p1 = "" if job["pass@1"] is None else f"{job['pass@1']:.2f}"
+        ci = "" if not job["ci95"] else f"[{job['ci95'][0]:.2f}, {job['ci95'][1]:.2f}]"
+        note = job["error"] or " ".join(str(v) for v in (job["benchmark"], job["model"]) if v)
+        lines.append(f"{job['job']:<28} {job['status'] or '?':<8} {p1:>8} {ci:>17}  {note}")
+    return "\n".join(lines)
+
+
+class SweepSummary(Callback):
+    def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
+        sweep_dir = Path(config.hydra.sweep.dir)
+        jobs = collect_jobs(sweep_dir)
+        if not jobs:
+            return
+        from gym.io import write_json_atomic
+
+        write_json_atomic(sweep_dir / "summary.json", {"jobs": jobs})
+        print(f"\nSweep summary ({sweep_dir}):\n{format_jobs(jobs)}", flush=True)
+        failed = [j["job"] for j in jobs if j["status"] != "ok"]
+        if failed:
+            print(f"gym: error: {len(failed)} of {len(jobs)} sweep jobs failed: {', '.join(failed)}",
+                  file=sys.stderr, flush=True)
+            sys.exit(1)
