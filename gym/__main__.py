@@ -29,7 +29,10 @@ TASKS = {
 }
 
 LAUNCHER_EXTRAS = {"local": ("hydra_plugins.hydra_joblib_launcher", "parallel"),
-                   "slurm": ("hydra_plugins.hydra_submitit_launcher", "slurm")}
+                   "joblib": ("hydra_plugins.hydra_joblib_launcher", "parallel"),
+                   "slurm": ("hydra_plugins.hydra_submitit_launcher", "slurm"),
+                   "submitit_slurm": ("hydra_plugins.hydra_submitit_launcher", "slurm"),
+                   "submitit_local": ("hydra_plugins.hydra_submitit_launcher", "slurm")}
 
 _INFO_FLAGS = {"--help", "-h", "--hydra-help", "--info", "-i", "--cfg", "-c", "--shell-completion", "-sc", "--version"}
 

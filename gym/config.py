@@ -12,6 +12,9 @@ from gym.paths import CONF_DIR, default_data_root
 
 if not OmegaConf.has_resolver("gym_data_root"):
     OmegaConf.register_new_resolver("gym_data_root", lambda: str(default_data_root()))
+if not OmegaConf.has_resolver("gym_job_dir"):
+    # sweep sub-dir name: <job num>_<benchmark>, or just <job num> when no benchmark is chosen
+    OmegaConf.register_new_resolver("gym_job_dir", lambda num, bench=None: f"{num}_{bench}" if bench else str(num))
 
 
 def compose(overrides: Iterable[str] = (), config_dir: str | Path = CONF_DIR) -> DictConfig:
