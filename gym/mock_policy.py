@@ -1,0 +1,346 @@
+"""Answer policy and OpenAI wire format of gym's reference server (gym.mock_server).
+
+A prompt is matched to a prepared row because the rendered prompt contains the row's `question`
+verbatim. Rows are indexed by a short, rare run of words from inside the question, so a lookup costs
+O(words in the prompt) dictionary probes whatever the number of rows; candidates are confirmed by a
+substring check. Whether an answer is right is drawn from a hash of (seed, prompt, request seed or
+repeat count), so a run's expected accuracy is known and reruns give the same answers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from gym.errors import GymError
+
+ANCHOR_WORDS = 8  # words per index key; long enough to be rare, short enough for short questions
+_CANDIDATES_PER_ROW = 8  # windows considered when picking a row's rarest anchor
+UNKNOWN_ANSWER = "I don't know."
+REASONING_MODES = ("none", "think_tags", "reasoning_content")
+
+_OPENERS = (
+    "Let me work through this step by step.",
+    "I will read the question carefully and reason it out.",
+    "Breaking the problem into parts makes it manageable.",
+    "Checking each condition in turn leads to the result.",
+)
+_THOUGHTS = (
+    "The question gives all the facts needed, so I combine them in order and check the result.",
+    "I restate what is asked, work out the intermediate values, and then verify the final value.",
+    "Each option or quantity has to be weighed against the conditions before settling on one.",
+)
+_WORD = re.compile(r"\S+")
+_INTEGER = re.compile(r"\d+")
+
+
+def unit_draw(*parts: object) -> float:
+    """A uniform number in [0, 1) fixed by `parts` (stable across processes, unlike hash())."""
+    digest = hashlib.blake2b("\x1f".join(map(str, parts)).encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") / 2.0**64
+
+
+def count_tokens(text: str | None) -> int:
+    """Whitespace word count: a cheap stand-in for a tokenizer."""
+    return len(text.split()) if text else 0
+
+
+def truncate_tokens(text: str, budget: int) -> tuple[str, bool]:
+    """Keep the first `budget` words (layout preserved); returns (text, was_cut)."""
+    if budget <= 0:
+        return "", bool(text.strip())
+    for number, match in enumerate(_WORD.finditer(text)):
+        if number == budget:
+            return text[: match.start()].rstrip(), True
+    return text, False
+
+
+@dataclass(frozen=True)
+class Task:
+    question: str
+    expected_answer: str
+    options: tuple[str, ...]  # option letters, for multiple choice
+
+
+@dataclass
+class Reply:
+    """One generated answer before it is shaped for an endpoint."""
+
+    content: str | None
+    reasoning: str | None  # separate reasoning text (reasoning_content mode) or None
+    finish_reason: str  # "stop" | "length"
+    outcome: str  # "correct" | "wrong" | "unknown"
+    completion_tokens: int
+
+
+def load_rows(paths: Iterable[str | Path]) -> list[dict]:
+    """Read prepared JSONL files; every row needs a string `question` and `expected_answer`."""
+    from gym.io import iter_jsonl
+
+    rows: list[dict] = []
+    for path in paths:
+        for line, row in iter_jsonl(path):
+            for key in ("question", "expected_answer"):
+                if not isinstance(row.get(key), (str, int, float)) or isinstance(row.get(key), bool):
+                    raise GymError(f"{path}:{line}: prepared row needs a '{key}' string")
+            rows.append(row)
+    return rows
+
+
+class TaskIndex:
+    """Map prompt text to the prepared row whose question it contains."""
+
+    def __init__(self, rows: Sequence[dict]):
+        self.tasks: list[Task] = []
+        self._exact: dict[str, int] = {}  # stripped question -> row (prompt that is just the question)
+        self._by_width: dict[int, dict[tuple[str, ...], list[int]]] = {}
+        windows_per_row: list[list[tuple[str, ...]]] = []
+        frequency: Counter[tuple[str, ...]] = Counter()
+        for number, row in enumerate(rows):
+            options = row.get("options") if isinstance(row.get("options"), dict) else {}
+            task = Task(str(row["question"]), str(row["expected_answer"]).strip(), tuple(map(str, options)))
+            self.tasks.append(task)
+            self._exact.setdefault(task.question.strip(), number)
+            windows = _candidate_windows(task.question.split())
+            windows_per_row.append(windows)
+            frequency.update(set(windows))
+        for number, windows in enumerate(windows_per_row):
+            if not windows:
+                continue
+            anchor = min(windows, key=lambda window: frequency[window])  # first of the rarest
+            self._by_width.setdefault(len(anchor), {}).setdefault(anchor, []).append(number)
+        self._golds: dict[tuple[bool, bool], list[str]] = {}
+        for gold in sorted({task.expected_answer for task in self.tasks}):
+            self._golds.setdefault(_shape_of(gold), []).append(gold)
+
+    def __len__(self) -> int:
+        return len(self.tasks)
+
+    def find(self, prompt: str) -> int | None:
+        """Row index of the question in `prompt`; the one ending last wins (few-shot examples come first)."""
+        exact = self._exact.get(prompt.strip())
+        if exact is not None:
+            return exact
+        words = prompt.split()
+        candidates: set[int] = set()
+        for width, table in self._by_width.items():
+            for start in range(len(words) - width + 1):
+                hit = table.get(tuple(words[start : start + width]))
+                if hit:
+                    candidates.update(hit)
+        best, best_key = None, (-1, -1)
+        for number in candidates:
+            question = self.tasks[number].question
+            position = prompt.rfind(question)
+            if position >= 0 and (position + len(question), len(question)) > best_key:
+                best, best_key = number, (position + len(question), len(question))
+        return best
+
+    def other_gold(self, gold: str, draw: float) -> str | None:
+        """Another expected answer of the same shape from the data (a plausible wrong free-text answer)."""
+        pool = self._golds.get(_shape_of(gold), [])
+        others = [g for g in pool if g != gold] if len(pool) < 64 else pool
+        for attempt in range(8):
+            choice = others[int(unit_draw(draw, attempt) * len(others))] if others else None
+            if choice is not None and choice != gold:
+                return choice
+        return None
+
+
+def _shape_of(gold: str) -> tuple[bool, bool]:
+    """Coarse kind of an answer (has digits, is one character) so wrong answers look like right ones."""
+    return any(ch.isdigit() for ch in gold), len(gold) == 1
+
+
+def _candidate_windows(words: list[str]) -> list[tuple[str, ...]]:
+    """Up to a few word runs from inside a question; the first and last word are avoided when possible
+    because a template may glue punctuation to them."""
+    if len(words) <= ANCHOR_WORDS:
+        return [tuple(words)] if words else []
+    first, last = (1, len(words) - ANCHOR_WORDS - 1) if len(words) >= ANCHOR_WORDS + 2 else (0, len(words) - ANCHOR_WORDS)
+    span = last - first
+    steps = min(_CANDIDATES_PER_ROW, span + 1)
+    starts = sorted({first + round(span * k / max(steps - 1, 1)) for k in range(steps)})
+    return [tuple(words[s : s + ANCHOR_WORDS]) for s in starts]
+
+
+def wrong_answer(task: Task, draw: float, index: TaskIndex) -> str:
+    """A plausible answer that differs from the gold one."""
+    gold = task.expected_answer
+    letters = [letter for letter in task.options if letter != gold]
+    if task.options and gold in task.options and letters:
+        return letters[int(draw * len(letters))]
+    match = _INTEGER.search(gold)
+    if match:
+        value = int(match.group())
+        offset = 1 + int(draw * 9)
+        new = value - offset if value >= offset and unit_draw(draw, "sign") < 0.5 else value + offset
+        return gold[: match.start()] + str(new) + gold[match.end() :]
+    other = index.other_gold(gold, draw)
+    if other is not None:
+        return other
+    return f"not {gold}" if gold else "none"
+
+
+class AnswerPolicy:
+    """Decides and writes the answer to a prompt; thread-safe."""
+
+    def __init__(self, rows: Sequence[dict], accuracy: float, seed: int, reasoning: str = "none"):
+        if not 0.0 <= accuracy <= 1.0:
+            raise ValueError(f"accuracy must be within [0, 1], got {accuracy}")
+        if reasoning not in REASONING_MODES:
+            raise ValueError(f"unknown reasoning mode '{reasoning}'; valid: {', '.join(REASONING_MODES)}")
+        self.index = TaskIndex(rows)
+        self.accuracy = accuracy
+        self.seed = seed
+        self.reasoning = reasoning
+        self._seen: dict[bytes, int] = {}
+        self._lock = threading.Lock()
+
+    def _claim(self, prompt: str, n: int) -> int:
+        """How many times this prompt was answered before; reserves `n` more."""
+        key = hashlib.blake2b(prompt.encode("utf-8"), digest_size=16).digest()
+        with self._lock:
+            before = self._seen.get(key, 0)
+            self._seen[key] = before + n
+        return before
+
+    def answer(self, prompt: str, request_seed: object | None, n: int, max_tokens: int | None) -> list[Reply]:
+        number = self.index.find(prompt)
+        first = 0 if request_seed is not None else self._claim(prompt, n)
+        replies = []
+        for choice in range(n):
+            # The request seed pins the draw; without one, the k-th sight of a prompt gets the k-th draw.
+            salt = f"s{request_seed}/{choice}" if request_seed is not None else f"n{first + choice}"
+            replies.append(self._one(prompt, number, salt, max_tokens))
+        return replies
+
+    def _one(self, prompt: str, number: int | None, salt: str, max_tokens: int | None) -> Reply:
+        if number is None:
+            outcome, final = "unknown", None
+        else:
+            task = self.index.tasks[number]
+            correct = unit_draw(self.seed, "correct", prompt, salt) < self.accuracy
+            outcome = "correct" if correct else "wrong"
+            final = task.expected_answer if correct else wrong_answer(task, unit_draw(self.seed, "wrong", prompt, salt), self.index)
+        pick = unit_draw(self.seed, "style", prompt, salt)
+        if final is None:
+            content = UNKNOWN_ANSWER
+        else:
+            content = f"{_OPENERS[int(pick * len(_OPENERS))]}\n\nThe answer is \\boxed{{{final}}}.\nAnswer: {final}"
+        thought = _THOUGHTS[int(pick * len(_THOUGHTS))] if self.reasoning != "none" else None
+        reasoning = None
+        if self.reasoning == "think_tags":
+            content = f"<think>\n{thought}\n</think>\n\n{content}"
+        elif self.reasoning == "reasoning_content":
+            reasoning = thought
+        return _limit(content, reasoning, outcome, max_tokens)
+
+
+def _limit(content: str, reasoning: str | None, outcome: str, max_tokens: int | None) -> Reply:
+    """Cut reasoning then content to `max_tokens` words; a cut ends with finish_reason "length"."""
+    used = count_tokens(reasoning) + count_tokens(content)
+    if max_tokens is None or used <= max_tokens:
+        return Reply(content, reasoning, "stop", outcome, used)
+    budget = max_tokens
+    if reasoning is not None:
+        reasoning, _ = truncate_tokens(reasoning, budget)
+        budget -= count_tokens(reasoning)
+        if budget <= 0:
+            # Like a reasoning server cut mid-thought: no final content at all.
+            return Reply(None, reasoning, "length", outcome, max_tokens)
+    content, _ = truncate_tokens(content, budget)
+    return Reply(content, reasoning, "length", outcome, max_tokens)
+
+
+# -- OpenAI wire format ----------------------------------------------------------------------------
+class ApiError(Exception):
+    """An OpenAI-shaped error response."""
+
+    def __init__(self, status: int, message: str, kind: str, code: str | None, headers: dict | None = None):
+        super().__init__(message)
+        self.status, self.kind, self.code, self.headers = status, kind, code, headers or {}
+
+    def body(self) -> dict:
+        return {"error": {"message": str(self), "type": self.kind, "param": None, "code": self.code}}
+
+
+def _invalid(message: str) -> ApiError:
+    return ApiError(400, message, "invalid_request_error", "invalid_value")
+
+
+def _text_of(content: Any) -> str:
+    """Message content as text: a string, or a list of parts with `text`."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(part.get("text", "") if isinstance(part, dict) else str(part) for part in content)
+    return "" if content is None else str(content)
+
+
+def prompt_text(kind: str, request: dict) -> str:
+    """All the text a request shows the model (every message, instructions included)."""
+    if kind == "chat":
+        messages = request.get("messages")
+        if not isinstance(messages, list) or not messages or not all(isinstance(m, dict) for m in messages):
+            raise _invalid("'messages' must be a non-empty list of message objects")
+        return "\n".join(_text_of(m.get("content")) for m in messages)
+    if kind == "completions":
+        prompt = request.get("prompt")
+        if isinstance(prompt, list) and all(isinstance(p, str) for p in prompt):
+            return "\n".join(prompt)
+        if not isinstance(prompt, str):
+            raise _invalid("'prompt' must be a string or a list of strings")
+        return prompt
+    items = request.get("input")
+    parts = [request["instructions"]] if isinstance(request.get("instructions"), str) else []
+    if isinstance(items, str):
+        parts.append(items)
+    elif isinstance(items, list):
+        parts.extend(_text_of(item.get("content")) if isinstance(item, dict) else str(item) for item in items)
+    else:
+        raise _invalid("'input' must be a string or a list of input items")
+    return "\n".join(parts)
+
+
+def shape_response(kind: str, replies: list[Reply], prompt_tokens: int, model: str, number: int) -> dict:
+    """The OpenAI response object of an endpoint kind ("chat" | "responses" | "completions")."""
+    completion_tokens = sum(reply.completion_tokens for reply in replies)
+    created = int(time.time())
+    if kind == "responses":
+        reply = replies[0]
+        output: list[dict] = []
+        if reply.reasoning is not None:
+            output.append({"type": "reasoning", "id": f"rs_{number:08x}", "summary": [],
+                           "content": [{"type": "reasoning_text", "text": reply.reasoning}]})
+        cut = reply.finish_reason == "length"
+        if reply.content is not None:
+            output.append({"type": "message", "id": f"msg_{number:08x}", "status": "incomplete" if cut else "completed",
+                           "role": "assistant",
+                           "content": [{"type": "output_text", "text": reply.content, "annotations": []}]})
+        return {"id": f"resp_{number:08x}", "object": "response", "created_at": created, "model": model,
+                "status": "incomplete" if cut else "completed",
+                "incomplete_details": {"reason": "max_output_tokens"} if cut else None, "output": output,
+                "usage": {"input_tokens": prompt_tokens, "output_tokens": completion_tokens,
+                          "total_tokens": prompt_tokens + completion_tokens}}
+    usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+             "total_tokens": prompt_tokens + completion_tokens}
+    if kind == "completions":
+        choices = [{"index": i, "text": r.content or "", "logprobs": None, "finish_reason": r.finish_reason}
+                   for i, r in enumerate(replies)]
+        return {"id": f"cmpl-{number:08x}", "object": "text_completion", "created": created, "model": model,
+                "choices": choices, "usage": usage}
+    choices = []
+    for i, reply in enumerate(replies):
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+        if reply.reasoning is not None:
+            message["reasoning_content"] = reply.reasoning
+        choices.append({"index": i, "message": message, "logprobs": None, "finish_reason": reply.finish_reason})
+    return {"id": f"chatcmpl-{number:08x}", "object": "chat.completion", "created": created, "model": model,
+            "choices": choices, "usage": usage}

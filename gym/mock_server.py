@@ -1,0 +1,403 @@
+"""gym's built-in OpenAI-compatible reference server (`model=mock`).
+
+Serves GET /v1/models and POST /v1/chat/completions, /v1/responses and /v1/completions on loopback,
+answering prepared benchmark tasks right with probability `accuracy` (see gym.mock_policy), with
+optional latency and injected faults so clients can be tested against a misbehaving endpoint.
+
+In process:   with MockServer(data_paths=["gsm8k.jsonl"], accuracy=0.7) as server: ... server.base_url
+Standalone:   python -m gym.mock_server --data gsm8k.jsonl --port 0 --fault error_500=0.05
+              (prints the base URL on stdout, serves until interrupted)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import socket
+import signal
+import struct
+import sys
+import threading
+import time
+from collections.abc import Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from statistics import NormalDist
+from typing import Any
+
+from gym.mock_policy import AnswerPolicy, ApiError, count_tokens, load_rows, prompt_text, shape_response, unit_draw
+
+FAULTS = ("error_500", "error_503", "error_429", "hang", "reset", "malformed_json", "empty_choices")
+ROUTES = {"/v1/chat/completions": "chat", "/v1/responses": "responses", "/v1/completions": "completions"}
+_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests",
+            500: "Internal Server Error", 503: "Service Unavailable"}
+
+
+def _check_latency(latency: float | Mapping) -> float | dict:
+    if isinstance(latency, Mapping):
+        spec = dict(latency)
+        dist = spec.get("dist")
+        needed = {"uniform": ("low", "high"), "lognormal": ("median", "sigma")}.get(dist)
+        if needed is None:
+            raise ValueError(f"latency dist must be 'uniform' or 'lognormal', got {dist!r}")
+        missing = [key for key in needed if not isinstance(spec.get(key), (int, float))]
+        if missing:
+            raise ValueError(f"{dist} latency needs numeric {', '.join(needed)}")
+        return spec
+    if not isinstance(latency, (int, float)) or latency < 0:
+        raise ValueError(f"latency must be seconds >= 0 or a distribution dict, got {latency!r}")
+    return float(latency)
+
+
+def _check_faults(faults: Mapping | None) -> dict[str, float]:
+    faults = dict(faults or {})
+    unknown = sorted(set(faults) - set(FAULTS))
+    if unknown:
+        raise ValueError(f"unknown fault(s) {', '.join(unknown)}; valid: {', '.join(FAULTS)}")
+    for name, rate in faults.items():
+        if not isinstance(rate, (int, float)) or not 0.0 <= rate <= 1.0:
+            raise ValueError(f"fault rate for {name} must be within [0, 1], got {rate!r}")
+    if sum(faults.values()) > 1.0 + 1e-9:
+        raise ValueError(f"fault rates add up to {sum(faults.values()):.3f} > 1")
+    return {name: float(faults[name]) for name in FAULTS if faults.get(name)}
+
+
+class MockServer:
+    """An OpenAI-compatible endpoint over prepared benchmark rows, on a loopback port."""
+
+    def __init__(self, data_paths: list[str | Path] | None = None, rows: list[dict] | None = None,
+                 accuracy: float = 0.7, seed: int = 0, latency: float | dict = 0.0,
+                 faults: dict[str, float] | None = None, model_name: str = "gym-mock",
+                 host: str = "127.0.0.1", port: int = 0, reasoning: str = "none", *,
+                 max_context_tokens: int = 1_000_000, retry_after: float = 1, hang_seconds: float = 3600.0,
+                 max_model_len: int = 131_072):
+        all_rows = load_rows(data_paths or []) + list(rows or [])
+        self.policy = AnswerPolicy(all_rows, accuracy=accuracy, seed=seed, reasoning=reasoning)
+        self.seed = seed
+        self.latency = _check_latency(latency)
+        self.faults = _check_faults(faults)
+        self.model_name = model_name
+        self.host, self.port = host, port
+        self.max_context_tokens = max_context_tokens
+        self.retry_after = retry_after
+        self.hang_seconds = hang_seconds
+        self.max_model_len = max_model_len
+        self.base_url = ""
+        self.stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._counter = 0
+        self._stats: dict[str, Any] = {"requests": 0, "endpoints": {}, "faults": {},
+                                       "answers": {"correct": 0, "wrong": 0, "unknown": 0}}
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self._connections: set[socket.socket] = set()
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+    def start(self) -> str:
+        if self._httpd is not None:
+            raise RuntimeError("server already started")
+        self._httpd = _Server((self.host, self.port), _Handler, self)
+        self.port = self._httpd.server_address[1]
+        self.base_url = f"http://{self.host}:{self.port}/v1"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="gym-mock-server", daemon=True)
+        self._thread.start()
+        return self.base_url
+
+    def stop(self) -> None:
+        """Stop serving; open connections (including hanging requests) are closed at once."""
+        if self._httpd is None:
+            return
+        self.stopping.set()
+        self._httpd.shutdown()
+        with self._lock:
+            connections = list(self._connections)
+        for connection in connections:
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._httpd = None
+
+    def __enter__(self) -> "MockServer":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    @property
+    def stats(self) -> dict:
+        """Request counts: total, by endpoint, by fault injected, and by answer outcome."""
+        with self._lock:
+            return json.loads(json.dumps(self._stats))
+
+    def _track(self, connection: socket.socket, add: bool) -> None:
+        with self._lock:
+            (self._connections.add if add else self._connections.discard)(connection)
+
+    # -- per request -------------------------------------------------------------------------------
+    def _admit(self, endpoint: str) -> int:
+        """Count a request; returns its number (1-based, in arrival order)."""
+        with self._lock:
+            self._counter += 1
+            self._stats["requests"] += 1
+            self._stats["endpoints"][endpoint] = self._stats["endpoints"].get(endpoint, 0) + 1
+            return self._counter
+
+    def _draw_fault(self, number: int) -> str | None:
+        """At most one fault per request, fixed by the seed and the request number."""
+        draw, edge = unit_draw(self.seed, "fault", number), 0.0
+        for name, rate in self.faults.items():
+            edge += rate
+            if draw < edge:
+                with self._lock:
+                    self._stats["faults"][name] = self._stats["faults"].get(name, 0) + 1
+                return name
+        return None
+
+    def _delay(self, number: int) -> float:
+        if isinstance(self.latency, float):
+            return self.latency
+        draw = unit_draw(self.seed, "latency", number)
+        if self.latency["dist"] == "uniform":
+            return self.latency["low"] + draw * (self.latency["high"] - self.latency["low"])
+        normal = NormalDist().inv_cdf(min(max(draw, 1e-12), 1 - 1e-12))
+        return self.latency["median"] * math.exp(self.latency["sigma"] * normal)
+
+    def models_body(self) -> dict:
+        return {"object": "list", "data": [{
+            "id": self.model_name, "object": "model", "created": 0, "owned_by": "gym",
+            "root": self.model_name, "parent": None, "max_model_len": self.max_model_len}]}
+
+    def complete(self, kind: str, request: dict, number: int) -> dict:
+        """The response body for one completion request (raises ApiError for bad requests)."""
+        if request.get("stream"):
+            raise ApiError(400, "streaming is not supported by this server", "invalid_request_error", "unsupported")
+        model = request.get("model")
+        if model is not None and model != self.model_name:
+            raise ApiError(404, f"The model `{model}` does not exist.", "invalid_request_error", "model_not_found")
+        prompt = prompt_text(kind, request)
+        prompt_tokens = count_tokens(prompt)
+        if prompt_tokens > self.max_context_tokens:
+            raise ApiError(400, f"This model's maximum context length is {self.max_context_tokens} tokens. "
+                                f"However, your prompt has {prompt_tokens} tokens.",
+                           "invalid_request_error", "context_length_exceeded")
+        limit_key = {"chat": "max_completion_tokens", "responses": "max_output_tokens", "completions": "max_tokens"}
+        max_tokens = request.get(limit_key[kind]) if request.get(limit_key[kind]) is not None else request.get("max_tokens")
+        n = request.get("n") or 1
+        if not isinstance(n, int) or not 1 <= n <= 128 or kind == "responses" and n != 1:
+            raise ApiError(400, f"n must be an integer within [1, 128], got {n!r}", "invalid_request_error", None)
+        if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 1):
+            raise ApiError(400, f"max tokens must be a positive integer, got {max_tokens!r}", "invalid_request_error", None)
+        replies = self.policy.answer(prompt, request.get("seed"), n, max_tokens)
+        with self._lock:
+            for reply in replies:
+                self._stats["answers"][reply.outcome] += 1
+        return shape_response(kind, replies, prompt_tokens, self.model_name, number)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 1024  # many clients connect at once; a short backlog stalls them for a SYN retry
+
+    def __init__(self, address: tuple[str, int], handler: type, owner: MockServer):
+        self.owner = owner
+        super().__init__(address, handler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # Clients dropping connections (their timeouts, our resets, stop()) are routine here.
+        pass
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive
+    server_version = "gym-mock"
+    sys_version = ""
+    disable_nagle_algorithm = True
+    server: _Server
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.owner._track(self.connection, True)
+
+    def finish(self) -> None:
+        self.server.owner._track(self.connection, False)
+        try:
+            super().finish()
+        except OSError:
+            pass
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _send(self, status: int, body: bytes, headers: dict | None = None) -> None:
+        # One write per response: status line, headers and body together.
+        lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}", "Content-Type: application/json",
+                 f"Content-Length: {len(body)}", f"Date: {self.date_time_string()}"]
+        lines += [f"{key}: {value}" for key, value in (headers or {}).items()]
+        if self.close_connection:
+            lines.append("Connection: close")
+        self.wfile.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
+
+    def _send_json(self, status: int, obj: dict, headers: dict | None = None) -> None:
+        self._send(status, json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8"), headers)
+
+    def _reset(self) -> None:
+        """Drop the connection with a TCP reset and no response."""
+        self.close_connection = True
+        try:
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.rfile.close()
+            self.wfile.close()
+            self.connection.close()
+        except OSError:
+            pass
+
+    def _read_body(self) -> bytes:
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            chunks = []
+            while size := int(self.rfile.readline().split(b";", 1)[0].strip() or b"0", 16):
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+            while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                pass  # trailers
+            return b"".join(chunks)
+        length = self.headers.get("Content-Length")
+        return self.rfile.read(int(length)) if length else b""
+
+    def do_GET(self) -> None:
+        path = self.path.split("?", 1)[0].rstrip("/")
+        owner = self.server.owner
+        owner._admit(path)
+        if path == "/v1/models":
+            self._send_json(200, owner.models_body())
+        elif path == "/health":
+            self._send(200, b"{}")
+        else:
+            self._send_json(404, ApiError(404, f"no route GET {path}", "not_found_error", "not_found").body())
+
+    def do_POST(self) -> None:
+        path = self.path.split("?", 1)[0].rstrip("/")
+        owner = self.server.owner
+        try:
+            raw = self._read_body()
+        except (ValueError, OSError):
+            self.close_connection = True
+            return
+        number = owner._admit(path)
+        kind = ROUTES.get(path)
+        if kind is None:
+            self._send_json(404, ApiError(404, f"no route POST {path}", "not_found_error", "not_found").body())
+            return
+        try:
+            request = json.loads(raw)
+            if not isinstance(request, dict):
+                raise ValueError("body is not a JSON object")
+        except ValueError as exc:
+            self._send_json(400, ApiError(400, f"request body is not valid JSON: {exc}",
+                                          "invalid_request_error", "invalid_json").body())
+            return
+        fault = owner._draw_fault(number) if owner.faults else None
+        if fault in ("error_500", "error_503", "error_429", "reset"):
+            self._fail(fault, owner)
+            return
+        wait = owner.hang_seconds if fault == "hang" else owner._delay(number)
+        if wait > 0 and owner.stopping.wait(wait):
+            self._reset()  # stopping: abandon the request
+            return
+        try:
+            body = owner.complete(kind, request, number)
+        except ApiError as exc:
+            self._send_json(exc.status, exc.body(), exc.headers)
+            return
+        if fault == "empty_choices":
+            body["output" if kind == "responses" else "choices"] = []
+        data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        if fault == "malformed_json":
+            data = data[: len(data) // 2]
+        self._send(200, data)
+
+    def _fail(self, fault: str, owner: MockServer) -> None:
+        if fault == "reset":
+            self._reset()
+        elif fault == "error_429":
+            after = owner.retry_after
+            error = ApiError(429, "Rate limit reached; retry later", "rate_limit_error", "rate_limit_exceeded",
+                             {"Retry-After": int(after) if float(after).is_integer() else after})
+            self._send_json(429, error.body(), error.headers)
+        else:
+            status = 500 if fault == "error_500" else 503
+            message = "Internal server error" if status == 500 else "Service temporarily unavailable"
+            self._send_json(status, ApiError(status, message, "server_error", fault).body())
+
+
+# -- command line ----------------------------------------------------------------------------------
+def _parse_latency(text: str) -> float | dict:
+    """`0.05`, `uniform:LOW:HIGH`, `lognormal:MEDIAN:SIGMA`, or a JSON object."""
+    if text.lstrip().startswith("{"):
+        return json.loads(text)
+    dist, _, rest = text.partition(":")
+    if rest:
+        keys = {"uniform": ("low", "high"), "lognormal": ("median", "sigma")}.get(dist, ("a", "b"))
+        values = [float(v) for v in rest.split(":")]
+        return {"dist": dist, **dict(zip(keys, values))}
+    return float(text)
+
+
+def _parse_fault(text: str) -> tuple[str, float]:
+    name, sep, rate = text.partition("=")
+    if not sep:
+        raise ValueError(f"--fault wants NAME=RATE, got {text!r}")
+    return name.strip(), float(rate)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt  # SIGTERM stops the server like Ctrl-C
+
+
+def main(argv: list[str] | None = None) -> int:
+    from gym.errors import GymError
+
+    parser = argparse.ArgumentParser(prog="python -m gym.mock_server", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", action="append", default=[], help="prepared JSONL (repeatable)")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    parser.add_argument("--accuracy", type=float, default=0.7)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--latency", default="0", help="seconds, uniform:LOW:HIGH or lognormal:MEDIAN:SIGMA")
+    parser.add_argument("--fault", action="append", default=[], metavar="NAME=RATE", help=f"one of {', '.join(FAULTS)}")
+    parser.add_argument("--model-name", default="gym-mock")
+    parser.add_argument("--reasoning", default="none", help="none | think_tags | reasoning_content")
+    parser.add_argument("--max-context-tokens", type=int, default=1_000_000)
+    parser.add_argument("--retry-after", type=float, default=1)
+    parser.add_argument("--hang-seconds", type=float, default=3600.0)
+    args = parser.parse_args(argv)
+    try:
+        server = MockServer(data_paths=args.data, accuracy=args.accuracy, seed=args.seed,
+                            latency=_parse_latency(args.latency), faults=dict(map(_parse_fault, args.fault)),
+                            model_name=args.model_name, host=args.host, port=args.port, reasoning=args.reasoning,
+                            max_context_tokens=args.max_context_tokens, retry_after=args.retry_after,
+                            hang_seconds=args.hang_seconds)
+        url = server.start()
+    except (GymError, ValueError, OSError) as exc:
+        print(f"gym: error: {exc}", file=sys.stderr)
+        return 2
+    print(url, flush=True)
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
