@@ -1,0 +1,47 @@
+"""MATH-500: the 500-problem MATH test subset from openai/prm800k (math_splits/test.jsonl).
+
+Upstream rows: {"problem", "solution", "answer", "subject", "level" (int), "unique_id"}; answers are
+LaTeX ("\\left( 3, \\frac{\\pi}{2} \\right)") and kept verbatim. Prepared rows:
+
+    {"question": <problem>, "expected_answer": <answer>, "reference_solution": <solution>,
+     "metadata": {"subject": "Precalculus", "level": 2, "unique_id": "test/precalculus/807.json",
+                  "source_index": 0}}
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+URL = "https://github.com/openai/prm800k/raw/main/prm800k/math_splits/test.jsonl"
+
+
+def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
+    problem, answer = item.get("problem"), item.get("answer")
+    if not isinstance(problem, str) or not problem.strip():
+        return None, "missing 'problem'"
+    gold = "" if answer is None else str(answer).strip()
+    if not gold:
+        return None, "missing 'answer'"
+    row: dict[str, Any] = {"question": problem, "expected_answer": gold}
+    if isinstance(item.get("solution"), str):
+        row["reference_solution"] = item["solution"]
+    row["metadata"] = {
+        "subject": item.get("subject"),
+        "level": item.get("level"),
+        "unique_id": item.get("unique_id"),
+        "source_index": index,
+    }
+    return row, None
+
+
+def prepare(ctx) -> Path:
+    raw = ctx.fetch(URL)
+    rows = []
+    for index, item in enumerate(ctx.read_jsonl(raw)):
+        row, problem = convert(item, index)
+        if problem:
+            ctx.bad_row(f"{raw}: record {index + 1}", problem)
+            continue
+        rows.append(row)
+    return ctx.write_rows(rows)
