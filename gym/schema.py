@@ -66,8 +66,12 @@ class SamplingConfig:
 class MockServerConfig:
     accuracy: float = 0.7  # probability of answering with the gold answer
     seed: int = 0
-    latency: float = 0.0  # seconds per request
+    latency: Any = 0.0  # seconds per request, or {dist: uniform, low, high} / {dist: lognormal, median, sigma}
     faults: Dict[str, float] = field(default_factory=dict)  # fault name -> rate
+    reasoning: str = "none"  # none | think_tags | reasoning_content
+    max_context_tokens: int = 1_000_000  # longer prompts get HTTP 400 context_length_exceeded
+    retry_after: float = 1.0  # Retry-After seconds sent with injected 429s
+    hang_seconds: float = 3600.0  # how long an injected hang lasts
 
 
 @dataclass

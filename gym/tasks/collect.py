@@ -87,7 +87,10 @@ def start_endpoint(cfg: DictConfig, stack: ExitStack, data_path: Path) -> str:
 
         mock = to_plain(model_cfg.mock)
         server = MockServer(data_paths=[data_path], accuracy=mock["accuracy"], seed=mock["seed"],
-                            latency=mock["latency"], faults=mock.get("faults") or {}, model_name=model_cfg.name or "gym-mock")
+                            latency=mock["latency"], faults=mock.get("faults") or {},
+                            model_name=model_cfg.name or "gym-mock", reasoning=mock["reasoning"],
+                            max_context_tokens=mock["max_context_tokens"], retry_after=mock["retry_after"],
+                            hang_seconds=mock["hang_seconds"])
         base_url = server.start()
         stack.callback(server.stop)
         log.info("reference server (model=mock) listening at %s", base_url)
