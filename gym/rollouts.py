@@ -1,0 +1,471 @@
+"""Finding rollout files and loading them into one DataFrame.
+
+Which files are read (`rollouts=`)
+----------------------------------
+The spec is a path, a glob, a run dir, a sweep dir, or a list of any of these.
+
+* A file named outright is read whatever its name: you asked for it.
+* A directory (a run dir, a sweep dir, any tree) contributes every file below it, at any depth,
+  named `rollouts.jsonl` or `*rollouts*.jsonl`.
+* A glob contributes the `.jsonl` files it matches; a directory it matches is searched as above.
+* Side files are never taken from a directory or a glob: names containing `failures`,
+  `materialized`, `metrics`, `profil` (reward_profile.jsonl, *_reward_profiling.jsonl) or
+  `selected` (selected_tasks.jsonl). So `runs/**/*.jsonl` picks up rollouts, not the failure
+  sidecars, metrics or curated task lists written beside them.
+
+Nothing matched -> GymError naming the pattern.
+
+Which row wins (de-duplication)
+-------------------------------
+Rows are appended as rollouts finish and a resumed or repeated run appends again, so for one `key`
+the LAST row wins: later lines in a file supersede earlier ones, and files are read in sorted path
+order, so a later file (in that order) wins over an earlier one. The number of dropped duplicates
+and of keys whose reward changed between copies are reported.
+
+Row validation
+--------------
+* A malformed line raises GymError with file:line; a torn last line without a newline (a write cut
+  by a crash) is skipped and counted.
+* `reward` missing, null or NaN counts as missing: on an `ok` row that is an error (file:line) since
+  the row claims a verified answer; a `model_error` row scores 0 by definition; an `infra_error`
+  row keeps null (it is excluded from every denominator).
+* A reward outside [0, 1] and an unknown status are errors.
+
+NeMo Gym rollout files (`_ng_task_index`, `_ng_rollout_index`, `agent_ref.name`,
+`response.usage.input_tokens/output_tokens`) are read too: status "ok", benchmark from
+`agent_ref.name` (else the file stem), model from `response.model` (else "unknown"),
+key "<file>:<task>:<rollout>".
+
+Speed: files are parsed by pyarrow's multi-threaded JSON reader keeping only the needed columns;
+anything it cannot take as is (odd types, NaN-free validation failures, blank lines) is re-read
+line by line in Python, which is slower but names the offending line.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import glob as globlib
+import json
+import logging
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+from gym.errors import GymError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    import pyarrow as pa
+
+log = logging.getLogger("gym.rollouts")
+
+STATUSES = ("ok", "model_error", "infra_error")
+SIDE_FILE_MARKERS = ("failures", "materialized", "metrics", "profil", "selected")
+ROLLOUT_FILE_PATTERNS = ("rollouts.jsonl", "*rollouts*.jsonl")
+COLUMNS = ("benchmark", "model", "task_index", "rollout_index", "key", "status", "reward",
+           "extracted_answer", "prompt_tokens", "completion_tokens", "latency_s", "source", "ordinal")
+_BLOCK_SIZE = 16 << 20  # pyarrow needs one block to hold a whole line
+
+
+@dataclass
+class RolloutSet:
+    """Loaded rollouts: one row per key (`frame`) plus what happened on the way."""
+
+    frame: "pd.DataFrame"
+    files: list[Path]
+    rows_read: int = 0
+    duplicates_dropped: int = 0
+    duplicates_reward_changed: int = 0
+    torn_lines: int = 0
+    index_collisions: int = 0  # same (benchmark, model, task, rollout) under different keys
+    skipped_side_files: list[Path] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "files": [str(p) for p in self.files],
+            "rows_read": self.rows_read,
+            "rows_kept": int(len(self.frame)),
+            "duplicates_dropped": self.duplicates_dropped,
+            "duplicates_reward_changed": self.duplicates_reward_changed,
+            "torn_lines_skipped": self.torn_lines,
+            "index_collisions": self.index_collisions,
+            "skipped_side_files": [str(p) for p in self.skipped_side_files],
+        }
+
+    def raw_rows(self, picks: "pd.DataFrame") -> list[dict | None]:
+        """Full original rows for a few frame rows (by `source` file and `ordinal`), in order.
+
+        A row whose line no longer matches (file changed since loading) comes back as None.
+        """
+        wanted: dict[int, dict[int, int]] = {}
+        for pos, (source, ordinal) in enumerate(zip(picks["source"], picks["ordinal"])):
+            wanted.setdefault(int(source), {})[int(ordinal)] = pos
+        out: list[dict | None] = [None] * len(picks)
+        keys = list(picks["key"])
+        for source, by_ordinal in wanted.items():
+            last = max(by_ordinal)
+            ordinal = -1
+            with open(self.files[source], "rb") as handle:
+                for raw in handle:
+                    if not raw.strip():
+                        continue
+                    ordinal += 1
+                    if ordinal in by_ordinal:
+                        pos = by_ordinal[ordinal]
+                        try:
+                            row = json.loads(raw)
+                        except ValueError:
+                            row = None
+                        if isinstance(row, dict) and row.get("key", keys[pos]) == keys[pos]:
+                            out[pos] = row
+                    if ordinal >= last:
+                        break
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Finding files
+
+
+def is_side_file(path: Path) -> bool:
+    name = path.name.lower()
+    return any(marker in name for marker in SIDE_FILE_MARKERS)
+
+
+def _is_rollout_name(path: Path) -> bool:
+    return any(fnmatch.fnmatch(path.name, pattern) for pattern in ROLLOUT_FILE_PATTERNS)
+
+
+def _from_directory(directory: Path, skipped: list[Path]) -> list[Path]:
+    found = []
+    for path in directory.rglob("*.jsonl"):
+        if not path.is_file() or not _is_rollout_name(path):
+            continue
+        (skipped if is_side_file(path) else found).append(path)
+    return found
+
+
+def _as_list(spec: Any) -> list[str]:
+    if spec is None:
+        return []
+    if isinstance(spec, (str, Path)):
+        return [str(spec)]
+    if isinstance(spec, Iterable):
+        items: list[str] = []
+        for item in spec:
+            items.extend(_as_list(item))
+        return items
+    raise GymError(f"rollouts: expected a path, glob or list of them, got {spec!r}")
+
+
+def find_rollout_files(spec: Any) -> tuple[list[Path], list[Path]]:
+    """(files to read in sorted order, side files skipped) for a `rollouts=` spec."""
+    patterns = [p.strip() for p in _as_list(spec) if p and p.strip()]
+    if not patterns:
+        raise GymError("rollouts: no path given (rollouts=<file|glob|run dir|sweep dir> or a list)")
+    files: set[Path] = set()
+    skipped: list[Path] = []
+    for pattern in patterns:
+        path = Path(pattern).expanduser()
+        if globlib.has_magic(pattern):
+            matched: list[Path] = []
+            for hit in sorted(globlib.glob(str(path), recursive=True)):
+                hit_path = Path(hit)
+                if hit_path.is_dir():
+                    matched.extend(_from_directory(hit_path, skipped))
+                elif hit_path.suffix == ".jsonl":
+                    (skipped if is_side_file(hit_path) else matched).append(hit_path)
+            if not matched:
+                extra = f" ({len(skipped)} side file(s) skipped)" if skipped else ""
+                raise GymError(f"rollouts: no rollout files matched '{pattern}'{extra}")
+            files.update(matched)
+        elif path.is_dir():
+            matched = _from_directory(path, skipped)
+            if not matched:
+                raise GymError(f"rollouts: no rollouts.jsonl / *rollouts*.jsonl under directory '{pattern}'")
+            files.update(matched)
+        elif path.is_file():
+            files.add(path)
+        else:
+            raise GymError(f"rollouts: no such file or directory '{pattern}'")
+    return sorted(p.resolve() for p in files), sorted(set(skipped))
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading one file
+
+
+def _tail(path: Path) -> tuple[int, bool]:
+    """(bytes to read, torn): drops a last line that has no newline and does not parse."""
+    size = path.stat().st_size
+    if size == 0:
+        return 0, False
+    with path.open("rb") as handle:
+        pos, block, tail = size, 1 << 16, b""
+        while pos > 0:
+            start = max(0, pos - block)
+            handle.seek(start)
+            tail = handle.read(pos - start) + tail
+            cut = tail.rfind(b"\n")
+            if cut >= 0:
+                break
+            pos = start
+    cut = tail.rfind(b"\n")
+    last = tail[cut + 1:]
+    if not last.strip():
+        return size, False
+    try:
+        json.loads(last)
+        return size, False
+    except ValueError:
+        return size - len(last), True
+
+
+def _sniff_nemo(path: Path) -> bool:
+    with path.open("rb") as handle:
+        for raw in handle:
+            if raw.strip():
+                try:
+                    row = json.loads(raw)
+                except ValueError:
+                    return False
+                return isinstance(row, dict) and "_ng_task_index" in row and "task_index" not in row
+    return False
+
+
+def _schemas() -> tuple["pa.Schema", "pa.Schema"]:
+    import pyarrow as pa
+
+    gym_schema = pa.schema([
+        ("benchmark", pa.string()), ("model", pa.string()), ("task_index", pa.int64()),
+        ("rollout_index", pa.int64()), ("key", pa.string()), ("status", pa.string()),
+        ("reward", pa.float64()), ("extracted_answer", pa.string()), ("latency_s", pa.float64()),
+        ("usage", pa.struct([("prompt_tokens", pa.int64()), ("completion_tokens", pa.int64())])),
+    ])
+    nemo_schema = pa.schema([
+        ("_ng_task_index", pa.int64()), ("_ng_rollout_index", pa.int64()), ("reward", pa.float64()),
+        ("extracted_answer", pa.string()), ("agent_ref", pa.struct([("name", pa.string())])),
+        ("response", pa.struct([("model", pa.string()), ("usage", pa.struct([
+            ("input_tokens", pa.int64()), ("output_tokens", pa.int64())]))])),
+    ])
+    return gym_schema, nemo_schema
+
+
+def _count_lines(path: Path, end: int) -> int:
+    """Newline-terminated lines in the first `end` bytes (+1 for an unterminated last line)."""
+    count, seen, last = 0, 0, b"\n"
+    with path.open("rb") as handle:
+        while seen < end:
+            chunk = handle.read(min(1 << 24, end - seen))
+            if not chunk:
+                break
+            count += chunk.count(b"\n")
+            seen += len(chunk)
+            last = chunk[-1:]
+    return count + (last != b"\n")
+
+
+def _read_fast(path: Path, end: int, nemo: bool) -> "pa.Table | None":
+    """The file's needed columns via pyarrow, or None if the line-by-line reader must decide.
+
+    `end` must be the file size: a file with a torn last line goes to the line-by-line reader.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.json as pj
+
+    gym_schema, nemo_schema = _schemas()
+    try:
+        # A plain file stream, not a memory map: mapped pages would count against the memory budget.
+        table = pj.read_json(
+            pa.OSFile(str(path)),
+            read_options=pj.ReadOptions(block_size=_BLOCK_SIZE, use_threads=True),
+            parse_options=pj.ParseOptions(explicit_schema=nemo_schema if nemo else gym_schema,
+                                          unexpected_field_behavior="ignore"))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError):
+        return None
+    # Blank lines or two objects on one line would shift row numbers: let the slow reader judge.
+    if table.num_rows != _count_lines(path, end):
+        return None
+    n = table.num_rows
+    if nemo:
+        usage = pc.struct_field(table.column("response"), [1])
+        agent = pc.struct_field(table.column("agent_ref"), [0])
+        model = pc.struct_field(table.column("response"), [0])
+        task, rollout = table.column("_ng_task_index"), table.column("_ng_rollout_index")
+        columns = {
+            "benchmark": pc.fill_null(agent, path.stem), "model": pc.fill_null(model, "unknown"),
+            "task_index": task, "rollout_index": rollout,
+            "key": pc.binary_join_element_wise(str(path), pc.cast(task, pa.string()),
+                                               pc.cast(rollout, pa.string()), ":"),
+            "status": pa.repeat(pa.scalar("ok", pa.string()), n),
+            "reward": table.column("reward"), "extracted_answer": table.column("extracted_answer"),
+            "prompt_tokens": pc.struct_field(usage, [0]), "completion_tokens": pc.struct_field(usage, [1]),
+            "latency_s": pa.nulls(n, pa.float64()),
+        }
+    else:
+        usage = table.column("usage")
+        columns = {name: table.column(name) for name in
+                   ("benchmark", "model", "task_index", "rollout_index", "key", "status", "reward",
+                    "extracted_answer", "latency_s")}
+        columns["benchmark"] = pc.fill_null(columns["benchmark"], "unknown")
+        columns["model"] = pc.fill_null(columns["model"], "unknown")
+        columns["prompt_tokens"] = pc.struct_field(usage, [0])
+        columns["completion_tokens"] = pc.struct_field(usage, [1])
+    for name in ("task_index", "rollout_index", "key", "status"):
+        if columns[name].null_count:
+            return None
+    status = columns["status"]
+    if not pc.all(pc.is_in(status, value_set=pa.array(STATUSES))).as_py():
+        return None
+    reward = columns["reward"]
+    reward = pc.if_else(pc.is_nan(reward), pa.scalar(None, pa.float64()), reward)
+    missing = pc.is_null(reward)
+    if pc.any(pc.and_(missing, pc.equal(status, "ok"))).as_py():
+        return None
+    out_of_range = pc.or_(pc.less(reward, 0.0), pc.greater(reward, 1.0))
+    if pc.any(pc.fill_null(out_of_range, False)).as_py():
+        return None
+    columns["reward"] = pc.if_else(pc.and_(missing, pc.equal(status, "model_error")), 0.0, reward)
+    return pa.table({name: pc.cast(col, pa.float64()) if name in ("prompt_tokens", "completion_tokens") else col
+                     for name, col in columns.items()})
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return None if math.isnan(value) else float(value)
+
+
+def _read_slow(path: Path) -> "pa.Table":
+    """Line by line, validating each row; errors name file:line."""
+    import pyarrow as pa
+
+    cols: dict[str, list] = {name: [] for name in COLUMNS if name not in ("source", "ordinal")}
+    from gym.io import iter_jsonl
+
+    for line, row in iter_jsonl(path, tolerate_torn_tail=True):
+        where = f"{path}:{line}"
+        nemo = "_ng_task_index" in row and "task_index" not in row
+        if nemo:
+            task, rollout, status = row.get("_ng_task_index"), row.get("_ng_rollout_index"), "ok"
+            response = row.get("response") if isinstance(row.get("response"), dict) else {}
+            usage = response.get("usage") if isinstance(response.get("usage"), dict) else {}
+            agent = row.get("agent_ref") if isinstance(row.get("agent_ref"), dict) else {}
+            benchmark = agent.get("name") or path.stem
+            model = response.get("model") or "unknown"
+            key = f"{path}:{task}:{rollout}"
+            prompt_tokens, completion_tokens = usage.get("input_tokens"), usage.get("output_tokens")
+            latency = None
+        else:
+            task, rollout, status = row.get("task_index"), row.get("rollout_index"), row.get("status")
+            usage = row.get("usage") if isinstance(row.get("usage"), dict) else {}
+            benchmark, model = row.get("benchmark") or "unknown", row.get("model") or "unknown"
+            key = row.get("key")
+            if not isinstance(key, str) or not key:
+                raise GymError(f"{where}: rollout row has no 'key'")
+            prompt_tokens, completion_tokens = usage.get("prompt_tokens"), usage.get("completion_tokens")
+            latency = _number(row.get("latency_s"))
+        for name, value in (("task_index", task), ("rollout_index", rollout)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise GymError(f"{where}: '{name}' must be an integer, got {value!r}")
+        if status not in STATUSES:
+            raise GymError(f"{where}: unknown status {status!r} (expected one of {', '.join(STATUSES)})")
+        reward = _number(row.get("reward"))
+        if reward is None and row.get("reward") is not None and not isinstance(row.get("reward"), float):
+            raise GymError(f"{where}: reward must be a number, got {row.get('reward')!r}")
+        if reward is None and status == "ok":
+            raise GymError(f"{where}: status 'ok' but the reward is missing, null or NaN; "
+                           "fix or remove the row (only infra_error rows may lack a reward)")
+        if reward is None and status == "model_error":
+            reward = 0.0
+        if reward is not None and not 0.0 <= reward <= 1.0:
+            raise GymError(f"{where}: reward {reward} outside [0, 1]")
+        answer = row.get("extracted_answer")
+        cols["benchmark"].append(str(benchmark))
+        cols["model"].append(str(model))
+        cols["task_index"].append(task)
+        cols["rollout_index"].append(rollout)
+        cols["key"].append(key)
+        cols["status"].append(status)
+        cols["reward"].append(reward)
+        cols["extracted_answer"].append(None if answer is None else str(answer))
+        cols["prompt_tokens"].append(_number(prompt_tokens))
+        cols["completion_tokens"].append(_number(completion_tokens))
+        cols["latency_s"].append(latency)
+    types = {"task_index": pa.int64(), "rollout_index": pa.int64(), "reward": pa.float64(),
+             "prompt_tokens": pa.float64(), "completion_tokens": pa.float64(), "latency_s": pa.float64()}
+    return pa.table({name: pa.array(values, types.get(name, pa.string())) for name, values in cols.items()})
+
+
+def read_file(path: Path) -> tuple["pa.Table", bool]:
+    """(normalised table without source/ordinal, whether a torn last line was skipped)."""
+    end, torn = _tail(path)
+    table = _read_fast(path, end, _sniff_nemo(path)) if end and not torn else None
+    if table is None:
+        table = _read_slow(path)
+    return table, torn
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading a spec
+
+
+def load_rollouts(spec: Any) -> RolloutSet:
+    """Find, read, merge and de-duplicate rollouts (see the module docstring for the rules)."""
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+
+    files, skipped = find_rollout_files(spec)
+    tables, torn_total = [], 0
+    for source, path in enumerate(files):
+        table, torn = read_file(path)
+        if torn:
+            log.warning("%s: skipped a torn last line (no newline, not valid JSON)", path)
+        torn_total += torn
+        n = table.num_rows
+        table = table.append_column("source", pa.array(np.full(n, source, dtype=np.int32)))
+        tables.append(table.append_column("ordinal", pa.array(np.arange(n, dtype=np.int64))))
+    merged = pa.concat_tables(tables) if tables else None
+    if merged is None or merged.num_rows == 0:
+        names = ", ".join(str(p) for p in files)
+        raise GymError(f"rollouts: no rollout rows in {names} (empty file(s))")
+    frame = merged.to_pandas()
+    del merged, tables
+    for name in ("benchmark", "model", "status"):
+        frame[name] = frame[name].astype("category")
+    rows_read = len(frame)
+    dup_all = frame["key"].duplicated(keep=False)
+    dropped = changed = 0
+    if dup_all.any():
+        dups = frame.loc[dup_all, ["key", "reward"]]
+        changed = int((dups.groupby("key", sort=False)["reward"].nunique(dropna=False) > 1).sum())
+        frame = frame[~frame["key"].duplicated(keep="last")].reset_index(drop=True)
+        dropped = rows_read - len(frame)
+        log.info("dropped %d duplicate row(s) by key (the last row wins); %d key(s) had different rewards",
+                 dropped, changed)
+    collisions = int(frame.duplicated(["benchmark", "model", "task_index", "rollout_index"]).sum())
+    if collisions:
+        log.warning("%d row(s) share benchmark/model/task_index/rollout_index with another row under a "
+                    "different key (prompt, sampling or data changed between runs?); all are counted", collisions)
+    return RolloutSet(frame=frame, files=files, rows_read=rows_read, duplicates_dropped=dropped,
+                      duplicates_reward_changed=changed, torn_lines=torn_total,
+                      index_collisions=collisions, skipped_side_files=skipped)
+
+
+def spec_label(spec: Any) -> str:
+    items = _as_list(spec)
+    return items[0] if len(items) == 1 else f"[{', '.join(items)}]"
+
+
+def group_keys(frame: "pd.DataFrame") -> list[tuple[str, str]]:
+    """(benchmark, model) pairs present, sorted."""
+    pairs = frame[["benchmark", "model"]].drop_duplicates()
+    return sorted((str(b), str(m)) for b, m in zip(pairs["benchmark"], pairs["model"]))
+
+
+def group_label(benchmark: str, model: str, models_per_benchmark: Sequence[str]) -> str:
+    """Key in metrics.json: the benchmark name, or `benchmark@model` when it has several models."""
+    return benchmark if len(models_per_benchmark) <= 1 else f"{benchmark}@{model}"
