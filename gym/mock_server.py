@@ -20,6 +20,7 @@ import struct
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -41,9 +42,9 @@ def _check_latency(latency: float | Mapping) -> float | dict:
         needed = {"uniform": ("low", "high"), "lognormal": ("median", "sigma")}.get(dist)
         if needed is None:
             raise ValueError(f"latency dist must be 'uniform' or 'lognormal', got {dist!r}")
-        missing = [key for key in needed if not isinstance(spec.get(key), (int, float))]
-        if missing:
-            raise ValueError(f"{dist} latency needs numeric {', '.join(needed)}")
+        values = [spec.get(key) for key in needed]
+        if not all(isinstance(v, (int, float)) and v >= 0 for v in values) or dist == "uniform" and values[0] > values[1]:
+            raise ValueError(f"{dist} latency needs numbers {' <= '.join(needed) if dist == 'uniform' else ', '.join(needed)} >= 0")
         return spec
     if not isinstance(latency, (int, float)) or latency < 0:
         raise ValueError(f"latency must be seconds >= 0 or a distribution dict, got {latency!r}")
@@ -70,8 +71,7 @@ class MockServer:
                  accuracy: float = 0.7, seed: int = 0, latency: float | dict = 0.0,
                  faults: dict[str, float] | None = None, model_name: str = "gym-mock",
                  host: str = "127.0.0.1", port: int = 0, reasoning: str = "none", *,
-                 max_context_tokens: int = 1_000_000, retry_after: float = 1, hang_seconds: float = 3600.0,
-                 max_model_len: int = 131_072):
+                 max_context_tokens: int = 1_000_000, retry_after: float = 1, hang_seconds: float = 3600.0):
         all_rows = load_rows(data_paths or []) + list(rows or [])
         self.policy = AnswerPolicy(all_rows, accuracy=accuracy, seed=seed, reasoning=reasoning)
         self.seed = seed
@@ -82,7 +82,6 @@ class MockServer:
         self.max_context_tokens = max_context_tokens
         self.retry_after = retry_after
         self.hang_seconds = hang_seconds
-        self.max_model_len = max_model_len
         self.base_url = ""
         self.stopping = threading.Event()
         self._lock = threading.Lock()
@@ -97,6 +96,7 @@ class MockServer:
     def start(self) -> str:
         if self._httpd is not None:
             raise RuntimeError("server already started")
+        self.stopping.clear()
         self._httpd = _Server((self.host, self.port), _Handler, self)
         self.port = self._httpd.server_address[1]
         self.base_url = f"http://{self.host}:{self.port}/v1"
@@ -172,7 +172,7 @@ class MockServer:
     def models_body(self) -> dict:
         return {"object": "list", "data": [{
             "id": self.model_name, "object": "model", "created": 0, "owned_by": "gym",
-            "root": self.model_name, "parent": None, "max_model_len": self.max_model_len}]}
+            "root": self.model_name, "parent": None, "max_model_len": self.max_context_tokens}]}
 
     def complete(self, kind: str, request: dict, number: int) -> dict:
         """The response body for one completion request (raises ApiError for bad requests)."""
@@ -211,7 +211,9 @@ class _Server(ThreadingHTTPServer):
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # Clients dropping connections (their timeouts, our resets, stop()) are routine here.
-        pass
+        if isinstance(sys.exc_info()[1], OSError) or self.owner.stopping.is_set():
+            return
+        super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -252,8 +254,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         try:
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            self.rfile.close()
-            self.wfile.close()
+            self.rfile.close()  # the last file on the socket, so close() below really closes it
             self.connection.close()
         except OSError:
             pass
@@ -314,6 +315,10 @@ class _Handler(BaseHTTPRequestHandler):
             body = owner.complete(kind, request, number)
         except ApiError as exc:
             self._send_json(exc.status, exc.body(), exc.headers)
+            return
+        except Exception as exc:  # a server bug: tell the client and leave a trace on stderr
+            traceback.print_exc()
+            self._send_json(500, ApiError(500, f"internal error: {exc!r}", "server_error", "internal_error").body())
             return
         if fault == "empty_choices":
             body["output" if kind == "responses" else "choices"] = []

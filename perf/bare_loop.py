@@ -81,6 +81,7 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait(timeout=10)
+            server.stdout.close()
     print(f"requests={args.requests} concurrency={args.concurrency} latency={args.latency}s "
           f"answered={answered} elapsed={elapsed:.2f}s rollouts/s={args.requests / elapsed:.1f}")
 

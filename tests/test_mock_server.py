@@ -423,6 +423,19 @@ def test_standalone_command(tmp_path):
     finally:
         process.terminate()
         assert process.wait(timeout=5) == 0
+        process.stdout.close()
     failed = subprocess.run([sys.executable, "-m", "gym.mock_server", "--fault", "boom=0.1"],
                             capture_output=True, text=True, timeout=30)
     assert failed.returncode == 2 and failed.stderr.count("\n") == 1 and "boom" in failed.stderr
+
+
+def test_server_bug_becomes_500_with_trace(http, capsys):
+    with MockServer(rows=ROWS) as srv:
+        def broken(*args, **kwargs):
+            raise KeyError("boom")
+
+        srv.policy.answer = broken
+        response = http.post(f"{srv.base_url}/chat/completions", json=chat(ROWS[0]["question"]), timeout=5)
+        assert http.get(f"{srv.base_url}/models", timeout=5).status_code == 200
+    assert response.status_code == 500 and "boom" in response.json()["error"]["message"]
+    assert "KeyError" in capsys.readouterr().err
