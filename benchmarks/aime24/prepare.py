@@ -9,7 +9,10 @@ Upstream parquet columns: id (int64), problem, solution, answer, url, year (stri
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gym.download import PrepareContext
 
 URL = "https://huggingface.co/datasets/HuggingFaceH4/aime_2024/resolve/main/data/train-00000-of-00001.parquet"
 
@@ -29,7 +32,7 @@ def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, st
     return row, None
 
 
-def prepare(ctx) -> Path:
+def prepare(ctx: PrepareContext) -> Path:
     raw = ctx.fetch(URL)
     rows = []
     for index, item in enumerate(ctx.read_parquet(raw)):

@@ -10,7 +10,10 @@ problem_type (list of strings). Prepared rows:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gym.download import PrepareContext
 
 URL = "https://huggingface.co/datasets/MathArena/aime_2025/resolve/main/data/train-00000-of-00001.parquet"
 
@@ -35,7 +38,7 @@ def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, st
     }, None
 
 
-def prepare(ctx) -> Path:
+def prepare(ctx: PrepareContext) -> Path:
     raw = ctx.fetch(URL)
     rows = []
     for index, item in enumerate(ctx.read_parquet(raw)):

@@ -19,7 +19,10 @@ import hashlib
 import random
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gym.download import PrepareContext
 
 URL = "https://huggingface.co/datasets/Idavidrein/gpqa/resolve/main/gpqa_diamond.csv"
 TOKEN_ENV = "HF_TOKEN"
@@ -66,7 +69,7 @@ def convert(item: dict[str, Any], seed: int | None = None) -> tuple[dict[str, An
     }, None
 
 
-def prepare(ctx, seed: int | None = None) -> Path:
+def prepare(ctx: PrepareContext, seed: int | None = None) -> Path:
     """`seed`: None keeps the reference's choice order; an integer reshuffles every question."""
     raw = ctx.fetch(URL, token_env=TOKEN_ENV)
     rows = []

@@ -14,7 +14,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from gym.errors import GymError
+
+if TYPE_CHECKING:
+    from gym.download import PrepareContext
 
 URL_TEMPLATE = "https://raw.githubusercontent.com/openai/grade-school-math/master/grade_school_math/data/{split}.jsonl"
 SPLITS = ("test", "train")
@@ -122,11 +127,9 @@ def convert_rows(items: list[dict[str, Any]], split: str = "test") -> list[tuple
     return [(index, *convert(item, index, split)) for index, item in enumerate(items)]
 
 
-def prepare(ctx, split: str = "test") -> Path:
+def prepare(ctx: PrepareContext, split: str = "test") -> Path:
     if split not in SPLITS:
-        from gym.errors import GymError
-
-        raise GymError(f"gsm8k: split must be one of {', '.join(SPLITS)}, got {split!r}")
+        raise GymError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
     raw = ctx.fetch(URL_TEMPLATE.format(split=split))
     rows = []
     for index, row, problem in convert_rows(ctx.read_jsonl(raw), split):

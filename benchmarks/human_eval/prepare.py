@@ -12,7 +12,10 @@ what the code verifier needs at top level; `question` is the full request sent t
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gym.download import PrepareContext
 
 URL = "https://github.com/evalplus/humanevalplus_release/releases/download/v0.1.10/HumanEvalPlus.jsonl.gz"
 REQUIRED = ("task_id", "prompt", "entry_point", "canonical_solution", "base_input", "plus_input")
@@ -52,7 +55,7 @@ def convert(item: dict[str, Any], index: int, indent_with_tabs: bool = True) -> 
     return row, None
 
 
-def prepare(ctx, indent_with_tabs: bool = True) -> Path:
+def prepare(ctx: PrepareContext, indent_with_tabs: bool = True) -> Path:
     raw = ctx.fetch(URL)
     rows = []
     for index, item in enumerate(ctx.read_jsonl_gz(raw)):

@@ -10,7 +10,10 @@ one kwargs dict per instruction id. Prepared rows keep the two lists at top leve
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gym.download import PrepareContext
 
 URL = "https://raw.githubusercontent.com/google-research/google-research/master/instruction_following_eval/data/input_data.jsonl"
 
@@ -36,7 +39,7 @@ def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, st
     }, None
 
 
-def prepare(ctx) -> Path:
+def prepare(ctx: PrepareContext) -> Path:
     raw = ctx.fetch(URL)
     rows = []
     for index, item in enumerate(ctx.read_jsonl(raw)):

@@ -11,7 +11,10 @@ LaTeX ("\\left( 3, \\frac{\\pi}{2} \\right)") and kept verbatim. Prepared rows:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gym.download import PrepareContext
 
 URL = "https://github.com/openai/prm800k/raw/main/prm800k/math_splits/test.jsonl"
 
@@ -35,7 +38,7 @@ def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, st
     return row, None
 
 
-def prepare(ctx) -> Path:
+def prepare(ctx: PrepareContext) -> Path:
     raw = ctx.fetch(URL)
     rows = []
     for index, item in enumerate(ctx.read_jsonl(raw)):

@@ -13,7 +13,10 @@ from __future__ import annotations
 import json
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gym.download import PrepareContext
 
 URL = "https://huggingface.co/datasets/TIGER-Lab/MMLU-Pro/resolve/main/data/test-00000-of-00001.parquet"
 LETTERS = "ABCDEFGHIJ"
@@ -55,7 +58,7 @@ def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, st
     }, None
 
 
-def prepare(ctx) -> Path:
+def prepare(ctx: PrepareContext) -> Path:
     raw = ctx.fetch(URL)
     rows = []
     for index, item in enumerate(ctx.read_parquet(raw)):
