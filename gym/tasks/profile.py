@@ -1,0 +1,193 @@
+"""task=profile: per-task reward profile, completion check, task selection, plots and an HTML report.
+
+Files in the run dir: reward_profile.jsonl (one row per task), profile_summary.json,
+selected_tasks.jsonl (with select.*), pass_rate_hist.png + pass_at_k.png (plots=true) and
+report.html (report=true). See gym.profiling for the definitions.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+from gym.config import run_dir, to_plain
+from gym.errors import GymError
+from gym.io import write_json_atomic, write_jsonl_atomic
+from gym.profiling import BucketEdges, Selection
+
+log = logging.getLogger("gym.profile")
+
+
+def _flag(cfg: DictConfig, name: str, default: bool) -> bool:
+    value = cfg.get(name, default)
+    if not isinstance(value, bool):
+        raise GymError(f"{name} must be true or false, got {value!r}")
+    return value
+
+
+def read_options(cfg: DictConfig) -> dict[str, Any]:
+    """Every knob checked before any file is read."""
+    if OmegaConf.is_missing(cfg, "rollouts") or cfg.get("rollouts") is None:
+        raise GymError("rollouts=<file|glob|run dir|sweep dir> is required")
+    buckets = to_plain(cfg.get("buckets")) or {}
+    unknown = set(buckets) - {"hard_max", "easy_min"}
+    if unknown:
+        raise GymError(f"buckets: unknown key(s) {', '.join(sorted(unknown))}; set buckets.hard_max / buckets.easy_min")
+    select = to_plain(cfg.get("select")) or {}
+    unknown = set(select) - {"min_pass_rate", "max_pass_rate", "buckets"}
+    if unknown:
+        raise GymError(f"select: unknown key(s) {', '.join(sorted(unknown))}; "
+                       "use select.min_pass_rate, select.max_pass_rate, select.buckets")
+    chosen = select.get("buckets")
+    if isinstance(chosen, str):
+        chosen = [chosen]
+    expected = cfg.get("expected_repeats")
+    if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int) or expected < 1):
+        raise GymError(f"expected_repeats must be null or a positive integer, got {expected!r}")
+    samples = cfg.get("samples_per_bucket", 2)
+    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 0:
+        raise GymError(f"samples_per_bucket must be a non-negative integer, got {samples!r}")
+    return {
+        "rollouts": to_plain(cfg.rollouts),
+        "edges": BucketEdges(**buckets),
+        "selection": Selection(select.get("min_pass_rate"), select.get("max_pass_rate"),
+                               tuple(chosen) if chosen is not None else None),
+        "allow_partial": _flag(cfg, "allow_partial", False),
+        "expected_repeats": expected,
+        "plots": _flag(cfg, "plots", True),
+        "report": _flag(cfg, "report", True),
+        "samples_per_bucket": samples,
+        "prepared": _prepared(to_plain(cfg.get("prepared"))),
+        "data_root": Path(str(cfg.data.root)) if cfg.get("data") is not None else None,
+    }
+
+
+def _prepared(value: Any) -> dict[str, Path] | Path:
+    """`prepared=<path>` (one file for the one benchmark exported) or a benchmark -> path mapping."""
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        return Path(value).expanduser()
+    if isinstance(value, dict):
+        return {str(k): Path(str(v)).expanduser() for k, v in value.items()}
+    raise GymError(f"prepared must be a path or a mapping benchmark -> path, got {value!r}")
+
+
+def _prepared_paths(opts: dict[str, Any], benchmarks: list[str]) -> dict[str, Path | None]:
+    given = opts["prepared"]
+    if isinstance(given, Path):
+        if len(benchmarks) > 1:
+            raise GymError(f"prepared=<path> names one file but {len(benchmarks)} benchmarks have selected tasks "
+                           f"({', '.join(benchmarks)}); use +prepared.<benchmark>=<path> for each")
+        return {b: given for b in benchmarks}
+    root = opts["data_root"]
+    return {b: given.get(b) or (root / b / f"{b}.jsonl" if root else None) for b in benchmarks}
+
+
+def _incomplete_error(total: dict[str, Any], completion: list[dict[str, Any]]) -> GymError:
+    expected = sorted({c["expected_repeats"] for c in completion})
+    return GymError(
+        f"{total['partial_tasks']} of {total['tasks']} task(s) are partial (fewer than "
+        f"{'/'.join(map(str, expected))} scored rollouts) and {total['missing_tasks']} have none; "
+        f"{total['completed_rollouts']}/{total['expected_rollouts']} rollouts completed "
+        f"({total['completion_pct']:.2f}%). Resume the collection, or add allow_partial=true to profile the "
+        "completed rollouts")
+
+
+def _labels(profile_frame: Any) -> dict[tuple[str, str], str]:
+    pairs = profile_frame[["benchmark", "model"]].drop_duplicates()
+    per_bench = pairs.groupby("benchmark")["model"].nunique()
+    return {(b, m): (b if per_bench[b] <= 1 else f"{b}@{m}") for b, m in zip(pairs["benchmark"], pairs["model"])}
+
+
+def run(cfg: DictConfig) -> dict[str, Any]:
+    from gym import profiling
+    from gym.metrics import CI_METHOD, SCALE
+    from gym.rollouts import load_rollouts
+
+    opts = read_options(cfg)
+    out_dir = run_dir(cfg)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    rollouts = load_rollouts(opts["rollouts"])
+    profile, completion = profiling.task_profile(rollouts.frame, opts["expected_repeats"], opts["edges"])
+    total = profiling.completion_totals(completion)
+    if (total["partial_tasks"] or total["missing_tasks"]) and not opts["allow_partial"]:
+        raise _incomplete_error(total, completion)
+    if profile.empty:
+        raise GymError("no task has a scored rollout (every row is an infra_error)")
+
+    files: dict[str, str] = {}
+    path = out_dir / "reward_profile.jsonl"
+    write_jsonl_atomic(path, profiling.profile_records(profile))
+    files["reward_profile"] = str(path)
+
+    labels = _labels(profile)
+    groups = {labels[(b, m)]: {"benchmark": b, "model": m, **profiling.aggregate_profile(part)}
+              for (b, m), part in profile.groupby(["benchmark", "model"], sort=True)}
+    summary: dict[str, Any] = {
+        "scale": SCALE, "ci_method": CI_METHOD,
+        "bucket_edges": {"hard_max": opts["edges"].hard_max, "easy_min": opts["edges"].easy_min},
+        "inputs": rollouts.summary(),
+        "completion": {"groups": completion, "total": total},
+        "benchmarks": groups, "overall": profiling.aggregate_profile(profile), "selection": None, "files": files,
+    }
+
+    selection: Selection = opts["selection"]
+    if selection.active:
+        chosen = profile[profiling.select_mask(profile, selection)]
+        prepared = _prepared_paths(opts, sorted(chosen["benchmark"].unique()))
+        rows = profiling.prepared_rows(chosen, prepared) if len(chosen) else []
+        path = out_dir / "selected_tasks.jsonl"
+        write_jsonl_atomic(path, rows)
+        files["selected_tasks"] = str(path)
+        summary["selection"] = {"criteria": selection.describe(), "selected_tasks": len(rows),
+                                "prepared": {b: str(p) for b, p in prepared.items()}, "file": str(path)}
+
+    timings: dict[str, float] = {}
+    plots: list[Path] = []
+    if opts["plots"]:
+        from gym import report
+
+        start = time.perf_counter()
+        plots.append(report.plot_pass_rate_hist(profile, labels, out_dir / "pass_rate_hist.png"))
+        plots.append(report.plot_pass_at_k(groups, out_dir / "pass_at_k.png"))
+        files.update(pass_rate_hist=str(plots[0]), pass_at_k=str(plots[1]))
+        timings["plots_s"] = round(time.perf_counter() - start, 3)
+    if opts["report"]:
+        from gym import report
+
+        start = time.perf_counter()
+        picks = profiling.sample_picks(rollouts.frame, profile, opts["samples_per_bucket"]) \
+            if opts["samples_per_bucket"] else profile.iloc[0:0]
+        raws = rollouts.raw_rows(picks) if len(picks) else []
+        samples = list(zip(picks.to_dict("records"), raws))
+        files["report"] = str(out_dir / "report.html")
+        report.build_report(summary, profile, samples, plots, out_dir / "report.html")
+        timings["report_s"] = round(time.perf_counter() - start, 3)
+    summary["timings"] = timings
+    write_json_atomic(out_dir / "profile_summary.json", summary)
+    files["profile_summary"] = str(out_dir / "profile_summary.json")
+    print(summary_text(summary), flush=True)
+    return {"tasks": int(len(profile)), "completion_pct": total["completion_pct"],
+            "selected": summary["selection"]["selected_tasks"] if summary["selection"] else None, "files": files}
+
+
+def summary_text(summary: dict[str, Any]) -> str:
+    from gym.profiling import BUCKETS
+    from gym.tasks.aggregate import fmt_ci, format_table
+
+    rows = [[label, g["model"], g["tasks"], g["complete_tasks"], fmt_ci(g["pass@1"]),
+             *(g["buckets"][b] for b in BUCKETS)] for label, g in summary["benchmarks"].items()]
+    total = summary["completion"]["total"]
+    lines = [format_table(["benchmark", "model", "tasks", "complete", "pass@1 [95% CI]", *BUCKETS], rows),
+             f"completion: {total['completed_rollouts']}/{total['expected_rollouts']} rollouts "
+             f"({total['completion_pct']:.2f}%); tasks: {total['tasks']} total, {total['complete_tasks']} complete, "
+             f"{total['partial_tasks']} partial, {total['missing_tasks']} without scored rollouts (dropped)"]
+    if summary["selection"]:
+        lines.append(f"selected: {summary['selection']['selected_tasks']} task(s) -> {summary['selection']['file']}")
+    lines.extend(f"{name}: {path}" for name, path in summary["files"].items())
+    return "\n".join(lines)
