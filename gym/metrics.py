@@ -130,6 +130,8 @@ def pass_at_k_per_task(task: "np.ndarray", reward: "np.ndarray", n_tasks: int, k
         return log_fact[a] - log_fact[b] - log_fact[a - b]
 
     for col, k in enumerate(ks):
+        if k > n.max():
+            continue  # no task has k rollouts: the column stays NaN
         # P(row j is the max of a random k-subset) = C(j-1, k-1) / C(n, k), zero when j < k.
         usable = (j >= k) & (n_row >= k)
         weight = np.zeros(task.size)

@@ -53,16 +53,24 @@ def plot_pass_rate_hist(profile: "pd.DataFrame", labels: dict[tuple[str, str], s
 def plot_pass_at_k(groups: dict[str, dict[str, Any]], path: Path) -> Path:
     """pass@k against k (log2 axis) with its 95% CI band, one line per benchmark/model."""
     plt = _pyplot()
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+
     fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    all_ks: set[int] = set()
     for label, summary in groups.items():
         points = sorted((int(k), v) for k, v in summary["pass@k"].items() if v["value"] is not None)
         if not points:
             continue
         ks = [k for k, _ in points]
+        all_ks.update(ks)
         ax.plot(ks, [v["value"] for _, v in points], marker="o", label=label)
         if all(v["ci_low"] is not None for _, v in points):
             ax.fill_between(ks, [v["ci_low"] for _, v in points], [v["ci_high"] for _, v in points], alpha=0.2)
     ax.set_xscale("log", base=2)
+    if all_ks:
+        ax.set_xticks(sorted(all_ks))
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("k")
     ax.set_ylabel("pass@k (%)")
     ax.set_ylim(0, 100)
