@@ -69,7 +69,7 @@ class _Transient(Exception):
 class ModelClient:
     def __init__(self, base_url: str, *, model: str | None = None, api: str = "chat", api_key: str | None = None,
                  timeout: float = 600.0, max_retries: int = 5, pool_size: int = 32, sampling: dict | None = None,
-                 backoff_base: float = 0.5, backoff_cap: float = 30.0):
+                 backoff_base: float = 0.5, backoff_cap: float = 30.0, down_after: int | None = None):
         if api not in ("chat", "completions", "responses"):
             raise GymError(f"model.api={api} is not one of: chat, completions, responses")
         self.base_url = base_url.rstrip("/")
@@ -88,7 +88,13 @@ class ModelClient:
         if api_key:
             self.session.headers["Authorization"] = f"Bearer {api_key}"
         self._rng = random.Random()
-        self._rng_lock = threading.Lock()
+        self._lock = threading.Lock()
+        # Circuit breaker: this many connection failures in a row, with no HTTP reply in between, means the
+        # endpoint is gone; the remaining rollouts then fail fast as infra_error (a resume redoes them)
+        # instead of each waiting through its retries.
+        self.down_after = down_after or max(16, 2 * pool_size)
+        self._connection_failures = 0
+        self.endpoint_down = False
 
     # -- endpoint discovery -------------------------------------------------------------------------
     def fingerprint(self) -> dict[str, Any]:
@@ -161,7 +167,7 @@ class ModelClient:
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
             return min(retry_after, MAX_RETRY_AFTER)
-        with self._rng_lock:
+        with self._lock:
             jitter = self._rng.uniform(0.5, 1.0)
         return min(self.backoff_cap, self.backoff_base * 2 ** attempt) * jitter
 
@@ -171,6 +177,9 @@ class ModelClient:
         started = time.perf_counter()
         attempt = 0
         while True:
+            if self.endpoint_down:
+                return Completion("infra_error", error=f"endpoint unreachable ({self.down_after} connection failures "
+                                  "in a row); not sent", attempts=attempt, latency_s=round(time.perf_counter() - started, 4))
             attempt += 1
             try:
                 result = self._attempt(url, payload)
@@ -189,8 +198,17 @@ class ModelClient:
             reply = self.session.post(url, data=json.dumps(payload), timeout=(10, self.timeout))
         except requests.Timeout:
             raise _Transient(f"timed out after {self.timeout:g}s") from None
+        except requests.ConnectionError as exc:
+            with self._lock:
+                self._connection_failures += 1
+                if self._connection_failures >= self.down_after:
+                    self.endpoint_down = True
+            raise _Transient(f"{exc.__class__.__name__}: {str(exc)[:200]}") from None
         except requests.RequestException as exc:
             raise _Transient(f"{exc.__class__.__name__}: {str(exc)[:200]}") from None
+        if self._connection_failures:
+            with self._lock:
+                self._connection_failures = 0
         status = reply.status_code
         if status in RETRY_STATUS:
             raise _Transient(f"HTTP {status}: {reply.text[:200]}", _retry_after(reply))
