@@ -1,0 +1,40 @@
+"""In-process answer verifiers, one module per family.
+
+    verifier = make_verifier("math", {"timeout": 5})
+    verdict = verifier.verify(row, response_text)   # thread-safe
+    verifier.close()
+
+Adding a family = one module with a `Verifier` subclass plus one line in FAMILIES. Modules are imported
+only when their family is asked for, so importing this package stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from typing import Any
+
+from gym.errors import GymError, did_you_mean
+from gym.verifiers.base import Verdict, Verifier
+
+# family -> "module:Class"
+FAMILIES: dict[str, str] = {
+    "math": "gym.verifiers.math:MathVerifier",
+    "mcq": "gym.verifiers.mcq:MCQVerifier",
+    "exact": "gym.verifiers.exact:ExactVerifier",
+}
+
+
+def make_verifier(family: str, options: Mapping[str, Any] | None = None) -> Verifier:
+    """A ready verifier of `family` built with the benchmark's `verifier.options`."""
+    if family not in FAMILIES:
+        raise GymError(f"unknown verifier family '{family}'{did_you_mean(str(family), FAMILIES)}; "
+                       f"known families: {', '.join(FAMILIES)}")
+    module_name, _, class_name = FAMILIES[family].partition(":")
+    cls = getattr(importlib.import_module(module_name), class_name)
+    if options is not None and not isinstance(options, Mapping):
+        raise GymError(f"verifier '{family}': options must be a mapping, got {type(options).__name__}")
+    return cls(**{str(key): value for key, value in (options or {}).items()})
+
+
+__all__ = ["FAMILIES", "Verdict", "Verifier", "make_verifier"]
