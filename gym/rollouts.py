@@ -50,7 +50,7 @@ import logging
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable
 
 from gym.errors import GymError
 
@@ -198,21 +198,14 @@ def find_rollout_files(spec: Any) -> tuple[list[Path], list[Path]]:
 
 def _tail(path: Path) -> tuple[int, bool]:
     """(bytes to read, torn): drops a last line that has no newline and does not parse."""
-    size = path.stat().st_size
-    if size == 0:
-        return 0, False
+    size = pos = path.stat().st_size
+    tail = b""
     with path.open("rb") as handle:
-        pos, block, tail = size, 1 << 16, b""
-        while pos > 0:
-            start = max(0, pos - block)
+        while pos > 0 and b"\n" not in tail:  # read back to the last newline
+            start = max(0, pos - (1 << 16))
             handle.seek(start)
-            tail = handle.read(pos - start) + tail
-            cut = tail.rfind(b"\n")
-            if cut >= 0:
-                break
-            pos = start
-    cut = tail.rfind(b"\n")
-    last = tail[cut + 1:]
+            tail, pos = handle.read(pos - start) + tail, start
+    last = tail[tail.rfind(b"\n") + 1:]
     if not last.strip():
         return size, False
     try:
@@ -328,8 +321,9 @@ def _read_fast(path: Path, end: int, nemo: bool) -> "pa.Table | None":
     if pc.any(pc.fill_null(out_of_range, False)).as_py():
         return None
     columns["reward"] = pc.if_else(pc.and_(missing, pc.equal(status, "model_error")), 0.0, reward)
-    return pa.table({name: pc.cast(col, pa.float64()) if name in ("prompt_tokens", "completion_tokens") else col
-                     for name, col in columns.items()})
+    columns["prompt_tokens"] = pc.cast(columns["prompt_tokens"], pa.float64())
+    columns["completion_tokens"] = pc.cast(columns["completion_tokens"], pa.float64())
+    return pa.table({name: columns[name] for name in COLUMNS[:-2]})  # same layout as the slow reader
 
 
 def _number(value: Any) -> float | None:
@@ -453,19 +447,3 @@ def load_rollouts(spec: Any) -> RolloutSet:
     return RolloutSet(frame=frame, files=files, rows_read=rows_read, duplicates_dropped=dropped,
                       duplicates_reward_changed=changed, torn_lines=torn_total,
                       index_collisions=collisions, skipped_side_files=skipped)
-
-
-def spec_label(spec: Any) -> str:
-    items = _as_list(spec)
-    return items[0] if len(items) == 1 else f"[{', '.join(items)}]"
-
-
-def group_keys(frame: "pd.DataFrame") -> list[tuple[str, str]]:
-    """(benchmark, model) pairs present, sorted."""
-    pairs = frame[["benchmark", "model"]].drop_duplicates()
-    return sorted((str(b), str(m)) for b, m in zip(pairs["benchmark"], pairs["model"]))
-
-
-def group_label(benchmark: str, model: str, models_per_benchmark: Sequence[str]) -> str:
-    """Key in metrics.json: the benchmark name, or `benchmark@model` when it has several models."""
-    return benchmark if len(models_per_benchmark) <= 1 else f"{benchmark}@{model}"

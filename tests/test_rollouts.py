@@ -82,7 +82,7 @@ def test_columns_and_values(tmp_path):
                                                row(1, 1, status="infra_error", reward=None, usage=None)])
     frame = load_rollouts(str(path)).frame
     assert list(frame.columns) == ["benchmark", "model", "task_index", "rollout_index", "key", "status", "reward",
-                                   "extracted_answer", "latency_s", "prompt_tokens", "completion_tokens",
+                                   "extracted_answer", "prompt_tokens", "completion_tokens", "latency_s",
                                    "source", "ordinal"]
     assert frame["reward"].tolist()[:3] == [1.0, 0.0, 0.0]  # model_error without reward scores 0
     assert pd.isna(frame["reward"].iloc[3])
@@ -110,6 +110,16 @@ def test_fast_and_line_by_line_readers_agree(tmp_path):
     fa, fb = a.to_pandas(), b.to_pandas()
     fb.loc[0, "extracted_answer"] = "x"
     pd.testing.assert_frame_equal(fa[fb.columns], fb, check_dtype=False)
+
+
+def test_files_read_by_different_readers_merge(tmp_path):
+    write(tmp_path / "a" / "rollouts.jsonl", grid(2, 2))  # fast reader
+    slow = write(tmp_path / "b" / "rollouts.jsonl", grid(2, 2, benchmark="other"))
+    slow.write_text("\n" + slow.read_text())  # a blank line: line-by-line reader
+    write(tmp_path / "c" / "nemo_rollouts.jsonl", [nemo_row(0, 0, 1.0)])
+    frame = load_rollouts(str(tmp_path)).frame
+    assert len(frame) == 9 and frame["source"].tolist() == [0] * 4 + [1] * 4 + [2]
+    assert frame["ordinal"].tolist() == [0, 1, 2, 3, 0, 1, 2, 3, 0]
 
 
 def test_malformed_line_names_file_and_line(tmp_path):
