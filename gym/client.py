@@ -80,13 +80,13 @@ class ModelClient:
         self.sampling = dict(sampling or {})
         self.backoff_base = backoff_base
         self.backoff_cap = backoff_cap
-        self.session = requests.Session()
-        adapter = HTTPAdapter(pool_connections=1, pool_maxsize=max(1, pool_size), max_retries=0)
-        self.session.mount("http://", adapter)
-        self.session.mount("https://", adapter)
-        self.session.headers["Content-Type"] = "application/json"
+        self._headers = {"Content-Type": "application/json"}
         if api_key:
-            self.session.headers["Authorization"] = f"Bearer {api_key}"
+            self._headers["Authorization"] = f"Bearer {api_key}"
+        # One session (one keep-alive connection) per worker thread: a shared session's connection pool is a
+        # lock every request contends on.
+        self._local = threading.local()
+        self._sessions: list[requests.Session] = []
         self._rng = random.Random()
         self._lock = threading.Lock()
         # Circuit breaker: this many connection failures in a row, with no HTTP reply in between, means the
@@ -95,6 +95,20 @@ class ModelClient:
         self.down_after = down_after or max(16, 2 * pool_size)
         self._connection_failures = 0
         self.endpoint_down = False
+
+    @property
+    def session(self) -> requests.Session:
+        session = getattr(self._local, "session", None)
+        if session is None:
+            session = requests.Session()
+            adapter = HTTPAdapter(pool_connections=1, pool_maxsize=1, max_retries=0)
+            session.mount("http://", adapter)
+            session.mount("https://", adapter)
+            session.headers.update(self._headers)
+            self._local.session = session
+            with self._lock:
+                self._sessions.append(session)
+        return session
 
     # -- endpoint discovery -------------------------------------------------------------------------
     def fingerprint(self) -> dict[str, Any]:
@@ -225,7 +239,10 @@ class ModelClient:
         return self._parse(body)
 
     def close(self) -> None:
-        self.session.close()
+        with self._lock:
+            for session in self._sessions:
+                session.close()
+            self._sessions.clear()
 
 
 def _retry_after(reply: requests.Response) -> float | None:
