@@ -67,6 +67,16 @@ class Selection:
     def active(self) -> bool:
         return self.min_pass_rate is not None or self.max_pass_rate is not None or self.buckets is not None
 
+    def text(self) -> str:
+        parts = []
+        if self.min_pass_rate is not None:
+            parts.append(f"mean reward >= {self.min_pass_rate}")
+        if self.max_pass_rate is not None:
+            parts.append(f"mean reward <= {self.max_pass_rate}")
+        if self.buckets is not None:
+            parts.append(f"bucket in {', '.join(self.buckets)}")
+        return " and ".join(parts)
+
     def describe(self) -> dict[str, Any]:
         return {"min_pass_rate": self.min_pass_rate, "max_pass_rate": self.max_pass_rate,
                 "buckets": list(self.buckets) if self.buckets is not None else None}
@@ -156,7 +166,9 @@ def aggregate_profile(profile: "pd.DataFrame") -> dict[str, Any]:
         "complete_tasks": int(profile["complete"].sum()),
         "pass_rate": _describe(profile["pass_rate"]),
         "pass@1": mean_ci(profile["reward_mean"]),
-        "pass@k": {c[5:]: mean_ci(profile[c] / 100.0) for c in pass_cols if profile[c].notna().any()},
+        # Tasks with fewer than k rollouts (partial) have no pass@k: each k says how many tasks it covers.
+        "pass@k": {c[5:]: {**mean_ci(profile[c] / 100.0), "tasks": int(profile[c].notna().sum())}
+                   for c in pass_cols if profile[c].notna().any()},
         "buckets": {name: int(counts.get(name, 0)) for name in BUCKETS},
         "tokens": {"prompt_mean": _round(profile["prompt_tokens_mean"].mean()),
                    "completion_mean": _round(profile["completion_tokens_mean"].mean())},

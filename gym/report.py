@@ -199,7 +199,7 @@ def build_report(summary: dict[str, Any], profile: "pd.DataFrame", samples: list
                f"(fractions of 1).</p>")
     if summary.get("selection"):
         sel = summary["selection"]
-        out.append(f"<p>Selected {_e(sel['selected_tasks'])} task(s) with {_e(sel['criteria'])} "
+        out.append(f"<p>Selected {_e(sel['selected_tasks'])} task(s) with {_e(sel['rule'])} "
                    f"-> {_e(sel.get('file'))}</p>")
 
     out.append("<h2>Plots</h2>" + "".join(_image(p) for p in plots if Path(p).is_file()))

@@ -128,8 +128,11 @@ def test_partial_tasks_need_allow_partial(tmp_path):
     assert sorted(profile) == [0, 1, 2, 3, 4]  # task 5 has no scored rollout: dropped
     assert profile[2]["complete"] is False and profile[2]["rollouts"] == 3
     assert profile[3]["infra_errors"] == 1 and "4" not in profile[3]["pass@k"]
-    total = json.loads((out / "profile_summary.json").read_text())["completion"]["total"]
+    summ = json.loads((out / "profile_summary.json").read_text())
+    total = summ["completion"]["total"]
     assert (total["complete_tasks"], total["partial_tasks"], total["missing_tasks"]) == (3, 2, 1)
+    pass_k = summ["benchmarks"]["gsm8k"]["pass@k"]
+    assert pass_k["1"]["tasks"] == 5 and pass_k["4"]["tasks"] == 3  # partial tasks have no pass@4
 
 
 def test_expected_repeats_knob(tmp_path):
@@ -151,6 +154,7 @@ def test_selection_exports_prepared_rows(tmp_path):
     assert summary["selected"] == 2
     sel = json.loads((out / "profile_summary.json").read_text())["selection"]
     assert sel["criteria"]["buckets"] == ["hard", "medium"] and sel["prepared"] == {"gsm8k": str(prepared)}
+    assert sel["rule"] == "bucket in hard, medium"
 
     other = prepared_file(tmp_path / "elsewhere.jsonl")
     _, out = run(tmp_path, f"rollouts={path}", f"prepared={other}", "select.min_pass_rate=0.5",

@@ -145,7 +145,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         path = out_dir / "selected_tasks.jsonl"
         write_jsonl_atomic(path, rows)
         files["selected_tasks"] = str(path)
-        summary["selection"] = {"criteria": selection.describe(), "selected_tasks": len(rows),
+        summary["selection"] = {"criteria": selection.describe(), "rule": selection.text(), "selected_tasks": len(rows),
                                 "prepared": {b: str(p) for b, p in prepared.items()}, "file": str(path)}
 
     timings: dict[str, float] = {}
