@@ -37,7 +37,7 @@ NeMo Gym rollout files (`_ng_task_index`, `_ng_rollout_index`, `agent_ref.name`,
 key "<file>:<task>:<rollout>".
 
 Speed: files are parsed by pyarrow's multi-threaded JSON reader keeping only the needed columns;
-anything it cannot take as is (odd types, NaN-free validation failures, blank lines) is re-read
+anything it cannot take as is (odd types, rows failing validation, blank lines) is re-read
 line by line in Python, which is slower but names the offending line.
 """
 
@@ -271,11 +271,11 @@ def _read_fast(path: Path, end: int, nemo: bool) -> "pa.Table | None":
     gym_schema, nemo_schema = _schemas()
     try:
         # A plain file stream, not a memory map: mapped pages would count against the memory budget.
-        table = pj.read_json(
-            pa.OSFile(str(path)),
-            read_options=pj.ReadOptions(block_size=_BLOCK_SIZE, use_threads=True),
-            parse_options=pj.ParseOptions(explicit_schema=nemo_schema if nemo else gym_schema,
-                                          unexpected_field_behavior="ignore"))
+        with pa.OSFile(str(path)) as source:
+            table = pj.read_json(
+                source, read_options=pj.ReadOptions(block_size=_BLOCK_SIZE, use_threads=True),
+                parse_options=pj.ParseOptions(explicit_schema=nemo_schema if nemo else gym_schema,
+                                              unexpected_field_behavior="ignore"))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError):
         return None
     # Blank lines or two objects on one line would shift row numbers: let the slow reader judge.
@@ -413,6 +413,8 @@ def load_rollouts(spec: Any) -> RolloutSet:
     import pyarrow as pa
 
     files, skipped = find_rollout_files(spec)
+    if skipped:
+        log.info("skipped %d side file(s) (failures, metrics, profiles, selections)", len(skipped))
     tables, torn_total = [], 0
     for source, path in enumerate(files):
         table, torn = read_file(path)

@@ -130,7 +130,7 @@ def test_nan_reward(tmp_path):
         run(tmp_path, f"rollouts={path}")
 
 
-def test_duplicate_keys_later_row_wins_and_is_reported(tmp_path, caplog):
+def test_duplicate_keys_later_row_wins_and_is_reported(tmp_path, caplog, capsys):
     rows = pinned_rows()
     # The run was resumed: task 1's rollouts were redone and now pass.
     redo = [row(1, r, 1.0) for r in range(4)]
@@ -142,6 +142,8 @@ def test_duplicate_keys_later_row_wins_and_is_reported(tmp_path, caplog):
     assert metrics["inputs"]["duplicates_reward_changed"] == 4
     assert metrics["benchmarks"]["gsm8k"]["pass@1"]["value"] == pytest.approx(83.3333)
     assert "4 key(s) had different rewards" in caplog.text
+    assert "4 duplicate row(s) dropped by key, the last row wins (4 key(s) with different rewards)" in \
+        capsys.readouterr().out
 
 
 def test_rollouts_or_compare_required(tmp_path):

@@ -78,7 +78,20 @@ def metrics_table(metrics: dict[str, Any]) -> str:
                      f"{pass_name} {fmt_ci(pass_top)}", f"{maj_name} {fmt_ci(maj_top)}",
                      "-" if no_answer is None else f"{no_answer:.2f}", entry["counts"]["infra_error"]])
     note = f"scale: percent (0-100); CI: {metrics['ci_method']}"
-    return format_table(headers, rows) + "\n" + note
+    return format_table(headers, rows) + "\n" + inputs_line(metrics.get("inputs") or {}) + note
+
+
+def inputs_line(inputs: dict[str, Any]) -> str:
+    """What was read, and what the de-duplication did (empty when nothing to say)."""
+    if not inputs:
+        return ""
+    line = f"read {inputs['rows_read']} row(s) from {len(inputs['files'])} file(s)"
+    if inputs.get("duplicates_dropped"):
+        line += (f"; {inputs['duplicates_dropped']} duplicate row(s) dropped by key, the last row wins "
+                 f"({inputs['duplicates_reward_changed']} key(s) with different rewards)")
+    if inputs.get("torn_lines_skipped"):
+        line += f"; {inputs['torn_lines_skipped']} torn last line(s) skipped"
+    return line + "\n"
 
 
 def csv_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
