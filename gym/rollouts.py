@@ -332,14 +332,29 @@ def _number(value: Any) -> float | None:
     return None if math.isnan(value) else float(value)
 
 
+def _stream_jsonl(path: Path) -> Iterable[tuple[int, dict]]:
+    """(line number, object) per non-blank line, streamed; a torn last line (no newline) is skipped."""
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            try:
+                row = json.loads(raw)
+            except ValueError as exc:
+                if not raw.endswith(b"\n"):  # only the last line can lack one: a write cut short
+                    return
+                raise GymError(f"{path}:{number}: malformed JSON ({exc.__class__.__name__}: {exc})") from None
+            if not isinstance(row, dict):
+                raise GymError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
+            yield number, row
+
+
 def _read_slow(path: Path) -> "pa.Table":
     """Line by line, validating each row; errors name file:line."""
     import pyarrow as pa
 
     cols: dict[str, list] = {name: [] for name in COLUMNS if name not in ("source", "ordinal")}
-    from gym.io import iter_jsonl
-
-    for line, row in iter_jsonl(path, tolerate_torn_tail=True):
+    for line, row in _stream_jsonl(path):
         where = f"{path}:{line}"
         nemo = "_ng_task_index" in row and "task_index" not in row
         if nemo:

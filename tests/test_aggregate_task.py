@@ -101,6 +101,17 @@ def test_mixed_benchmarks_and_models_are_grouped(tmp_path, capsys):
     assert printed.count("aime24") == 2
 
 
+def test_partial_and_unscored_tasks_are_noted(tmp_path, capsys):
+    rows = pinned_rows()[:-1] + [row(7, 0, None, status="infra_error")]
+    path = write(tmp_path / "rollouts.jsonl", rows)
+    run(tmp_path, f"rollouts={path}")
+    printed = capsys.readouterr().out
+    assert "gsm8k: 1 task(s) have fewer scored rollouts than 4, so k stops at 3" in printed
+    assert "gsm8k: 1 task(s) only have infra errors" in printed
+    entry = json.loads((tmp_path / "out" / "metrics.json").read_text())["benchmarks"]["gsm8k"]
+    assert entry["k_values"] == [1, 2, 3] and entry["counts"]["infra_error"] == 1
+
+
 def test_empty_rollout_file(tmp_path):
     path = tmp_path / "rollouts.jsonl"
     path.write_text("\n")

@@ -77,7 +77,13 @@ def metrics_table(metrics: dict[str, Any]) -> str:
         rows.append([entry["benchmark"], entry["model"], entry["tasks"], entry["rollouts"], fmt_ci(entry["pass@1"]),
                      f"{pass_name} {fmt_ci(pass_top)}", f"{maj_name} {fmt_ci(maj_top)}",
                      "-" if no_answer is None else f"{no_answer:.2f}", entry["counts"]["infra_error"]])
-    note = f"scale: percent (0-100); CI: {metrics['ci_method']}"
+    notes = "".join(
+        f"note: {label}: {e['partial_tasks']} task(s) have fewer scored rollouts than {e['rollouts_per_task']['max']}, "
+        f"so k stops at {e['rollouts_per_task']['min']}\n"
+        for label, e in metrics["benchmarks"].items() if e["partial_tasks"])
+    notes += "".join(f"note: {label}: {e['unscored_tasks']} task(s) only have infra errors and are left out\n"
+                     for label, e in metrics["benchmarks"].items() if e["unscored_tasks"])
+    note = notes + f"scale: percent (0-100); CI: {metrics['ci_method']}"
     return format_table(headers, rows) + "\n" + inputs_line(metrics.get("inputs") or {}) + note
 
 
