@@ -249,8 +249,9 @@ def group_metrics(group: "pd.DataFrame", k: int | Sequence[int] | None = None) -
     ks = k_values(entry["rollouts_per_task"]["min"], k)
     entry["k_values"] = ks
     per_task = arrays.per_task(ks)
-    entry["pass@1"] = mean_ci(per_task["pass@k"][:, 0]) if ks and ks[0] == 1 else \
-        mean_ci(pass_at_k_per_task(arrays.task_codes, arrays.reward, arrays.n_tasks, [1])[:, 0])
+    pass1 = per_task["pass@k"][:, 0] if ks and ks[0] == 1 else \
+        pass_at_k_per_task(arrays.task_codes, arrays.reward, arrays.n_tasks, [1])[:, 0]  # k list without 1
+    entry["pass@1"] = mean_ci(pass1)
     for name, table in per_task.items():
         entry[name] = {str(kv): mean_ci(table[:, col]) for col, kv in enumerate(ks)}
     ok = group[status == "ok"]

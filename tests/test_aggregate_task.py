@@ -112,6 +112,14 @@ def test_partial_and_unscored_tasks_are_noted(tmp_path, capsys):
     assert entry["k_values"] == [1, 2, 3] and entry["counts"]["infra_error"] == 1
 
 
+def test_only_infra_errors(tmp_path, capsys):
+    path = write(tmp_path / "rollouts.jsonl", [row(0, 0, None, status="infra_error")])
+    run(tmp_path, f"rollouts={path}")
+    entry = json.loads((tmp_path / "out" / "metrics.json").read_text())["benchmarks"]["gsm8k"]
+    assert entry["tasks"] == 0 and entry["pass@1"]["value"] is None and entry["k_values"] == []
+    assert "only have infra errors" in capsys.readouterr().out
+
+
 def test_empty_rollout_file(tmp_path):
     path = tmp_path / "rollouts.jsonl"
     path.write_text("\n")
