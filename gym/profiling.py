@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable
 
 from gym.errors import GymError
 
@@ -52,7 +52,8 @@ class Selection:
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
                 raise GymError(f"select.{name} must be in [0, 1] (a fraction: 0.25 = 25 % pass rate), got {value!r}")
-        if self.min_pass_rate is not None and self.max_pass_rate is not None and self.min_pass_rate > self.max_pass_rate:
+        low, high = self.min_pass_rate, self.max_pass_rate
+        if low is not None and high is not None and low > high:
             raise GymError(f"select.min_pass_rate ({self.min_pass_rate}) is above select.max_pass_rate "
                            f"({self.max_pass_rate}): nothing could be selected")
         if self.buckets is not None:

@@ -92,7 +92,8 @@ h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #dd
 table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
 th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}
 td.l,th.l{text-align:left}img{max-width:100%;border:1px solid #eee;margin:.5em 0}
-pre{white-space:pre-wrap;background:#f8f8f8;padding:.6em;border:1px solid #eee;font-size:.8em;max-height:24em;overflow:auto}
+pre{white-space:pre-wrap;background:#f8f8f8;padding:.6em;border:1px solid #eee;font-size:.8em;
+  max-height:24em;overflow:auto}
 .sample{border-left:4px solid #999;padding-left:1em;margin:1em 0}.note{color:#666;font-size:.85em}
 """
 

@@ -424,7 +424,6 @@ def read_file(path: Path) -> tuple["pa.Table", bool]:
 def load_rollouts(spec: Any) -> RolloutSet:
     """Find, read, merge and de-duplicate rollouts (see the module docstring for the rules)."""
     import numpy as np
-    import pandas as pd
     import pyarrow as pa
 
     files, skipped = find_rollout_files(spec)

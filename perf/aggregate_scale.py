@@ -28,7 +28,8 @@ start = time.perf_counter()
 from gym.config import compose
 import importlib
 task, rollouts, out, extra = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
-cfg = compose([f"task={task}", f"rollouts={rollouts}", f"+run_dir={out}", "output=json" if task == "aggregate" else "plots=false", *extra])
+quiet = "output=json" if task == "aggregate" else "plots=false"
+cfg = compose([f"task={task}", f"rollouts={rollouts}", f"+run_dir={out}", quiet, *extra])
 import contextlib, io
 ready = time.perf_counter()
 with contextlib.redirect_stdout(io.StringIO()):

@@ -141,7 +141,8 @@ def test_missing_or_nan_reward_on_ok_row_is_an_error(tmp_path):
     path = write(tmp_path / "rollouts.jsonl", [row(0, 0), bad])
     with pytest.raises(GymError, match=rf"{path}:2: status 'ok' but the reward is missing"):
         load_rollouts(str(path))
-    path.write_text(json.dumps(row(0, 0)) + "\n" + json.dumps(row(0, 1)).replace('"reward": 1.0', '"reward": NaN') + "\n")
+    nan_row = json.dumps(row(0, 1)).replace('"reward": 1.0', '"reward": NaN')
+    path.write_text(json.dumps(row(0, 0)) + "\n" + nan_row + "\n")
     with pytest.raises(GymError, match=rf"{path}:2: status 'ok' but the reward is missing, null or NaN"):
         load_rollouts(str(path))
 

@@ -100,31 +100,29 @@ def inputs_line(inputs: dict[str, Any]) -> str:
     return line + "\n"
 
 
+def _entry_rows(entry: dict[str, Any]) -> list[tuple[str, Any, str, Any, Any]]:
+    """(metric, value, unit, ci_low, ci_high) for one metrics.json entry."""
+    out: list[tuple[str, Any, str, Any, Any]] = []
+    for name in ("tasks", "rollouts", "scored_rollouts", "partial_tasks", "unscored_tasks"):
+        out.append((name, entry[name], "count", None, None))
+    out.extend((f"count/{status}", count, "count", None, None) for status, count in entry["counts"].items())
+    with_ci = [("pass@1", entry["pass@1"])]
+    for family in ("pass@k", "majority@k", "pass@1[avg-of-k]"):
+        with_ci.extend((metric_name(family, int(k)), value) for k, value in entry[family].items())
+    with_ci.append(("no_answer", entry["no_answer"]))
+    out.extend((name, m["value"], "percent", m["ci_low"], m["ci_high"]) for name, m in with_ci)
+    for kind, stats in entry["tokens"].items():
+        out.extend((f"tokens/{kind}/{stat}", value, "tokens", None, None) for stat, value in stats.items())
+    out.extend((f"latency_s/{stat}", value, "seconds", None, None) for stat, value in entry["latency_s"].items())
+    return out
+
+
 def csv_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per benchmark x model x metric."""
-    rows = []
-    for entry in metrics["benchmarks"].values():
-        base = {"benchmark": entry["benchmark"], "model": entry["model"]}
-
-        def add(metric: str, value: Any, unit: str, low: Any = None, high: Any = None) -> None:
-            rows.append({**base, "metric": metric, "value": value, "ci_low": low, "ci_high": high, "unit": unit})
-
-        for name in ("tasks", "rollouts", "scored_rollouts", "partial_tasks", "unscored_tasks"):
-            add(name, entry[name], "count")
-        for status, count in entry["counts"].items():
-            add(f"count/{status}", count, "count")
-        add("pass@1", entry["pass@1"]["value"], "percent", entry["pass@1"]["ci_low"], entry["pass@1"]["ci_high"])
-        for family in ("pass@k", "majority@k", "pass@1[avg-of-k]"):
-            for k, value in entry[family].items():
-                add(metric_name(family, int(k)), value["value"], "percent", value["ci_low"], value["ci_high"])
-        add("no_answer", entry["no_answer"]["value"], "percent", entry["no_answer"]["ci_low"],
-            entry["no_answer"]["ci_high"])
-        for kind, stats in entry["tokens"].items():
-            for stat, value in stats.items():
-                add(f"tokens/{kind}/{stat}", value, "tokens")
-        for stat, value in entry["latency_s"].items():
-            add(f"latency_s/{stat}", value, "seconds")
-    return rows
+    return [{"benchmark": entry["benchmark"], "model": entry["model"], "metric": metric, "value": value,
+             "ci_low": low, "ci_high": high, "unit": unit}
+            for entry in metrics["benchmarks"].values()
+            for metric, value, unit, low, high in _entry_rows(entry)]
 
 
 def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
