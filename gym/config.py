@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, ListConfig, OmegaConf
 
 import gym.schema  # noqa: F401  (registers the schemas in Hydra's ConfigStore)
 from gym.paths import CONF_DIR, default_data_root
@@ -28,7 +28,7 @@ def compose(overrides: Iterable[str] = (), config_dir: str | Path = CONF_DIR) ->
 
 def to_plain(node: Any) -> Any:
     """A resolved plain-Python copy of a config node."""
-    return OmegaConf.to_container(node, resolve=True) if isinstance(node, DictConfig) else node
+    return OmegaConf.to_container(node, resolve=True) if isinstance(node, (DictConfig, ListConfig)) else node
 
 
 def run_dir(cfg: DictConfig) -> Path:

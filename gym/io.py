@@ -12,6 +12,9 @@ from typing import Any, Iterator
 
 from gym.errors import GymError
 
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
 
 def iter_jsonl(path: str | Path, *, tolerate_torn_tail: bool = False) -> Iterator[tuple[int, dict]]:
     """Yield (line number, object) for each non-blank line; malformed lines raise with file:line.
@@ -59,6 +62,7 @@ def atomic_path(target: str | Path) -> Iterator[Path]:
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp makes 0600; results should be as readable as any other file
     os.close(fd)
     tmp_path = Path(tmp)
     try:

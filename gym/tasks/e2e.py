@@ -18,12 +18,14 @@ log = logging.getLogger("gym.e2e")
 
 def step_config(cfg: DictConfig, task: str, **values: Any) -> DictConfig:
     """cfg with `task`'s own defaults (read from its option file), the e2e overrides for it, and `values`."""
-    defaults = OmegaConf.load(CONF_DIR / "task" / f"{task}.yaml")
-    for key in ("defaults", "task"):
-        defaults.pop(key, None)
     step = OmegaConf.create(OmegaConf.to_container(cfg, resolve=False))
     OmegaConf.set_struct(step, False)
-    step = OmegaConf.merge(step, defaults, cfg.get(task) or {}, values)
+    if task != "collect":  # e2e's own knobs are collect's; other steps bring their defaults
+        defaults = OmegaConf.load(CONF_DIR / "task" / f"{task}.yaml")
+        for key in ("defaults", "task"):
+            defaults.pop(key, None)
+        step = OmegaConf.merge(step, defaults, cfg.get(task) or {})
+    step = OmegaConf.merge(step, values)
     step.task.name = task
     step.run_dir = str(run_dir(cfg))
     return step
