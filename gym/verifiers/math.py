@@ -15,6 +15,7 @@ from __future__ import annotations
 import atexit
 import importlib.util
 import multiprocessing
+import multiprocessing.util  # registers its exit hook now, so ours (registered later) runs before it
 import os
 import re
 import threading
@@ -58,17 +59,22 @@ _live_pools: "weakref.WeakSet[WorkerPool]" = weakref.WeakSet()
 _helpers: dict[str, Any] = {"forkserver": False, "tracker": False, "previous_preload": None}
 
 
+def _preferred_method() -> str:
+    """The fork server when the platform has one (forks of a single-threaded, preloaded server), else spawn."""
+    return "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+
+
 def _start_context() -> Any:
-    if "forkserver" not in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("spawn")
-    ctx = multiprocessing.get_context("forkserver")
+    method = _preferred_method()
+    ctx = multiprocessing.get_context(method)
     from multiprocessing import forkserver, resource_tracker
 
-    server = getattr(forkserver, "_forkserver", None)
     tracker = getattr(resource_tracker, "_resource_tracker", None)
     if tracker is not None and getattr(tracker, "_fd", 0) is None:
         _helpers["tracker"] = True
-    if server is not None and getattr(server, "_forkserver_pid", 0) is None and not _helpers["forkserver"]:
+    server = getattr(forkserver, "_forkserver", None)
+    if method == "forkserver" and server is not None and getattr(server, "_forkserver_pid", 0) is None \
+            and not _helpers["forkserver"]:
         # Not running yet: start it with the worker module imported, so each fork is ready at once.
         _helpers.update(forkserver=True, previous_preload=list(getattr(server, "_preload_modules", [])))
         ctx.set_forkserver_preload([WORKER_MODULE])
@@ -214,8 +220,6 @@ class WorkerPool:
             process.join(STOP_SECONDS)
         worker.conn.close()
         self._all.discard(worker)
-        if process.exitcode is not None:
-            process.close()
 
     def close(self) -> None:
         with self._cond:
@@ -235,15 +239,14 @@ class WorkerPool:
         for worker in idle:
             self._stop_worker(worker, graceful=True)
         for worker in busy:  # their threads see the pipe close and clean up
-            if worker.process.is_alive():
-                worker.process.kill()
-                worker.process.join(STOP_SECONDS)
+            worker.process.kill()
+            worker.process.join(STOP_SECONDS)
         with _registry_lock:
             _live_pools.discard(self)
             _stop_helpers_if_owned()
 
 
-@atexit.register
+@atexit.register  # before multiprocessing's own hook, which would wait on workers we may still replace
 def _close_all_pools() -> None:
     for pool in list(_live_pools):
         pool.close()

@@ -1,0 +1,201 @@
+"""The math verifier's worker pool: hard time limit, replacement, concurrency, and no leaked processes."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+import gym.verifiers.math as math_family
+from gym.errors import GymError
+from gym.verifiers import make_verifier
+
+
+def _children(pid: int) -> set[int]:
+    found = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.add(int(entry))
+    return found
+
+
+def descendants(pid: int | None = None) -> set[int]:
+    todo, seen = [pid or os.getpid()], set()
+    while todo:
+        for child in _children(todo.pop()):
+            if child not in seen:
+                seen.add(child)
+                todo.append(child)
+    return seen
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def wait_dead(pids, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not any(alive(pid) for pid in pids):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.fixture
+def baseline():
+    """Processes this test process had before the test; everything else must be gone afterwards."""
+    before = descendants()
+    yield before
+    assert wait_dead(descendants() - before, 5), f"left behind: {descendants() - before}"
+
+
+def test_overrun_is_killed_at_the_limit_and_replaced(baseline):
+    verifier = make_verifier("math", {"workers": 1, "timeout": 1.0, "_test_sleep": 0})
+    row = {"expected_answer": "1/2"}
+    assert verifier.verify(row, r"\boxed{0.5}").reward == 1.0
+    (first_pid,) = verifier.worker_pids()
+
+    verifier._sleep = 30  # the worker now stalls like math-verify on a pathological input
+    started = time.monotonic()
+    verdict = verifier.verify(row, r"\boxed{0.5}")
+    elapsed = time.monotonic() - started
+    assert 1.0 <= elapsed < 3.0, elapsed
+    assert (verdict.reward, verdict.extracted_answer, verdict.details["error"]) == (0.0, None, "timeout")
+    assert wait_dead([first_pid], 3)
+    (second_pid,) = verifier.worker_pids()
+    assert second_pid != first_pid and alive(second_pid)
+
+    verifier._sleep = 0
+    for _ in range(3):  # the replacement serves later checks normally
+        verdict = verifier.verify(row, r"\boxed{\frac{2}{4}}")
+        assert (verdict.reward, verdict.extracted_answer) == (1.0, "0.5")
+        assert "error" not in verdict.details
+    verifier.close()
+    assert not alive(second_pid)
+
+
+def test_real_pathological_input_is_bounded(baseline):
+    with make_verifier("math", {"workers": 1, "timeout": 2.0}) as verifier:
+        started = time.monotonic()
+        verdict = verifier.verify({"expected_answer": "1"}, r"\boxed{9^{9^{9^{9}}}}")  # SymPy grinds on this
+        assert time.monotonic() - started < 3.5
+        assert verdict.reward == 0.0
+        assert verifier.verify({"expected_answer": "4"}, "2 + 2 = 4\n#### 4").reward == 1.0
+
+
+def _case(i: int) -> tuple[dict, str, float, str]:
+    kind = i % 5
+    if kind == 0:
+        return {"expected_answer": str(i)}, rf"so \boxed{{{i}}}", 1.0, str(i)  # shortcut path
+    if kind == 1:
+        return {"expected_answer": str(i)}, f"steps...\n#### {i:,}", 1.0, str(i)
+    if kind == 2:
+        return {"expected_answer": str(i)}, rf"\boxed{{{i + 1}}}", 0.0, str(i + 1)
+    if kind == 3:
+        return {"expected_answer": rf"\frac{{1}}{{{3 * i}}}"}, rf"\boxed{{\frac{{2}}{{{6 * i}}}}}", 1.0, f"1/{3 * i}"
+    return {"expected_answer": f"{i}"}, f"The answer is {i}.", 1.0, str(i)
+
+
+def test_many_threads_get_their_own_answers(baseline):
+    cases = [_case(i) for i in range(1, 201)]
+    with make_verifier("math", {"workers": 2, "timeout": 10}) as verifier:
+        with ThreadPoolExecutor(max_workers=32) as pool:
+            verdicts = list(pool.map(lambda case: verifier.verify(case[0], case[1]), cases))
+        assert len(verifier.worker_pids()) == 2
+    for (row, response, reward, extracted), verdict in zip(cases, verdicts):
+        assert (verdict.reward, verdict.extracted_answer) == (reward, extracted), (row, response, verdict)
+        assert "error" not in verdict.details
+
+
+def test_close_leaves_no_processes_and_refuses_further_use(baseline):
+    verifier = make_verifier("math", {"workers": 3})
+    assert verifier.verify({"expected_answer": "2"}, r"\boxed{3}").reward == 0.0
+    pids = verifier.worker_pids()
+    assert len(pids) == 3 and all(alive(pid) for pid in pids)
+    assert set(pids) <= descendants()
+    verifier.close()
+    assert multiprocessing.active_children() == []
+    assert not any(alive(pid) for pid in pids)
+    assert descendants() - baseline == set()  # fork server and resource tracker included
+    with pytest.raises(GymError, match="used after close"):
+        verifier.verify({"expected_answer": "2"}, r"\boxed{3}")
+    verifier.close()
+
+
+def test_close_releases_busy_and_waiting_callers(baseline):
+    verifier = make_verifier("math", {"workers": 1, "timeout": 20, "_test_sleep": 0})
+    verifier.verify({"expected_answer": "1"}, r"\boxed{2}")  # started and warm
+    verifier._sleep = 30
+    outcomes: dict[str, object] = {}
+
+    def call(name: str) -> None:
+        try:
+            outcomes[name] = verifier.verify({"expected_answer": "1"}, r"\boxed{2}")
+        except GymError as exc:
+            outcomes[name] = exc
+
+    busy = threading.Thread(target=call, args=("busy",))
+    busy.start()
+    time.sleep(0.3)
+    waiting = threading.Thread(target=call, args=("waiting",))
+    waiting.start()
+    time.sleep(0.3)
+    started = time.monotonic()
+    verifier.close()
+    busy.join(5)
+    waiting.join(5)
+    assert time.monotonic() - started < 5
+    assert outcomes["busy"].details["error"] == "verifier closed" and outcomes["busy"].reward == 0.0
+    assert isinstance(outcomes["waiting"], GymError)
+
+
+CHILD = r"""
+import os, sys, threading, time
+from gym.verifiers import make_verifier
+verifier = make_verifier("math", {"workers": 2})
+assert verifier.verify({"expected_answer": "1"}, r"\boxed{1.0}").reward == 1.0
+print(" ".join(map(str, verifier.worker_pids())), flush=True)
+verifier._sleep = 60  # both workers busy on a long check when the parent goes away
+for _ in range(2):
+    threading.Thread(target=verifier.verify, args=({"expected_answer": "1"}, r"\boxed{2}"), daemon=True).start()
+time.sleep(0.5)
+if sys.argv[1] == "kill":
+    os.kill(os.getpid(), 9)
+"""
+
+
+@pytest.mark.parametrize("ending", ["exit", "kill"])
+def test_workers_end_with_their_parent(ending):
+    """Exit without close(): the exit hooks stop them. SIGKILL: busy workers notice and leave on their own."""
+    result = subprocess.run([sys.executable, "-c", CHILD, ending], capture_output=True, text=True, timeout=60)
+    pids = [int(pid) for pid in result.stdout.split()]
+    assert len(pids) == 2, result.stderr
+    assert result.returncode == (0 if ending == "exit" else -9), result.stderr
+    assert wait_dead(pids, 10), [pid for pid in pids if alive(pid)]
+    assert "Traceback" not in result.stderr, result.stderr
+
+
+def test_spawn_start_method_works_too(baseline, monkeypatch):
+    monkeypatch.setattr(math_family, "_preferred_method", lambda: "spawn")
+    with make_verifier("math", {"workers": 1}) as verifier:
+        assert verifier.verify({"expected_answer": r"\frac{1}{3}"}, r"\boxed{2/6}").extracted_answer == "1/3"
+        (pid,) = verifier.worker_pids()
+    assert wait_dead([pid], 3)
