@@ -58,10 +58,12 @@ class SweepSummary(Callback):
         jobs = collect_jobs(sweep_dir)
         if not jobs:
             return
-        from gym.io import write_json_atomic
+        from gym.io import write_json_atomic, write_text_atomic
 
+        table = format_jobs(jobs)
         write_json_atomic(sweep_dir / "summary.json", {"jobs": jobs})
-        print(f"\nSweep summary ({sweep_dir}):\n{format_jobs(jobs)}", flush=True)
+        write_text_atomic(sweep_dir / "summary.txt", table + "\n")
+        print(f"\nSweep summary ({sweep_dir}):\n{table}", flush=True)
         failed = [j["job"] for j in jobs if j["status"] != "ok"]
         if failed:
             print(f"gym: error: {len(failed)} of {len(jobs)} sweep jobs failed: {', '.join(failed)}",

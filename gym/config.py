@@ -12,9 +12,19 @@ from gym.paths import CONF_DIR, default_data_root
 
 if not OmegaConf.has_resolver("gym_data_root"):
     OmegaConf.register_new_resolver("gym_data_root", lambda: str(default_data_root()))
+
+
+def _job_dir(num: Any, benchmark: Any = None, model: Any = None, task: Any = None) -> str:
+    """<num>_<benchmark>[_<model>]: the model only for tasks that talk to one."""
+    parts = [str(num)] + [str(p) for p in (benchmark,) if p]
+    if model and task in ("collect", "e2e"):
+        parts.append(str(model))
+    return "_".join(parts)
+
+
 if not OmegaConf.has_resolver("gym_job_dir"):
     # sweep sub-dir name: <job num>_<benchmark>, or just <job num> when no benchmark is chosen
-    OmegaConf.register_new_resolver("gym_job_dir", lambda num, bench=None: f"{num}_{bench}" if bench else str(num))
+    OmegaConf.register_new_resolver("gym_job_dir", _job_dir)
 
 
 def compose(overrides: Iterable[str] = (), config_dir: str | Path = CONF_DIR) -> DictConfig:
