@@ -22,6 +22,7 @@ FAMILIES: dict[str, str] = {
     "math": "gym.verifiers.math:MathVerifier",
     "mcq": "gym.verifiers.mcq:MCQVerifier",
     "exact": "gym.verifiers.exact:ExactVerifier",
+    "qa": "gym.verifiers.qa:QAVerifier",
 }
 
 
