@@ -22,6 +22,7 @@ FAMILIES: dict[str, str] = {
     "math": "gym.verifiers.math:MathVerifier",
     "mcq": "gym.verifiers.mcq:MCQVerifier",
     "exact": "gym.verifiers.exact:ExactVerifier",
+    "ifeval": "gym.verifiers.ifeval:IFEvalVerifier", "ifbench": "gym.verifiers.ifeval:IFBenchVerifier",
     "qa": "gym.verifiers.qa:QAVerifier",
 }
 
