@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import subprocess
 import sys
@@ -12,7 +11,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-import gym.verifiers.math as math_family
 from gym.errors import GymError
 from gym.verifiers import make_verifier
 
@@ -132,9 +130,8 @@ def test_close_leaves_no_processes_and_refuses_further_use(baseline):
     assert len(pids) == 3 and all(alive(pid) for pid in pids)
     assert set(pids) <= descendants()
     verifier.close()
-    assert multiprocessing.active_children() == []
     assert not any(alive(pid) for pid in pids)
-    assert descendants() - baseline == set()  # fork server and resource tracker included
+    assert descendants() - baseline == set()
     with pytest.raises(GymError, match="used after close"):
         verifier.verify({"expected_answer": "2"}, r"\boxed{3}")
     verifier.close()
@@ -193,9 +190,19 @@ def test_workers_end_with_their_parent(ending):
     assert "Traceback" not in result.stderr, result.stderr
 
 
-def test_spawn_start_method_works_too(baseline, monkeypatch):
-    monkeypatch.setattr(math_family, "_preferred_method", lambda: "spawn")
-    with make_verifier("math", {"workers": 1}) as verifier:
-        assert verifier.verify({"expected_answer": r"\frac{1}{3}"}, r"\boxed{2/6}").extracted_answer == "1/3"
-        (pid,) = verifier.worker_pids()
-    assert wait_dead([pid], 3)
+PLAIN_SCRIPT = r"""
+import multiprocessing
+multiprocessing.set_start_method("spawn", force=True)  # whatever the caller's multiprocessing setup
+from gym.verifiers import make_verifier
+verifier = make_verifier("math", {"workers": 1})
+print(verifier.verify({"expected_answer": r"\frac{1}{3}"}, r"\boxed{2/6}").extracted_answer)
+"""
+
+
+def test_works_from_a_plain_script_without_main_guard(tmp_path):
+    """Workers never re-run the caller's main script (multiprocessing's spawn and fork server would)."""
+    script = tmp_path / "score.py"
+    script.write_text(PLAIN_SCRIPT)
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert result.returncode == 0 and result.stdout.strip() == "1/3", result.stderr
+    assert result.stderr == ""

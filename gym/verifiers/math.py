@@ -1,12 +1,15 @@
 """math: symbolic answer checking with math-verify, in long-lived worker processes with a hard time limit.
 
 The gold answer (outer $...$ or \\(...\\) removed) is wrapped as \\boxed{gold} and parsed as LaTeX. The
-prediction is the last \\boxed{} of the answer when there is one, else the whole answer text, parsed with
-LaTeX and plain-expression extraction (so "#### 72", "the answer is 72." and "Answer: 1,234" work).
+prediction is the last \\boxed{} of the answer when there is one, else the text after the last "####" line,
+else the whole answer, parsed with LaTeX and plain-expression extraction ("the answer is 72.", "Answer: 1,234").
 
-math-verify can hang on pathological input, so checks run in a pool of worker processes started once
-(fork server with math-verify preloaded where available, spawn elsewhere; never fork from this threaded
-process). A check that overruns `timeout` gets its worker killed and replaced and scores 0 with
+math-verify can hang on pathological input, so checks run in a pool of worker processes started once per
+verifier. Each worker is a fresh interpreter (`python -m gym.verifiers.math_worker`, fork+exec: safe from
+this threaded process) that imports math-verify once and then serves checks over a socket. Unlike
+multiprocessing's spawn/fork server, this never re-runs the caller's main script or start method in the
+child, so it works the same under `python -m gym`, the console script, joblib/loky launchers and plain
+scripts. A check that overruns `timeout` gets its worker killed and replaced and scores 0 with
 details.error = "timeout". Boxed answers that equal the gold text are scored without a worker.
 """
 
@@ -14,31 +17,27 @@ from __future__ import annotations
 
 import atexit
 import importlib.util
-import multiprocessing
-import multiprocessing.util  # registers its exit hook now, so ours (registered later) runs before it
 import os
 import re
+import socket
+import subprocess
+import sys
 import threading
 import weakref
+from multiprocessing.connection import Connection
 from typing import Any
 
+import gym
 from gym.errors import GymError
 from gym.verifiers.base import Verdict, Verifier, expected_answer, last_boxed, squash_spaces, unbox
 
 WORKER_MODULE = "gym.verifiers.math_worker"
 STARTUP_SECONDS = 60.0  # a fresh worker must finish importing and warming up within this
-STOP_SECONDS = 1.0
+STOP_SECONDS = 2.0
 _INTEGER = re.compile(r"-?\d{1,200}")
 _DELIMITERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
 _GOLD_PRINTS_MAX = 100_000
 _HASHES = re.compile(r"^[ \t]*####[ \t]*(\S.*?)[ \t]*$", re.MULTILINE)  # GSM8K's final-answer line
-
-
-def _worker_main(conn: Any) -> None:
-    """Child process entry point (kept here so the parent never imports math-verify itself)."""
-    from gym.verifiers.math_worker import serve
-
-    serve(conn)
 
 
 class _WorkerGone(Exception):
@@ -46,96 +45,66 @@ class _WorkerGone(Exception):
 
 
 class _Worker:
-    __slots__ = ("process", "conn", "ready")
+    __slots__ = ("proc", "conn", "ready")
 
-    def __init__(self, process: Any, conn: Any) -> None:
-        self.process, self.conn, self.ready = process, conn, False
+    def __init__(self, proc: subprocess.Popen, conn: Connection) -> None:
+        self.proc, self.conn, self.ready = proc, conn, False
 
 
-# Pools alive in this process. multiprocessing's fork server and resource tracker are process-wide
-# helpers; when gym started them, they are stopped with the last pool so close() leaves no children.
-_registry_lock = threading.Lock()
+def _worker_env() -> dict[str, str]:
+    """The parent's environment, with gym's own location first so the child imports this very copy."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(gym.__file__)))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def _launch() -> _Worker:
+    parent_end, child_end = socket.socketpair()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", WORKER_MODULE, str(child_end.fileno()), str(os.getpid())],
+            pass_fds=(child_end.fileno(),), stdin=subprocess.DEVNULL, env=_worker_env(),
+            start_new_session=True)  # Ctrl-C is for gym; the worker leaves when gym does
+    except BaseException:
+        parent_end.close()
+        raise
+    finally:
+        child_end.close()
+    return _Worker(proc, Connection(parent_end.detach()))
+
+
+# Pools alive in this process, closed by the exit hook if their owner did not.
 _live_pools: "weakref.WeakSet[WorkerPool]" = weakref.WeakSet()
-_helpers: dict[str, Any] = {"forkserver": False, "tracker": False, "previous_preload": None}
-
-
-def _preferred_method() -> str:
-    """The fork server when the platform has one (forks of a single-threaded, preloaded server), else spawn."""
-    return "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-
-
-def _start_context() -> Any:
-    method = _preferred_method()
-    ctx = multiprocessing.get_context(method)
-    from multiprocessing import forkserver, resource_tracker
-
-    tracker = getattr(resource_tracker, "_resource_tracker", None)
-    if tracker is not None and getattr(tracker, "_fd", 0) is None:
-        _helpers["tracker"] = True
-    server = getattr(forkserver, "_forkserver", None)
-    if method == "forkserver" and server is not None and getattr(server, "_forkserver_pid", 0) is None \
-            and not _helpers["forkserver"]:
-        # Not running yet: start it with the worker module imported, so each fork is ready at once.
-        _helpers.update(forkserver=True, previous_preload=list(getattr(server, "_preload_modules", [])))
-        ctx.set_forkserver_preload([WORKER_MODULE])
-    return ctx
-
-
-def _stop_helpers_if_owned() -> None:
-    if len(_live_pools):
-        return
-    from multiprocessing import forkserver, resource_tracker
-
-    for key, helper in (("forkserver", getattr(forkserver, "_forkserver", None)),
-                        ("tracker", getattr(resource_tracker, "_resource_tracker", None))):
-        if not _helpers[key] or getattr(helper, "_stop", None) is None:
-            continue
-        try:
-            helper._stop()
-        except OSError:  # it already went away
-            pass
-        _helpers[key] = False
-    if _helpers["previous_preload"] is not None:
-        forkserver.set_forkserver_preload(_helpers["previous_preload"])
-        _helpers["previous_preload"] = None
 
 
 class WorkerPool:
-    """`size` worker processes; a thread checks one out per request, so calls never share a pipe."""
+    """`size` worker processes; a thread checks one out per request, so calls never share a socket."""
 
     def __init__(self, size: int, timeout: float) -> None:
         self.size, self.timeout = size, timeout
         self._cond = threading.Condition()
-        self._spawn_lock = threading.Lock()
         self._idle: list[_Worker] = []
         self._all: set[_Worker] = set()
-        self._ctx: Any = None
         self._started = self._closed = False
         self._pid = os.getpid()
 
     def pids(self) -> list[int]:
-        return sorted(w.process.pid for w in list(self._all) if w.process.pid)
+        return sorted(w.proc.pid for w in list(self._all))
 
     def _start(self) -> None:
         with self._cond:
-            if self._started:
+            if self._started or self._closed:
                 return
-            with _registry_lock:
-                self._ctx = _start_context()
-                _live_pools.add(self)
-            for _ in range(self.size):
+            for _ in range(self.size):  # they import in parallel; each is awaited on first use
                 self._idle.append(self._spawn())
             self._started = True
+            _live_pools.add(self)
 
     def _spawn(self) -> _Worker:
-        with self._spawn_lock:
-            parent_end, child_end = self._ctx.Pipe()
-            process = self._ctx.Process(target=_worker_main, args=(child_end,), name="gym-math-verify", daemon=True)
-            process.start()
-            child_end.close()
-            worker = _Worker(process, parent_end)
-            self._all.add(worker)
-            return worker
+        worker = _launch()
+        self._all.add(worker)
+        return worker
 
     def _checkout(self) -> _Worker:
         if os.getpid() != self._pid:
@@ -190,11 +159,11 @@ class WorkerPool:
                 try:
                     self._await_ready(worker)
                 except (EOFError, OSError, _WorkerGone) as exc:
-                    worker.process.join(STOP_SECONDS)
-                    reason = str(exc) or f"exit code {worker.process.exitcode}"
+                    code = worker.proc.poll()
                     self._replace(worker)
+                    reason = str(exc) or f"exit code {code}"
                     raise GymError(f"math verification worker failed to start ({reason}); see its error above") from None
-            if worker.process.is_alive():
+            if worker.proc.poll() is None:
                 return worker
             self._replace(worker)
 
@@ -204,20 +173,23 @@ class WorkerPool:
         with self._cond:
             if self._closed:
                 return
-        fresh = self._spawn()
+            fresh = self._spawn()
         self._checkin(fresh)
 
     def _stop_worker(self, worker: _Worker, graceful: bool) -> None:
-        process = worker.process
-        if graceful:
+        proc = worker.proc
+        if graceful:  # an idle worker leaves as soon as it reads None
             try:
                 worker.conn.send(None)
-            except (OSError, ValueError):
+                proc.wait(STOP_SECONDS)
+            except (OSError, ValueError, subprocess.TimeoutExpired):
                 pass
-            process.join(STOP_SECONDS)
-        if process.is_alive():
-            process.kill()
-            process.join(STOP_SECONDS)
+        if proc.poll() is None:
+            proc.kill()
+            try:
+                proc.wait(STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                pass
         worker.conn.close()
         self._all.discard(worker)
 
@@ -229,24 +201,25 @@ class WorkerPool:
             idle, self._idle = self._idle, []
             busy = [w for w in list(self._all) if w not in idle]
             self._cond.notify_all()
+        _live_pools.discard(self)
         if os.getpid() != self._pid:
             return
-        for worker in idle:  # ask politely first: they exit as soon as they read None
+        for worker in idle:  # ask them all first, so they exit in parallel
             try:
                 worker.conn.send(None)
             except (OSError, ValueError):
                 pass
         for worker in idle:
             self._stop_worker(worker, graceful=True)
-        for worker in busy:  # their threads see the pipe close and clean up
-            worker.process.kill()
-            worker.process.join(STOP_SECONDS)
-        with _registry_lock:
-            _live_pools.discard(self)
-            _stop_helpers_if_owned()
+        for worker in busy:  # their threads see the socket close, reap them and do not replace them
+            worker.proc.kill()
+            try:
+                worker.proc.wait(STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                pass
 
 
-@atexit.register  # before multiprocessing's own hook, which would wait on workers we may still replace
+@atexit.register
 def _close_all_pools() -> None:
     for pool in list(_live_pools):
         pool.close()
@@ -274,7 +247,9 @@ class MathVerifier(Verifier):
             raise GymError("the math verifier needs math-verify: pip install 'math-verify[antlr4_9_3]'")
         self.timeout = self.number_option("timeout", 0.01)
         workers = self.options["workers"]
-        self.workers = (os.cpu_count() or 1) if workers is None else int(self.number_option("workers", 1, integer=True))
+        self.workers = os.cpu_count() or 1
+        if workers is not None:
+            self.workers = int(self.number_option("workers", 1, integer=True))
         self._sleep = self.number_option("_test_sleep", 0.0)
         self._inner_timeout = max(1, int(self.timeout * 0.8))  # math-verify's own soft limits, in whole seconds
         self._pool = WorkerPool(self.workers, self.timeout)

@@ -1,19 +1,19 @@
-"""The inside of a math verification worker process.
+"""The inside of a math verification worker process: `python -m gym.verifiers.math_worker FD PARENT_PID`.
 
-Imported once per worker (or once in the fork server, whose forks inherit it), so math-verify, SymPy and
-the LaTeX parser load a single time. `serve` answers requests from a pipe until the pipe closes; the
-parent enforces the hard time limit by killing the process, so nothing here needs to be interruptible.
+math-verify, SymPy and the LaTeX parser load once, at start; `serve` then answers requests arriving on the
+socket FD until it closes. The parent enforces the hard time limit by killing the process, so nothing here
+needs to be interruptible.
 """
 
 from __future__ import annotations
 
 import logging
-import multiprocessing
-import multiprocessing.connection
 import os
 import signal
+import sys
 import threading
 import time
+from multiprocessing.connection import Connection
 from functools import lru_cache
 from typing import Any
 
@@ -121,14 +121,12 @@ def check(gold_latex: str, pred_text: str, want_gold: bool, inner_timeout: int) 
             "gold": gold_text, "error": None}
 
 
-def _exit_with_parent() -> None:
+def _exit_with_parent(parent_pid: int) -> None:
     """Leave when the parent process is gone, even in the middle of a long computation."""
-    parent = multiprocessing.parent_process()
-    if parent is None:
-        return
 
     def watch() -> None:
-        multiprocessing.connection.wait([parent.sentinel])
+        while os.getppid() == parent_pid:
+            time.sleep(0.2)
         os._exit(0)
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
@@ -146,13 +144,13 @@ def _limit_memory() -> None:
         pass
 
 
-def serve(conn: Any) -> None:
+def serve(conn: Any, parent_pid: int) -> None:
     """Request loop: (gold_latex, pred_text, want_gold, inner_timeout, sleep_s) -> result dict."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    _exit_with_parent(parent_pid)
     _limit_memory()
     for name in ("math_verify", "latex2sympy2_extended"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
-    _exit_with_parent()
     check("\\boxed{\\frac{1}{2}}", "\\boxed{0.5}", True, 1)  # load the LaTeX parser before the clock runs
     conn.send(("ready", os.getpid()))
     while True:
@@ -174,3 +172,11 @@ def serve(conn: Any) -> None:
             conn.send(result)
         except (EOFError, OSError):
             return
+
+
+def main(argv: list[str]) -> None:
+    serve(Connection(int(argv[1])), int(argv[2]))
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,134 @@
+"""Verifier throughput: 10,000 synthetic answers per family, verified from a pool of 64 threads.
+
+Prints verifications per second, CPU-seconds per verification (this process plus its children, from
+resource.getrusage, start-up included), the math pool's start-up time, and whether any worker process
+is left after close().
+
+    .venv/bin/python perf/verify_throughput.py [--n 10000] [--threads 64] [--workers N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+
+def math_cases(n: int, rng: random.Random) -> list[tuple[dict, str, float]]:
+    cases = []
+    filler = "First I add the parts: {a} + {b} = {c}. Then I check the units and multiply by {k}.\n"
+    for i in range(n):
+        a, b, k = rng.randint(2, 999), rng.randint(2, 999), rng.randint(2, 9)
+        gold = (a + b) * k
+        steps = filler.format(a=a, b=b, c=a + b, k=k) * rng.randint(1, 4)
+        kind = i % 6
+        if kind == 0:
+            cases.append(({"expected_answer": str(gold)}, steps + rf"So the total is $\boxed{{{gold}}}$.", 1.0))
+        elif kind == 1:
+            cases.append(({"expected_answer": str(gold)}, steps + f"#### {gold:,}", 1.0))
+        elif kind == 2:
+            cases.append(({"expected_answer": str(gold)}, steps + rf"\boxed{{{gold + rng.randint(1, 50)}}}", 0.0))
+        elif kind == 3:
+            cases.append(({"expected_answer": rf"\frac{{{a}}}{{{3 * b}}}"},
+                          steps + rf"\boxed{{\frac{{{2 * a}}}{{{6 * b}}}}}", 1.0))
+        elif kind == 4:
+            cases.append(({"expected_answer": str(gold)}, steps + f"Therefore the answer is {gold + k}.", 0.0))
+        else:
+            cases.append(({"expected_answer": str(gold)}, steps + f"The answer is {gold}.", 1.0))
+    return cases
+
+
+def mcq_cases(n: int, rng: random.Random) -> list[tuple[dict, str, float]]:
+    cases = []
+    letters = "ABCD"
+    for i in range(n):
+        gold = rng.choice(letters)
+        other = rng.choice([x for x in letters if x != gold])
+        options = {x: f"option text {x} {rng.randint(1, 10**6)}" for x in letters}
+        body = "Let me weigh each option against the facts given in the question.\n" * rng.randint(1, 8)
+        kind = i % 5
+        if kind == 0:
+            cases.append(({"expected_answer": gold, "options": options}, body + f"Answer: {gold}", 1.0))
+        elif kind == 1:
+            cases.append(({"expected_answer": gold, "options": options}, body + f"**Answer:** ({other})", 0.0))
+        elif kind == 2:
+            cases.append(({"expected_answer": gold, "options": options}, body + f"**Answer: {gold}) {options[gold]}**", 1.0))
+        elif kind == 3:
+            cases.append(({"expected_answer": gold, "options": options}, body + f"Answer: {gold} or {other}", 0.0))
+        else:
+            cases.append(({"expected_answer": gold, "options": options}, body + f"Answer: {other}", 0.0))
+    return cases
+
+
+def cpu_seconds() -> float:
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def descendants() -> set[int]:
+    todo, seen = [os.getpid()], set()
+    while todo:
+        parent = todo.pop()
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as handle:
+                    state, ppid = handle.read().rsplit(")", 1)[1].split()[:2]
+            except OSError:
+                continue
+            if int(ppid) == parent and state != "Z" and int(entry) not in seen:
+                seen.add(int(entry))
+                todo.append(int(entry))
+    return seen
+
+
+def run_family(family: str, options: dict, cases: list, threads: int, probe: tuple[dict, str]) -> None:
+    """`probe` is verified first, alone: its latency is the start-up cost a caller sees."""
+    from gym.verifiers import make_verifier
+
+    before_children = descendants()
+    cpu0, wall0 = cpu_seconds(), time.perf_counter()
+    verifier = make_verifier(family, options)
+    first = verifier.verify(*probe)
+    startup = time.perf_counter() - wall0
+    workers = verifier.worker_pids() if hasattr(verifier, "worker_pids") else []
+
+    run0 = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        verdicts = list(pool.map(lambda case: verifier.verify(case[0], case[1]), cases))
+    run_wall = time.perf_counter() - run0
+    verifier.close()
+    cpu = cpu_seconds() - cpu0
+
+    wrong = sum(v.reward != case[2] for v, case in zip(verdicts, cases))
+    errors = sum("error" in v.details for v in verdicts)
+    shortcuts = sum(bool(v.details.get("shortcut")) for v in verdicts)
+    left = descendants() - before_children
+    print(f"{family}: {len(cases)} verifications, {threads} threads" + (f", {len(workers)} workers" if workers else ""))
+    print(f"  first verification after {startup * 1000:.0f} ms (start-up included); reward {first.reward}")
+    print(f"  {len(cases) / run_wall:,.0f} verifications/s ({run_wall:.2f} s wall)")
+    print(f"  {cpu / len(cases) * 1000:.3f} ms CPU per verification (parent + children, start-up included)")
+    print(f"  rewards differing from the synthetic label: {wrong}; errors: {errors}; shortcut (no worker): {shortcuts}")
+    print(f"  processes left after close(): {len(left)}" + (f" {sorted(left)}" if left else ""))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=10_000)
+    parser.add_argument("--threads", type=int, default=64)
+    parser.add_argument("--workers", type=int, default=None, help="math workers (default: CPU count)")
+    args = parser.parse_args()
+    rng = random.Random(1234)
+    print(f"{os.cpu_count()} CPUs")
+    run_family("mcq", {"mode": "answer_colon"}, mcq_cases(args.n, rng), args.threads,
+               ({"expected_answer": "B"}, "Answer: B"))
+    run_family("math", {"workers": args.workers} if args.workers else {}, math_cases(args.n, rng), args.threads,
+               ({"expected_answer": "1/2"}, r"\boxed{0.5}"))  # needs a worker: start-up is in its latency
+
+
+if __name__ == "__main__":
+    main()
