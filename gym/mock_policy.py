@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from gym.errors import GymError
+from gym.mock_judge import judge_verdict
 
 ANCHOR_WORDS = 8  # words per index key; long enough to be rare, short enough for short questions
 _CANDIDATES_PER_ROW = 8  # windows considered when picking a row's rarest anchor
@@ -75,7 +76,7 @@ class Reply:
     content: str | None
     reasoning: str | None  # separate reasoning text (reasoning_content mode) or None
     finish_reason: str  # "stop" | "length"
-    outcome: str  # "correct" | "wrong" | "unknown"
+    outcome: str  # "correct" | "wrong" | "unknown" | "judge" (a verdict to a judge prompt)
     completion_tokens: int
 
 
@@ -212,6 +213,9 @@ class AnswerPolicy:
         return before
 
     def answer(self, prompt: str, request_seed: object | None, n: int, max_tokens: int | None) -> list[Reply]:
+        verdict = judge_verdict(prompt)  # the server also plays the LLM judge (gym.mock_judge)
+        if verdict is not None:
+            return [_limit(verdict, None, "judge", max_tokens) for _ in range(n)]
         number = self.index.find(prompt)
         first = 0 if request_seed is not None else self._claim(prompt, n)
         replies = []

@@ -87,7 +87,7 @@ class MockServer:
         self._lock = threading.Lock()
         self._counter = 0
         self._stats: dict[str, Any] = {"requests": 0, "endpoints": {}, "faults": {},
-                                       "answers": {"correct": 0, "wrong": 0, "unknown": 0}}
+                                       "answers": {"correct": 0, "wrong": 0, "unknown": 0, "judge": 0}}
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._connections: set[socket.socket] = set()

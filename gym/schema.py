@@ -87,10 +87,23 @@ class ModelConfig:
     mock: MockServerConfig = field(default_factory=MockServerConfig)
 
 
+@dataclass
+class JudgeConfig:
+    kind: str = "none"  # none | mock | openai_compatible
+    base_url: Optional[str] = None
+    name: Optional[str] = None  # judge model id; discovered from /v1/models when null
+    api: str = "chat"  # chat | responses | completions
+    api_key_env: Optional[str] = None  # NAME of the env var holding the key (never the key itself)
+    timeout: float = 300.0  # seconds per judge request
+    max_retries: int = 5  # attempts after the first
+    sampling: SamplingConfig = field(default_factory=lambda: SamplingConfig(temperature=0.0, max_tokens=2048))
+
+
 def register() -> None:
     store = ConfigStore.instance()
     store.store(group="schema", name="benchmark", node=BenchmarkConfig)
     store.store(group="schema", name="model", node=ModelConfig)
+    store.store(group="schema", name="judge", node=JudgeConfig)
 
 
 register()

@@ -26,6 +26,7 @@ from gym.config import run_dir, to_plain
 from gym.errors import GymError
 from gym.io import JsonlAppender, iter_jsonl, sha256_file, write_json_atomic
 from gym.prompts import build_messages
+from gym.verifiers.judge import JudgeUnavailable, connect_judge, require_judge
 
 log = logging.getLogger("gym.collect")
 FINAL = ("ok", "model_error")  # statuses a resume does not redo
@@ -104,6 +105,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     from gym.verifiers import make_verifier
 
     bench = cfg.get("benchmark")
+    require_judge(cfg)  # a judge-graded benchmark without a judge fails before anything starts
     data_path, rows = load_tasks(cfg)
     repeats = int(cfg.get("num_repeats") or bench.dataset.num_repeats)
     if repeats < 1:
@@ -128,6 +130,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         fingerprint = client.fingerprint()  # fails fast, before anything is written
         verifier = make_verifier(bench.verifier.family, to_plain(bench.verifier.options))
         stack.callback(verifier.close)
+        connect_judge(cfg, stack, verifier, base_url, data_path, concurrency)
 
         data_sha = sha256_file(data_path)
         done = read_done(out_path) if resuming else {}
@@ -197,21 +200,24 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 def make_rollout(benchmark: str, model: str, row: dict, messages: list[dict], task_index: int, rollout_index: int,
                  key: str, completion: Completion, verifier: Any) -> dict[str, Any]:
     reward, answer, details = None, None, {}
+    status, error = completion.status, completion.error
     if completion.status == "ok":
         try:
             verdict = verifier.verify(row, completion.text or "")
             reward, answer, details = float(verdict.reward), verdict.extracted_answer, verdict.details
         except GymError:
             raise
+        except JudgeUnavailable as exc:  # the judge failed, not the model: unscored, redone on resume
+            status, error, details = "infra_error", f"judge: {exc}", exc.details
         except Exception as exc:  # a verifier bug on one answer scores that answer 0, loudly
             reward, details = 0.0, {"error": f"verifier failed: {exc.__class__.__name__}: {exc}"}
     elif completion.status == "model_error":
         reward = 0.0
     return {
         "benchmark": benchmark, "model": model, "task_index": task_index, "rollout_index": rollout_index, "key": key,
-        "status": completion.status, "reward": reward, "extracted_answer": answer,
+        "status": status, "reward": reward, "extracted_answer": answer,
         "expected_answer": row.get("expected_answer"), "prompt": messages, "response": completion.text,
-        "reasoning": completion.reasoning, "verifier": details, "error": completion.error,
+        "reasoning": completion.reasoning, "verifier": details, "error": error,
         "attempts": completion.attempts, "latency_s": completion.latency_s, "finish_reason": completion.finish_reason,
         "usage": completion.usage, "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }

@@ -23,6 +23,7 @@ FAMILIES: dict[str, str] = {
     "mcq": "gym.verifiers.mcq:MCQVerifier",
     "exact": "gym.verifiers.exact:ExactVerifier",
     "ifeval": "gym.verifiers.ifeval:IFEvalVerifier", "ifbench": "gym.verifiers.ifeval:IFBenchVerifier",
+    "judge": "gym.verifiers.judge:JudgeVerifier",
     "qa": "gym.verifiers.qa:QAVerifier",
 }
 

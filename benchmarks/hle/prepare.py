@@ -1,0 +1,74 @@
+"""Humanity's Last Exam (cais/hle, gated): the text-only questions of the test split.
+
+Upstream is one parquet file with the columns id, question, image (a base64 data URI, "" for
+text-only questions), image_preview, answer, answer_type (exactMatch | multipleChoice), author_name,
+rationale, rationale_image, raw_subject, category, canary. Multiple-choice options are part of the
+question text. Questions with an image are dropped (gym sends text prompts only). Only the needed
+columns are read, so the images are never decoded. The dataset is gated: accept its terms on the
+Hugging Face page and set HF_TOKEN. Prepared rows:
+
+    {"question": ..., "expected_answer": ..., "answer_type": "exactMatch", "uuid": <id>,
+     "metadata": {"raw_subject": ..., "category": ..., "source_index": 0}}
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gym.errors import GymError
+
+if TYPE_CHECKING:
+    from gym.download import PrepareContext
+
+URL = "https://huggingface.co/datasets/cais/hle/resolve/main/data/test-00000-of-00001.parquet"
+TOKEN_ENV = "HF_TOKEN"
+COLUMNS = ("id", "question", "image", "answer", "answer_type", "raw_subject", "category")
+log = logging.getLogger("gym.prepare.hle")
+
+
+def read_columns(path: Path) -> list[dict[str, Any]]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        names = set(pq.read_schema(path).names)
+        missing = [column for column in ("question", "image", "answer") if column not in names]
+        if missing:
+            raise GymError(f"{path}: not the HLE layout (no column {', '.join(missing)})")
+        return pq.read_table(path, columns=[c for c in COLUMNS if c in names]).to_pylist()
+    except (pa.ArrowException, OSError) as exc:
+        raise GymError(f"{path}: corrupt or truncated parquet file ({exc})") from None
+
+
+def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
+    question, answer = item.get("question"), item.get("answer")
+    if not isinstance(question, str) or not question.strip():
+        return None, "missing 'question'"
+    if not isinstance(answer, str) or not answer.strip():
+        return None, "missing 'answer'"
+    return {
+        "question": question,
+        "expected_answer": answer.strip(),
+        "answer_type": item.get("answer_type"),
+        "uuid": item.get("id"),
+        "metadata": {"raw_subject": item.get("raw_subject"), "category": item.get("category"),
+                     "source_index": index},
+    }, None
+
+
+def prepare(ctx: PrepareContext) -> Path:
+    raw = ctx.fetch(URL, token_env=TOKEN_ENV)
+    rows, with_image = [], 0
+    for index, item in enumerate(read_columns(raw)):
+        if item.get("image"):
+            with_image += 1
+            continue
+        row, problem = convert(item, index)
+        if problem:
+            ctx.bad_row(f"{raw}: row {index}", problem)
+            continue
+        rows.append(row)
+    log.info("%d text-only questions kept, %d image questions dropped", len(rows), with_image)
+    return ctx.write_rows(rows)

@@ -1,0 +1,57 @@
+"""IMO-AnswerBench (google-deepmind/superhuman, imobench/answerbench_v2.csv at a pinned commit).
+
+400 olympiad problems with short answers. CSV columns: "Problem ID", "Problem", "Short Answer",
+"Category", "Subcategory", "Source". The commit is pinned so the problems and answers are the ones
+the reference harness scores against. Prepared rows:
+
+    {"question": <Problem>, "expected_answer": <Short Answer>,
+     "metadata": {"problem_id": "imo-bench-algebra-001", "category": "Algebra", "subcategory": ...,
+                  "source": ..., "source_index": 0}}
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gym.download import PrepareContext
+
+COMMIT = "326a740a6877d5ec098035c534d2fbd931fe83ee"
+URL = f"https://raw.githubusercontent.com/google-deepmind/superhuman/{COMMIT}/imobench/answerbench_v2.csv"
+
+
+def _text(item: dict[str, Any], column: str) -> str:
+    value = item.get(column)
+    return value.strip() if isinstance(value, str) else ""
+
+
+def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
+    problem, answer = _text(item, "Problem"), _text(item, "Short Answer")
+    if not problem:
+        return None, "missing 'Problem'"
+    if not answer:
+        return None, "missing 'Short Answer'"
+    return {
+        "question": problem,
+        "expected_answer": answer,
+        "metadata": {
+            "problem_id": _text(item, "Problem ID"),
+            "category": _text(item, "Category"),
+            "subcategory": _text(item, "Subcategory"),
+            "source": _text(item, "Source"),
+            "source_index": index,
+        },
+    }, None
+
+
+def prepare(ctx: PrepareContext) -> Path:
+    raw = ctx.fetch(URL)
+    rows = []
+    for index, item in enumerate(ctx.read_csv(raw)):
+        row, problem = convert(item, index)
+        if problem:
+            ctx.bad_row(f"{raw}: record {index + 1}", problem)
+            continue
+        rows.append(row)
+    return ctx.write_rows(rows)

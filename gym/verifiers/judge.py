@@ -1,0 +1,238 @@
+"""judge: an LLM judge grades the answer against the gold one (SimpleQA, HLE, IMO AnswerBench, ...).
+
+Options (the benchmark's verifier.options):
+  prompt          built-in judge prompt (gym/judge_prompts/<name>.txt) or a template file; placeholders
+                  are the row's fields plus {generation} (what is judged) and {expected_answer}
+  parse           how the reply is read: letter_abc | judgement_yes_no | boxed_correct | last_judgement_yes_no
+  system          optional system message template for the judge (built-in name or file)
+  judge_input     what {generation} holds: "response" (the whole answer) or "last_boxed" (the raw
+                  content of its last \\boxed{}, else the whole answer)
+  strip_thinking  drop <think>/<thinking> blocks first; a block opened and never closed leaves no answer
+  math_first      check with math-verify first; only a symbolic miss is sent to the judge
+  math_options    options of that math check (timeout, workers)
+
+The endpoint comes from the `judge` config group (judge=vllm|openai|nvidia|mock); collect attaches it
+with `connect_judge`. When the judge cannot give a verdict (transport errors or 5xx after its retries, a
+refused request, an empty reply, a reply cut before its verdict) `verify` raises JudgeUnavailable, which
+collect records as an infra_error rollout: kept out of every score and redone by a resume, never scored 0.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from gym.client import ModelClient
+from gym.errors import GymError
+from gym.judge_prompts import CORRECT, FORMATS, INCORRECT, NOT_ATTEMPTED, literal_text, load_template
+from gym.prompts import render
+from gym.verifiers.base import Verdict, Verifier, expected_answer, last_boxed
+from gym.verifiers.exact import extract
+
+log = logging.getLogger("gym.judge")
+
+JUDGE_INPUTS = ("response", "last_boxed")
+JUDGE_KINDS = ("none", "mock", "openai_compatible")
+_THINK_BLOCK = re.compile(r"<(think|thinking)>.*?</\1>", re.DOTALL)
+_GENERATION_FIELD = re.compile(r"(?<!\{)\{generation\}(?!\})")
+
+
+class JudgeUnavailable(Exception):
+    """The judge gave no verdict; the rollout is an infrastructure failure, not a wrong answer."""
+
+    def __init__(self, message: str, details: dict | None = None):
+        super().__init__(message)
+        self.details = details or {}
+
+
+def strip_thinking(text: str) -> str:
+    """The answer without <think>/<thinking> blocks; "" when a block was opened and never closed."""
+    text = _THINK_BLOCK.sub("", text)
+    for tag in ("think", "thinking"):
+        if f"</{tag}>" in text:  # the opening tag was dropped upstream: everything before the close is thought
+            text = text.rpartition(f"</{tag}>")[2]
+        if f"<{tag}>" in text:  # cut mid-thought: there is no final answer
+            return ""
+    return text.strip()
+
+
+class JudgeVerifier(Verifier):
+    family = "judge"
+    needs_judge = True  # collect attaches a judge endpoint to verifiers that say so
+    OPTIONS = {"prompt": None, "parse": None, "system": None, "judge_input": "response", "strip_thinking": False,
+               "math_first": False, "math_options": {}}
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        if self.options["parse"] is None:
+            raise GymError(f"verifier 'judge': set option parse to one of {', '.join(FORMATS)}")
+        self.format = FORMATS[self.choice_option("parse", FORMATS)]
+        self.template, self.template_source = load_template(self.options["prompt"])
+        self.system_template = load_template(self.options["system"])[0] if self.options["system"] else None
+        shown = literal_text(self.template + "\n" + (self.system_template or ""))
+        if self.format.marker not in shown:
+            raise GymError(f"verifier 'judge': judge prompt {self.template_source} never mentions "
+                           f"'{self.format.marker}', which parse={self.format.name} relies on")
+        if not _GENERATION_FIELD.search(self.template + (self.system_template or "")):
+            raise GymError(f"verifier 'judge': judge prompt {self.template_source} has no {{generation}} "
+                           "placeholder, so the judge would never see the answer")
+        self.judge_input = self.choice_option("judge_input", JUDGE_INPUTS)
+        self.strip = self._flag("strip_thinking")
+        self._math = None
+        if self._flag("math_first"):
+            math_options = self.options["math_options"] or {}
+            if not isinstance(math_options, dict):
+                raise GymError("verifier 'judge': option math_options must be a mapping")
+            from gym.verifiers.math import MathVerifier
+
+            self._math = MathVerifier(**math_options)
+        self._client: ModelClient | None = None
+        self._seed: int | None = None
+
+    def _flag(self, name: str) -> bool:
+        value = self.options[name]
+        if not isinstance(value, bool):
+            raise GymError(f"verifier 'judge': option {name}={value!r} must be true or false")
+        return value
+
+    def attach_judge(self, client: ModelClient, seed: int | None = None) -> None:
+        self._client, self._seed = client, seed
+
+    def messages(self, row: dict, gold: str, generation: str) -> list[dict[str, str]]:
+        values = {**row, "expected_answer": gold, "generation": generation}
+        where = "the task row (for the judge prompt)"
+        messages = []
+        if self.system_template:
+            messages.append({"role": "system", "content": render(self.system_template, values, where)})
+        messages.append({"role": "user", "content": render(self.template, values, where)})
+        return messages
+
+    def verify(self, row: dict, response: str) -> Verdict:
+        gold = expected_answer(row)
+        text = strip_thinking(response or "") if self.strip else (response or "").strip()
+        details: dict[str, Any] = {"parse": self.format.name}
+        symbolic = None
+        if self._math is not None:
+            symbolic = self._math.verify(row, text)
+            details["math"] = symbolic.details
+            if symbolic.reward >= 0.5:  # math-verify settles it: no judge call
+                details.update(verdict=CORRECT, judged=False)
+                return Verdict(1.0, symbolic.extracted_answer, details)
+        if not text:
+            silent = NOT_ATTEMPTED if self.format.name == "letter_abc" else INCORRECT
+            details.update(verdict=silent, judged=False, judge_skipped="empty response")
+            return Verdict(0.0, None, details)
+        generation = text
+        if self.judge_input == "last_boxed":
+            boxed = last_boxed(text)
+            generation = boxed if boxed is not None else text
+        reading, judge_details = self._ask(self.messages(row, gold, generation))
+        details.update(judge_details)
+        details.update(verdict=reading.verdict, grade=reading.grade, verdict_found=reading.found, judged=True)
+        answer = extract(text)[0]
+        if symbolic is not None and symbolic.extracted_answer:
+            answer = symbolic.extracted_answer
+        # "Not attempted" means no answer: it counts under no_answer and never wins a majority vote.
+        extracted = None if reading.verdict == NOT_ATTEMPTED else answer
+        return Verdict(1.0 if reading.verdict == CORRECT else 0.0, extracted, details)
+
+    def _ask(self, messages: list[dict[str, str]]):
+        if self._client is None:
+            raise GymError("verifier 'judge' has no judge endpoint; choose one with judge=vllm|openai|nvidia|mock")
+        completion = self._client.complete(messages, seed=self._seed)
+        details: dict[str, Any] = {
+            "judge_model": self._client.model, "judge_output": completion.text,
+            "judge_finish_reason": completion.finish_reason, "judge_attempts": completion.attempts,
+            "judge_latency_s": completion.latency_s, "judge_usage": completion.usage,
+        }
+        if completion.reasoning:
+            details["judge_reasoning"] = completion.reasoning
+        if completion.status != "ok":
+            what = "refused the request" if completion.status == "model_error" else "call failed"
+            raise JudgeUnavailable(f"judge {what}: {completion.error}", details)
+        text = completion.text or ""
+        cut = completion.finish_reason == "length"
+        if not text.strip():
+            hint = " (cut at max_tokens; raise judge.sampling.max_tokens)" if cut else ""
+            raise JudgeUnavailable(f"judge returned an empty reply{hint}", details)
+        reading = self.format.read(text)
+        if not reading.found and cut:
+            raise JudgeUnavailable("judge reply was cut at max_tokens before its verdict; raise "
+                                   "judge.sampling.max_tokens", details)
+        return reading, details
+
+    def close(self) -> None:
+        if self._math is not None:
+            self._math.close()
+
+
+# -- wiring for collect ------------------------------------------------------------------------------
+def judge_kind(cfg: Any) -> str:
+    judge = cfg.get("judge")
+    return str(judge.get("kind") or "none") if judge is not None else "none"
+
+
+def require_judge(cfg: Any) -> None:
+    """A benchmark graded by a judge needs one chosen explicitly (never the model under test by default)."""
+    bench = cfg.get("benchmark")
+    if bench is None:
+        return
+    judged = bool(bench.get("needs_judge")) or bench.verifier.get("family") == "judge"
+    if judged and judge_kind(cfg) == "none":
+        raise GymError(f"{bench.name} is graded by an LLM judge (needs_judge: true) but judge=none; choose one: "
+                       "judge=vllm judge.base_url=http://host:port/v1, judge=openai or judge=nvidia "
+                       "(judge=mock together with model=mock for a dry run)")
+
+
+def _judge_api_key(judge: Any) -> str | None:
+    env_name = judge.get("api_key_env")
+    if not env_name:
+        return None
+    key = os.environ.get(env_name)
+    if not key:
+        raise GymError(f"judge.api_key_env={env_name}, but the environment variable {env_name} is not set")
+    return key
+
+
+def connect_judge(cfg: Any, stack: ExitStack, verifier: Any, policy_base_url: str, data_path: Path,
+                  pool_size: int) -> None:
+    """Give a judge-graded verifier its judge client (no-op for other verifiers); fails fast when unreachable."""
+    from gym.config import to_plain
+
+    if not getattr(verifier, "needs_judge", False):
+        return
+    require_judge(cfg)
+    judge, kind = cfg.judge, judge_kind(cfg)
+    api_key = None
+    if kind == "mock":
+        if cfg.model.get("kind") == "mock":
+            base_url = policy_base_url  # the policy's reference server recognises judge prompts too
+        else:
+            from gym.mock_server import MockServer
+
+            server = MockServer(rows=[], model_name="gym-mock-judge")
+            base_url = server.start()
+            stack.callback(server.stop)
+            log.warning("judge=mock with a real model: verdicts come from gym's reference server (plumbing check only)")
+    elif kind == "openai_compatible":
+        if not judge.get("base_url"):
+            raise GymError("set judge.base_url=http://host:port/v1 for the judge endpoint")
+        base_url, api_key = str(judge.base_url), _judge_api_key(judge)
+    else:
+        raise GymError(f"judge.kind={kind} is not one of: {', '.join(JUDGE_KINDS)}")
+    sampling = {k: v for k, v in to_plain(judge.sampling).items() if v not in (None, {}, [])}
+    seed = sampling.pop("seed", None)
+    client = ModelClient(base_url, model=judge.get("name"), api=str(judge.get("api") or "chat"), api_key=api_key,
+                         timeout=float(judge.timeout), max_retries=int(judge.max_retries), pool_size=pool_size,
+                         sampling=sampling)
+    stack.callback(client.close)
+    try:
+        client.fingerprint()
+    except GymError as exc:
+        raise GymError(f"judge: {exc}") from None
+    verifier.attach_judge(client, None if seed is None else int(seed))
+    log.info("judge %s at %s", client.model, base_url)
