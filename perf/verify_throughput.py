@@ -55,7 +55,8 @@ def mcq_cases(n: int, rng: random.Random) -> list[tuple[dict, str, float]]:
         elif kind == 1:
             cases.append(({"expected_answer": gold, "options": options}, body + f"**Answer:** ({other})", 0.0))
         elif kind == 2:
-            cases.append(({"expected_answer": gold, "options": options}, body + f"**Answer: {gold}) {options[gold]}**", 1.0))
+            answer = f"**Answer: {gold}) {options[gold]}**"
+            cases.append(({"expected_answer": gold, "options": options}, body + answer, 1.0))
         elif kind == 3:
             cases.append(({"expected_answer": gold, "options": options}, body + f"Answer: {gold} or {other}", 0.0))
         else:

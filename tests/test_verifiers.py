@@ -17,7 +17,8 @@ from gym.verifiers.base import answer_payloads, last_boxed, peel_wrappers
 
 def test_registry_names_families_and_rejects_unknown():
     assert set(FAMILIES) >= {"math", "mcq", "exact"}
-    with pytest.raises(GymError, match=r"unknown verifier family 'mqc' \(did you mean mcq\?\); known families: math, mcq, exact"):
+    with pytest.raises(GymError, match=r"unknown verifier family 'mqc' \(did you mean mcq\?\); "
+                                       r"known families: math, mcq, exact"):
         make_verifier("mqc")
     with pytest.raises(GymError, match=r"unknown verifier family 'nope'; known families: "):
         make_verifier("nope")
@@ -138,8 +139,8 @@ def test_math_shortcut_prints_like_the_worker(math_verifier):
 
 def test_math_equal_answers_vote_together(math_verifier):
     row = {"expected_answer": "99"}
-    answers = {math_verifier.verify(row, text).extracted_answer
-               for text in (r"\boxed{\frac{1}{2}}", r"\boxed{0.5}", r"\boxed{2/4}", "The answer is 50%.", r"\boxed{\tfrac{1}{2}}")}
+    texts = (r"\boxed{\frac{1}{2}}", r"\boxed{0.5}", r"\boxed{2/4}", "The answer is 50%.", r"\boxed{\tfrac{1}{2}}")
+    answers = {math_verifier.verify(row, text).extracted_answer for text in texts}
     assert answers == {"0.5"}
 
 

@@ -76,8 +76,13 @@ def expected_answer(row: dict) -> str:
         value = int(value)
     text = "" if value is None or isinstance(value, (dict, list)) else str(value).strip()
     if not text:
-        raise GymError(f"task row has no usable expected_answer (got {value!r}); re-run task=prepare for this benchmark")
+        raise missing_answer(value)
     return text
+
+
+def missing_answer(value: Any) -> GymError:
+    return GymError(f"task row has no usable expected_answer (got {value!r}); "
+                    f"re-run task=prepare for this benchmark")
 
 
 _BOX_START = re.compile(r"\\(?:boxed|fbox)\s*\{")

@@ -13,9 +13,8 @@ import string
 import unicodedata
 from typing import Any
 
-from gym.errors import GymError
-from gym.verifiers.base import (Verdict, Verifier, answer_payloads, last_boxed, last_nonempty_line, nfkc,
-                                peel_wrappers)
+from gym.verifiers.base import (Verdict, Verifier, answer_payloads, last_boxed, last_nonempty_line, missing_answer,
+                                nfkc, peel_wrappers)
 
 MODES = ("exact", "set")
 _ARTICLES = re.compile(r"\b(?:a|an|the)\b")
@@ -50,7 +49,7 @@ def _golds(row: dict) -> list[str]:
     values = value if isinstance(value, list) else [value]
     golds = [str(v).strip() for v in values if v is not None and not isinstance(v, (dict, list)) and str(v).strip()]
     if not golds:
-        raise GymError(f"task row has no usable expected_answer (got {value!r}); re-run task=prepare for this benchmark")
+        raise missing_answer(value)
     return golds
 
 

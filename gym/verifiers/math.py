@@ -52,10 +52,14 @@ class _Worker:
 
 
 def _worker_env() -> dict[str, str]:
-    """The parent's environment, with gym's own location first so the child imports this very copy."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(gym.__file__)))
+    """The parent's environment; a gym run from a source tree adds that tree so the child imports this copy."""
+    import site
+
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    root = os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(gym.__file__))))
+    installed = {os.path.realpath(p) for p in [*site.getsitepackages(), site.getusersitepackages()]}
+    if root not in installed:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
     return env
 
 
@@ -162,7 +166,8 @@ class WorkerPool:
                     code = worker.proc.poll()
                     self._replace(worker)
                     reason = str(exc) or f"exit code {code}"
-                    raise GymError(f"math verification worker failed to start ({reason}); see its error above") from None
+                    raise GymError(f"math verification worker failed to start ({reason}); "
+                                   f"see its error above") from None
             if worker.proc.poll() is None:
                 return worker
             self._replace(worker)

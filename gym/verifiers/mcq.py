@@ -25,14 +25,16 @@ MODES = ("answer_colon", "boxed", "auto")
 DEFAULT_LETTERS = tuple(string.ascii_uppercase[:10])  # A-J
 
 # Arabic and Bengali option letters used by translated benchmarks, in A-D order.
-_SCRIPT_LETTERS = str.maketrans({"أ": "A", "ب": "B", "ج": "C", "د": "D", "অ": "A", "ব": "B", "ড": "C", "ঢ": "D"})
+_SCRIPT_LETTERS = str.maketrans({"أ": "A", "ب": "B", "ج": "C", "د": "D",
+                                  "অ": "A", "ব": "B", "ড": "C", "ঢ": "D"})
 
 _NOISE = re.compile(r"[*_`$]|\\boxed\s*|\\text\w*\s*|[{}]")
 _SINGLE = re.compile(r"[(\[]?([A-Za-z])[)\]]?[.:,;!]*")
 _LEADING = re.compile(r"[(\[]?([A-Za-z])(?:[)\]]|[.:,;\-–—])")
 _STANDALONE = re.compile(r"(?<![A-Za-z0-9])([A-Z])(?![A-Za-z0-9'’])")
 # lookahead so "A, A or B" also sees the overlapping pair "A or B"
-_LISTING = re.compile(r"(?<![A-Za-z0-9])(?=[(\[]?([A-Z])[)\]]?\s*(?:,|/|&|\bor\b|\band\b)\s*[(\[]?([A-Z])(?![A-Za-z0-9]))")
+_LISTING = re.compile(r"(?<![A-Za-z0-9])(?=[(\[]?([A-Z])[)\]]?\s*(?:,|/|&|\bor\b|\band\b)\s*"
+                      r"[(\[]?([A-Z])(?![A-Za-z0-9]))")
 _BOXED_LETTER = re.compile(r"[(\[]?([A-Za-z])(?:[)\]]|\s*[:.\-)]|\s*$)")
 
 
