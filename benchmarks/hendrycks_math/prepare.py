@@ -1,0 +1,53 @@
+"""MATH (Hendrycks et al.), full 5,000-problem test split, from the copy in QwenLM/Qwen2.5-Math
+(evaluation/data/math/test.jsonl) that the reference harness downloads.
+
+Upstream rows: {"problem", "solution", "answer", "subject", "level" ("Level 3"), "unique_id"}; some
+copies name the problem "question" instead, which is accepted too. Answers are LaTeX and kept verbatim.
+Prepared rows:
+
+    {"question": <problem>, "expected_answer": "\\dfrac{1}{9}", "reference_solution": <solution>,
+     "metadata": {"subject": "Prealgebra", "level": "Level 4", "unique_id": "test/prealgebra/1397.json",
+                  "source_index": 1}}
+
+Any other upstream keys are kept under metadata as well, as the reference keeps them on the row.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gym.download import PrepareContext
+
+URL = "https://raw.githubusercontent.com/QwenLM/Qwen2.5-Math/refs/heads/main/evaluation/data/math/test.jsonl"
+CONSUMED = {"problem", "question", "answer", "solution"}  # keys that become top-level row fields
+
+
+def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
+    problem = item.get("problem") if "problem" in item else item.get("question")
+    if not isinstance(problem, str) or not problem.strip():
+        return None, "missing 'problem'"
+    answer = item.get("answer")
+    gold = "" if answer is None or isinstance(answer, (bool, dict, list)) else str(answer).strip()
+    if not gold:
+        return None, "missing 'answer'"
+    row: dict[str, Any] = {"question": problem, "expected_answer": gold}
+    if isinstance(item.get("solution"), str):
+        row["reference_solution"] = item["solution"]
+    metadata = {key: value for key, value in item.items() if key not in CONSUMED}
+    metadata["source_index"] = index
+    row["metadata"] = metadata
+    return row, None
+
+
+def prepare(ctx: PrepareContext) -> Path:
+    raw = ctx.fetch(URL)
+    rows = []
+    for index, item in enumerate(ctx.read_jsonl(raw)):
+        row, problem = convert(item, index)
+        if problem:
+            ctx.bad_row(f"{raw}: record {index + 1}", problem)
+            continue
+        rows.append(row)
+    return ctx.write_rows(rows)

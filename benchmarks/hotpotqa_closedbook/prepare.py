@@ -1,0 +1,61 @@
+"""HotpotQA, closed book: the 7,405 questions of the distractor validation split (hotpotqa/hotpot_qa),
+asked WITHOUT their paragraphs, so the model answers from what it knows.
+
+Upstream parquet columns: id, question, answer, type ("comparison" | "bridge"), level ("easy" |
+"medium" | "hard"), supporting_facts {title, sent_id}, context {title, sentences}. The context and the
+supporting facts are left out on purpose. Prepared rows:
+
+    {"question": ..., "expected_answer": "Scott Derrickson",
+     "metadata": {"id": "5a8b57f25542995d1e6f1371", "type": "comparison", "level": "hard", "source_index": 0}}
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gym.download import PrepareContext
+
+URL = "https://huggingface.co/datasets/hotpotqa/hotpot_qa/resolve/main/distractor/validation-00000-of-00001.parquet"
+LIGHT_COLUMNS = ("id", "question", "answer", "type", "level")
+
+
+def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
+    question, answer = item.get("question"), item.get("answer")
+    if not isinstance(question, str) or not question.strip():
+        return None, "missing 'question'"
+    if not isinstance(answer, str) or not answer.strip():
+        return None, "missing 'answer'"
+    return {
+        "question": question,
+        "expected_answer": answer,
+        "metadata": {"id": item.get("id"), "type": item.get("type"), "level": item.get("level"),
+                     "source_index": index},
+    }, None
+
+
+def read_light_columns(raw: Path) -> list[dict]:
+    """The question/answer columns only: the paragraphs are most of the file and are never used here."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from gym.errors import GymError
+
+    try:
+        present = set(pq.read_schema(raw).names)
+        return pq.read_table(raw, columns=[c for c in LIGHT_COLUMNS if c in present]).to_pylist()
+    except (pa.ArrowException, OSError) as exc:
+        raise GymError(f"{raw}: corrupt or truncated parquet file ({exc})") from None
+
+
+def prepare(ctx: PrepareContext) -> Path:
+    raw = ctx.fetch(URL)
+    rows = []
+    for index, item in enumerate(read_light_columns(raw)):
+        row, problem = convert(item, index)
+        if problem:
+            ctx.bad_row(f"{raw}: row {index} (id {item.get('id')})", problem)
+            continue
+        rows.append(row)
+    return ctx.write_rows(rows)
