@@ -14,6 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gym.errors import GymError
+
 if TYPE_CHECKING:
     from gym.download import PrepareContext
 
@@ -39,8 +41,6 @@ def read_light_columns(raw: Path) -> list[dict]:
     """The question/answer columns only: the paragraphs are most of the file and are never used here."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-
-    from gym.errors import GymError
 
     try:
         present = set(pq.read_schema(raw).names)

@@ -12,7 +12,8 @@ abbreviation dots, hyphen <-> space, "&" <-> "and"):
   is_correct         some alias is a substring of the answer
   is_correct_strict  as is_correct, but aliases of <= 4 characters must stand as whole words and, in an
                      answer longer than 80 characters, the match must start within the first 40
-The reward is is_correct_strict (option match=lenient uses is_correct). Both sides are compared in one
+An exact match (em = 1, e.g. "Washington DC" for "Washington, D.C.") counts as correct for both. The
+reward is is_correct_strict (option match=lenient uses is_correct). Both sides are compared in one
 canonical form (case, Unicode dashes/quotes, hyphens, "&", digit-group commas), so the alias rules work in
 both directions. A yes/no answer that says both "yes" and "no" is not correct. Golds that substring
 matching handles poorly (over 40 characters, or multi-word proper names) are flagged in details.gold_flag.
@@ -221,9 +222,10 @@ class QAVerifier(Verifier):
         details["em"] = max(float(squad_normalize(answer) == squad_normalize(alias)) for alias in alias_forms)
         details["f1"] = round(max(f1_score(answer, alias) for alias in alias_forms), 4)
         if not _hedged_yes_no(canonical(gold), form):
-            details["is_correct"] = any(_occurs(alias, form, strict=False) for alias in alias_forms)
+            exact = details["em"] == 1.0  # equal once punctuation and articles are gone ("D.C." / "DC")
+            details["is_correct"] = exact or any(_occurs(alias, form, strict=False) for alias in alias_forms)
             strict_hit = next((alias for alias in alias_forms if _occurs(alias, form, strict=True)), None)
-            details["is_correct_strict"] = strict_hit is not None
+            details["is_correct_strict"] = exact or strict_hit is not None
             details["matched_alias"] = strict_hit
         else:
             details["hedged"] = True
