@@ -10,6 +10,7 @@ is left after close().
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import resource
@@ -61,6 +62,55 @@ def mcq_cases(n: int, rng: random.Random) -> list[tuple[dict, str, float]]:
             cases.append(({"expected_answer": gold, "options": options}, body + f"Answer: {gold} or {other}", 0.0))
         else:
             cases.append(({"expected_answer": gold, "options": options}, body + f"Answer: {other}", 0.0))
+    return cases
+
+
+def instruction_cases(n: int, rng: random.Random, family: str) -> list[tuple[dict, str, float]]:
+    """IFEval/IFBench-style rows (2-3 instructions) with a response that follows all or breaks one."""
+    vocab = ("river stone light garden window morning quiet paper music winter bridge forest careful simple "
+             "silver market travel friendly ocean summer").split()
+
+    def prose(words: int) -> str:
+        return " ".join(rng.choice(vocab) for _ in range(words)) + "."
+
+    cases = []
+    for i in range(n):
+        kind, follows = i % 4, rng.random() < 0.5
+        if family == "ifeval" and kind == 0:
+            ids = ["punctuation:no_comma", "length_constraints:number_words", "detectable_format:number_highlighted_sections"]
+            kwargs = [{}, {"num_words": 120, "relation": "at least"}, {"num_highlights": 2}]
+            text = f"*{prose(3)}*\n{prose(rng.randint(130, 400))}\n*{prose(3)}*"
+            text = text if follows else text.replace(" ", ", ", 1)
+        elif family == "ifeval" and kind == 1:
+            ids = ["change_case:english_lowercase", "startend:end_checker"]
+            kwargs = [{}, {"end_phrase": "Is there anything else I can help with?"}]
+            text = "the garden is quiet in the morning and the river runs past the old stone bridge. " * rng.randint(2, 8)
+            text = (text if follows else text.capitalize()) + "is there anything else i can help with?"
+        elif family == "ifeval" and kind == 2:
+            ids = ["detectable_format:json_format", "keywords:existence"]
+            kwargs = [{}, {"keywords": ["alpha"]}]
+            text = json.dumps({"alpha": prose(20)}) if follows else "alpha: " + prose(20)
+        elif family == "ifeval":
+            ids = ["detectable_format:number_bullet_lists", "detectable_content:postscript", "language:response_language"]
+            kwargs = [{"num_bullets": 3}, {"postscript_marker": "P.S."}, {"language": "en"}]
+            bullets = 3 if follows else 2
+            text = "Here are the points about the garden.\n" + "".join(f"* {prose(12)}\n" for _ in range(bullets))
+            text += "P.S. The morning light in the garden was lovely."
+        elif kind == 0:
+            ids, kwargs = ["count:numbers", "words:repeats"], [{"N": 3}, {"small_n": 40}]
+            text = f"{prose(30)} 12 {prose(30)} 7 {prose(30)} 2024" + ("" if follows else " and 5")
+        elif kind == 1:
+            ids, kwargs = ["format:title_case", "count:word_count_range"], [{}, {"min_words": 20, "max_words": 400}]
+            text = prose(rng.randint(30, 300)).title() if follows else prose(rng.randint(30, 300))
+        elif kind == 2:
+            ids, kwargs = ["sentence:keyword", "ratio:stop_words"], [{"word": "lantern", "N": 2}, {"percentage": 60}]
+            text = f"{prose(12)} The lantern {prose(12)} {prose(40)}" if follows else f"{prose(12)} {prose(12)} {prose(40)}"
+        else:
+            source = prose(25)
+            ids, kwargs = ["repeat:repeat_span"], [{"prompt_to_repeat": source, "n_start": 3, "n_end": 9}]
+            text = " ".join(source.split()[3:10] if follows else source.split()[3:9])
+        label = 1.0 if follows else (0.0 if family == "ifeval" or len(ids) == 1 else 0.5)
+        cases.append(({"question": "Write something.", "instruction_id_list": ids, "kwargs": kwargs}, text, label))
     return cases
 
 
@@ -129,6 +179,9 @@ def main() -> None:
                ({"expected_answer": "B"}, "Answer: B"))
     run_family("math", {"workers": args.workers} if args.workers else {}, math_cases(args.n, rng), args.threads,
                ({"expected_answer": "1/2"}, r"\boxed{0.5}"))  # needs a worker: start-up is in its latency
+    probe = ({"question": "q", "instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]}, "No commas.")
+    for family in ("ifeval", "ifbench"):  # start-up includes importing the checkers
+        run_family(family, {}, instruction_cases(args.n, rng, family), args.threads, probe)
 
 
 if __name__ == "__main__":
