@@ -40,10 +40,12 @@ def _score(followed: list[bool], grading: str) -> float:
 def _instructions(row: dict) -> tuple[list[str], list[Any]]:
     ids, kwargs = row.get("instruction_id_list"), row.get("kwargs")
     if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
-        raise GymError(f"task row has no usable instruction_id_list (got {ids!r}); re-run task=prepare for this benchmark")
+        raise GymError(f"task row has no usable instruction_id_list (got {ids!r}); "
+                       "re-run task=prepare for this benchmark")
     if kwargs is None:
         kwargs = [{} for _ in ids]
-    if not isinstance(kwargs, list) or len(kwargs) != len(ids) or not all(k is None or isinstance(k, dict) for k in kwargs):
+    well_formed = isinstance(kwargs, list) and all(k is None or isinstance(k, dict) for k in kwargs)
+    if not well_formed or len(kwargs) != len(ids):
         raise GymError(f"task row's kwargs must be a list of {len(ids)} objects, one per instruction id; "
                        "re-run task=prepare for this benchmark")
     return ids, kwargs

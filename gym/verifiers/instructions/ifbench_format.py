@@ -166,7 +166,8 @@ def no_bullets_bullets(response: str, args: Args) -> bool:
 @check("format:title_case")
 def title_case(response: str, args: Args) -> bool:
     """No word of two or more letters starts lower-case (single letters such as "a" are let through)."""
-    return not any(token[0].islower() and (token[1:].isupper() or token[1:].islower()) for token in word_tokens(response))
+    return not any(token[0].islower() and (token[1:].isupper() or token[1:].islower())
+                   for token in word_tokens(response))
 
 
 @check("format:output_template")

@@ -46,7 +46,8 @@ _WEBSITES = re.compile(r"[.](com|net|org|io|gov|edu|me)")
 _DECIMAL = re.compile(r"([0-9])[.]([0-9])")
 _ELLIPSIS = re.compile(r"\.{2,}")
 _INITIAL = re.compile(r"\s([A-Za-z])[.] ")
-_STARTERS = r"(Mr|Mrs|Ms|Dr|Prof|Capt|Cpt|Lt|He\s|She\s|It\s|They\s|Their\s|Our\s|We\s|But\s|However\s|That\s|This\s|Wherever)"
+_STARTERS = (r"(Mr|Mrs|Ms|Dr|Prof|Capt|Cpt|Lt|He\s|She\s|It\s|They\s|Their\s|Our\s|We\s|But\s|However\s|That\s"
+             r"|This\s|Wherever)")
 _ACRONYM_THEN_STARTER = re.compile(r"([A-Z][.][A-Z][.](?:[A-Z][.])?) " + _STARTERS)
 _THREE_LETTER_DOTS = re.compile(r"([A-Za-z])[.]([A-Za-z])[.]([A-Za-z])[.]")
 _TWO_LETTER_DOTS = re.compile(r"([A-Za-z])[.]([A-Za-z])[.]")
