@@ -11,6 +11,7 @@ Every call ends in one of three statuses:
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import threading
@@ -105,6 +106,13 @@ class ModelClient:
             session.mount("http://", adapter)
             session.mount("https://", adapter)
             session.headers.update(self._headers)
+            # Resolve the environment (proxies, CA bundle) once instead of on every request: requests
+            # otherwise stats ~/.netrc and the bundle path per call, a real cost at thousands of calls/s.
+            session.trust_env = False
+            session.proxies.update(requests.utils.get_environ_proxies(self.base_url))
+            bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
+            if bundle and self.base_url.startswith("https://"):
+                session.verify = bundle
             self._local.session = session
             with self._lock:
                 self._sessions.append(session)

@@ -106,7 +106,7 @@ def _case(i: int) -> tuple[dict, str, float, str]:
     if kind == 1:
         return {"expected_answer": str(i)}, f"steps...\n#### {i:,}", 1.0, str(i)
     if kind == 2:
-        return {"expected_answer": str(i)}, rf"\boxed{{{i + 1}}}", 0.0, str(i + 1)
+        return {"expected_answer": str(i)}, rf"\boxed{{{i + 1}}}", 0.0, str(i + 1)  # shortcut path
     if kind == 3:
         return {"expected_answer": rf"\frac{{1}}{{{3 * i}}}"}, rf"\boxed{{\frac{{2}}{{{6 * i}}}}}", 1.0, f"1/{3 * i}"
     return {"expected_answer": f"{i}"}, f"The answer is {i}.", 1.0, str(i)
@@ -125,7 +125,7 @@ def test_many_threads_get_their_own_answers(baseline):
 
 def test_close_leaves_no_processes_and_refuses_further_use(baseline):
     verifier = make_verifier("math", {"workers": 3})
-    assert verifier.verify({"expected_answer": "2"}, r"\boxed{3}").reward == 0.0
+    assert verifier.verify({"expected_answer": "2"}, r"\boxed{3.5}").reward == 0.0
     pids = verifier.worker_pids()
     assert len(pids) == 3 and all(alive(pid) for pid in pids)
     assert set(pids) <= descendants()
@@ -133,19 +133,19 @@ def test_close_leaves_no_processes_and_refuses_further_use(baseline):
     assert not any(alive(pid) for pid in pids)
     assert descendants() - baseline == set()
     with pytest.raises(GymError, match="used after close"):
-        verifier.verify({"expected_answer": "2"}, r"\boxed{3}")
+        verifier.verify({"expected_answer": "2"}, r"\boxed{3.5}")
     verifier.close()
 
 
 def test_close_releases_busy_and_waiting_callers(baseline):
     verifier = make_verifier("math", {"workers": 1, "timeout": 20, "_test_sleep": 0})
-    verifier.verify({"expected_answer": "1"}, r"\boxed{2}")  # started and warm
+    verifier.verify({"expected_answer": "1"}, r"\boxed{2.5}")  # started and warm
     verifier._sleep = 30
     outcomes: dict[str, object] = {}
 
     def call(name: str) -> None:
         try:
-            outcomes[name] = verifier.verify({"expected_answer": "1"}, r"\boxed{2}")
+            outcomes[name] = verifier.verify({"expected_answer": "1"}, r"\boxed{2.5}")
         except GymError as exc:
             outcomes[name] = exc
 
@@ -172,7 +172,7 @@ assert verifier.verify({"expected_answer": "1"}, r"\boxed{1.0}").reward == 1.0
 print(" ".join(map(str, verifier.worker_pids())), flush=True)
 verifier._sleep = 60  # both workers busy on a long check when the parent goes away
 for _ in range(2):
-    threading.Thread(target=verifier.verify, args=({"expected_answer": "1"}, r"\boxed{2}"), daemon=True).start()
+    threading.Thread(target=verifier.verify, args=({"expected_answer": "1"}, r"\boxed{2.5}"), daemon=True).start()
 time.sleep(0.5)
 if sys.argv[1] == "kill":
     os.kill(os.getpid(), 9)

@@ -130,11 +130,18 @@ def test_math_shortcut_prints_like_the_worker(math_verifier):
     second = math_verifier.verify(row, r"\boxed{ \frac{3}{8} }")
     assert "shortcut" not in first.details and second.details["shortcut"] is True
     assert first.extracted_answer == second.extracted_answer == "0.375" and first.reward == second.reward == 1.0
-    # integers never need the worker, and print as the worker would (leading zeros dropped)
-    shortcut = math_verifier.verify({"expected_answer": "007"}, r"\boxed{007}")
-    worker = math_verifier.verify({"expected_answer": "7"}, r"\boxed{007}")
-    assert shortcut.details.get("shortcut") and "shortcut" not in worker.details
-    assert shortcut.extracted_answer == worker.extracted_answer == "7"
+    # integer against integer never needs the worker, right or wrong, and prints as the worker would
+    same = math_verifier.verify({"expected_answer": "007"}, r"\boxed{007}")
+    padded = math_verifier.verify({"expected_answer": "7"}, r"\boxed{007}")
+    grouped = math_verifier.verify({"expected_answer": "1234"}, r"\boxed{1,234}")
+    wrong = math_verifier.verify({"expected_answer": "1234"}, "so\n#### 1,235")
+    assert all(v.details.get("shortcut") for v in (same, padded, grouped, wrong))
+    assert same.extracted_answer == padded.extracted_answer == "7" and same.reward == padded.reward == 1.0
+    assert (grouped.reward, grouped.extracted_answer) == (1.0, "1234")
+    assert (wrong.reward, wrong.extracted_answer) == (0.0, "1235")
+    # the worker agrees with the shortcut where both apply
+    worker = math_verifier.verify({"expected_answer": "7"}, r"\boxed{7.0}")
+    assert "shortcut" not in worker.details and worker.reward == 1.0
 
 
 def test_math_equal_answers_vote_together(math_verifier):

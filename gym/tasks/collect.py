@@ -110,8 +110,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     repeats = int(cfg.get("num_repeats") or bench.dataset.num_repeats)
     if repeats < 1:
         raise GymError(f"num_repeats={repeats} must be at least 1")
-    prompts = [build_messages(bench.prompt.system, bench.prompt.user, row, f"{data_path} line {i + 1}")
-               for i, row in enumerate(rows)]
+    system, user = bench.prompt.system, bench.prompt.user  # read once: OmegaConf access is slow per row
+    prompts = [build_messages(system, user, row, f"{data_path} line {i + 1}") for i, row in enumerate(rows)]
     concurrency = int(cfg.get("concurrency") or 1)
     if concurrency < 1:
         raise GymError(f"concurrency={concurrency} must be at least 1")

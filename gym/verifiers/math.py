@@ -35,6 +35,7 @@ WORKER_MODULE = "gym.verifiers.math_worker"
 STARTUP_SECONDS = 60.0  # a fresh worker must finish importing and warming up within this
 STOP_SECONDS = 2.0
 _INTEGER = re.compile(r"-?\d{1,200}")
+_GROUPED_INTEGER = re.compile(r"-?\d{1,3}(?:,\d{3})+")  # 1,234,567
 _DELIMITERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
 _GOLD_PRINTS_MAX = 100_000
 _HASHES = re.compile(r"^[ \t]*####[ \t]*(\S.*?)[ \t]*$", re.MULTILINE)  # GSM8K's final-answer line
@@ -242,6 +243,14 @@ def gold_body(gold: str) -> str:
     return unbox(text)
 
 
+def integer_text(text: str) -> str | None:
+    """The integer a short answer states ("72", " -3 ", "1,234", "$72$"), else None."""
+    body = text.strip().strip("$").strip()
+    if _GROUPED_INTEGER.fullmatch(body):
+        body = body.replace(",", "")
+    return body if _INTEGER.fullmatch(body) else None
+
+
 class MathVerifier(Verifier):
     family = "math"
     OPTIONS = {"timeout": 5.0, "workers": None, "_test_sleep": 0.0}
@@ -276,6 +285,13 @@ class MathVerifier(Verifier):
             hashes = _HASHES.findall(text)
             if hashes:
                 text, details["source"] = hashes[-1], "hashes"
+        candidate = boxed if boxed is not None else (text if details["source"] == "hashes" else None)
+        plain = integer_text(candidate) if candidate is not None else None
+        if plain is not None and _INTEGER.fullmatch(gold):
+            # Integer against integer needs no parser: the common case (gsm8k, aime) stays off the workers.
+            value = str(int(plain))
+            details.update(predicted=value, shortcut=True)
+            return Verdict(float(int(plain) == int(gold)), value, details)
         if boxed is not None and squash_spaces(boxed) == squash_spaces(gold):
             # Same text as the gold is right by definition; print it the way a worker would.
             printed = str(int(gold)) if _INTEGER.fullmatch(gold) else self._gold_prints.get(gold)
