@@ -11,10 +11,11 @@ CSV header: an unnamed index column, then Question, A, B, C, D, Answer (letter),
 metadata.output_regex is read by the mcq verifier: one pattern matching "<answer word>: <letter>" in
 English and in the row's language (e.g. "Antwort: C", "答案：C", "উত্তরঃ ব", "الإجابة: ب"); its last
 match in the response wins. Arabic (أ ب ج د), Bengali (অ ব ড ঢ) and full-width letters count as A-D.
-Unlike the reference, the letter must be a capital standing on its own: its pattern ends in a catch-all
-that takes the last lone letter anywhere in the response (so "a" or "I" in prose could become the
-answer) and its Arabic range [أ-د] also admits letters that are not options. Without a prefixed answer
-the verifier falls back to an English "Answer:" line, a final \\boxed{} letter, or a lone last-line letter.
+Unlike the reference, a letter counts only after an answer word and only as a capital standing on its
+own. The reference's pattern ends in a catch-all that takes the last lone letter anywhere in the response
+(so "a" or "I" in prose could become the answer), and its Arabic range [أ-د] also admits letters that
+are no option. Without an answer word the verifier (mode auto) falls back to a final \\boxed{} letter or
+a lone letter on the last line.
 """
 
 from __future__ import annotations
