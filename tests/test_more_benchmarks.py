@@ -192,7 +192,8 @@ def test_mmlu_reads_test_csvs_in_subject_order(tmp_path, mirror_url):
         "subcategory": "geography", "category": "social_sciences", "row_in_subject": 0}
     assert rows[0]["metadata"]["category"] == "stem" and rows[4]["metadata"]["category"] == "humanities"
     _, dev = run("mmlu", tmp_path / "dev", mirror_url, split="dev")
-    assert [r["expected_answer"] for r in dev] == ["B"] and dev[0]["question"].startswith("Which of these is the identity")
+    assert [r["expected_answer"] for r in dev] == ["B"]
+    assert dev[0]["question"].startswith("Which of these is the identity")
     with pytest.raises(GymError, match="split must be one of test, val, dev"):
         script("mmlu").prepare(make_ctx("mmlu", tmp_path, mirror_url), split="train")
 

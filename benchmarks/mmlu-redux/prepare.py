@@ -91,7 +91,8 @@ def convert(item: dict[str, Any], subject: str, index: int, gold: str) -> tuple[
     question, choices = item.get("question"), item.get("choices")
     if not isinstance(question, str) or not question.strip():
         return None, "missing 'question'"
-    if not isinstance(choices, (list, tuple)) or len(choices) != len(LETTERS) or not all(isinstance(c, str) for c in choices):
+    if not isinstance(choices, (list, tuple)) or len(choices) != len(LETTERS) or not all(
+            isinstance(choice, str) for choice in choices):
         return None, "'choices' must be a list of 4 strings"
     metadata: dict[str, Any] = {**MMLU.subject_metadata(subject), "error_type": item.get("error_type"),
                                 "source": item.get("source")}

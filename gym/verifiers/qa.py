@@ -212,9 +212,9 @@ class QAVerifier(Verifier):
         gold = expected_answer(row)
         alias_forms = aliases(gold)
         answer, source = read_answer(response)
-        details: dict[str, Any] = {"match": self.match, "source": source, "answer": answer, "aliases": list(alias_forms),
-                                   "gold_flag": gold_flag(gold), "em": 0.0, "f1": 0.0, "is_correct": False,
-                                   "is_correct_strict": False, "matched_alias": None}
+        details: dict[str, Any] = {"match": self.match, "source": source, "answer": answer,
+                                   "aliases": list(alias_forms), "gold_flag": gold_flag(gold), "em": 0.0, "f1": 0.0,
+                                   "is_correct": False, "is_correct_strict": False, "matched_alias": None}
         answer = " ".join(answer.split()) if answer else ""
         if not answer:
             return Verdict(0.0, None, details)
