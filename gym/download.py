@@ -150,7 +150,7 @@ class PrepareContext:
     def bad_row(self, where: str, message: str) -> None:
         """Report a malformed upstream row: raises, unless prepare.skip_bad_rows (then the caller skips it)."""
         if not self.skip_bad_rows:
-            raise GymError(f"{where}: {message} (set skip_bad_rows=true to skip malformed rows)")
+            raise GymError(f"{where}: {message} (set prepare.skip_bad_rows=true to skip malformed rows)")
         log.warning("%s: %s (skipped)", where, message)
         self.skipped_rows.append(f"{where}: {message}")
 

@@ -114,7 +114,7 @@ def test_upstream_failures_leave_nothing_half_written(user_setup):
     toy_dir = s["data"] / "toy"
     assert not (toy_dir / "toy.jsonl").exists()
     assert not [p for p in toy_dir.rglob("*") if p.name.endswith(".tmp")]
-    skipped = run_gym("task=prepare", "benchmark=toy", f"data.mirror={s['url']}", "data.skip_bad_rows=true",
+    skipped = run_gym("task=prepare", "benchmark=toy", f"data.mirror={s['url']}", "prepare.skip_bad_rows=true",
                       *s["args"], f"hydra.run.dir={s['tmp']}/r4")
     assert skipped.returncode == 0, skipped.stderr
     assert "data.jsonl:2" in json.loads((toy_dir / "manifest.json").read_text())["skipped_rows"][0]

@@ -72,7 +72,7 @@ def build_jobs(cfg: DictConfig, names: list[str]) -> list[PrepareJob]:
             output_path=Path(bench.dataset.path).expanduser().resolve(),
             args=args,
             token_env=bench.dataset.get("token_env"),
-            data=to_plain(cfg.data),
+            data={**to_plain(cfg.data), "skip_bad_rows": bool(OmegaConf.select(cfg, "prepare.skip_bad_rows"))},
         ))
     return jobs
 
