@@ -6,7 +6,6 @@ import importlib
 import json
 import logging
 import sys
-from pathlib import Path
 from typing import Any
 
 import hydra
