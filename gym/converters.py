@@ -1,0 +1,42 @@
+"""Row converters shared by several prepare scripts (one upstream format, many benchmarks)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable
+
+if TYPE_CHECKING:
+    from gym.download import PrepareContext
+
+
+def matharena_row(item: dict[str, Any], index: int, extra_fields: Iterable[str] = ("problem_type",)
+                  ) -> tuple[dict[str, Any] | None, str | None]:
+    """One row of a MathArena parquet (problem_idx, problem, answer, optional extras) -> (row, problem)."""
+    problem, answer = item.get("problem"), item.get("answer")
+    if not isinstance(problem, str) or not problem.strip():
+        return None, "missing 'problem'"
+    if isinstance(answer, float) and answer.is_integer():
+        answer = int(answer)  # a float column would otherwise give "70.0"
+    gold = "" if answer is None or isinstance(answer, bool) else str(answer).strip()
+    if not gold:
+        return None, "missing 'answer'"
+    metadata: dict[str, Any] = {"problem_idx": item.get("problem_idx")}
+    for name in extra_fields:
+        if item.get(name) is not None:
+            value = item[name]
+            metadata[name] = list(value) if isinstance(value, (list, tuple)) else value
+    metadata["source_index"] = index
+    return {"question": problem, "expected_answer": gold, "metadata": metadata}, None
+
+
+def prepare_matharena(ctx: PrepareContext, url: str, extra_fields: Iterable[str] = ("problem_type",)) -> Path:
+    """Fetch a MathArena competition parquet and write gym's rows (bad rows reported with their index)."""
+    raw = ctx.fetch(url)
+    rows = []
+    for index, item in enumerate(ctx.read_parquet(raw)):
+        row, problem = matharena_row(item, index, extra_fields)
+        if problem:
+            ctx.bad_row(f"{raw}: row {index} (problem_idx {item.get('problem_idx')})", problem)
+            continue
+        rows.append(row)
+    return ctx.write_rows(rows)
