@@ -32,11 +32,6 @@ def matharena_row(item: dict[str, Any], index: int, extra_fields: Iterable[str] 
 def prepare_matharena(ctx: PrepareContext, url: str, extra_fields: Iterable[str] = ("problem_type",)) -> Path:
     """Fetch a MathArena competition parquet and write gym's rows (bad rows reported with their index)."""
     raw = ctx.fetch(url)
-    rows = []
-    for index, item in enumerate(ctx.read_parquet(raw)):
-        row, problem = matharena_row(item, index, extra_fields)
-        if problem:
-            ctx.bad_row(f"{raw}: row {index} (problem_idx {item.get('problem_idx')})", problem)
-            continue
-        rows.append(row)
+    rows = ctx.convert_rows(raw, ctx.read_parquet(raw), lambda item, index: matharena_row(item, index, extra_fields),
+                            id_field="problem_idx")
     return ctx.write_rows(rows)

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 from urllib.parse import urlsplit
 
 from gym import __version__
@@ -153,6 +153,20 @@ class PrepareContext:
             raise GymError(f"{where}: {message} (set prepare.skip_bad_rows=true to skip malformed rows)")
         log.warning("%s: %s (skipped)", where, message)
         self.skipped_rows.append(f"{where}: {message}")
+
+    def convert_rows(self, source: Path, items: Iterable[dict], convert: Callable[[dict, int], tuple],
+                     label: str = "row", first: int = 0, id_field: str | None = None) -> list[dict]:
+        """convert(item, index) -> (row, problem) over upstream items; a problem goes to bad_row, named
+        '<source>: <label> <index + first> (<id_field> <value>)'."""
+        rows = []
+        for index, item in enumerate(items):
+            row, problem = convert(item, index)
+            if problem:
+                ident = f" ({id_field} {item.get(id_field)})" if id_field else ""
+                self.bad_row(f"{source}: {label} {index + first}{ident}", problem)
+                continue
+            rows.append(row)
+        return rows
 
     def _jsonl_lines(self, path: Path, lines: Iterable[bytes]) -> list[dict]:
         rows = []

@@ -34,11 +34,4 @@ def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, st
 
 def prepare(ctx: PrepareContext) -> Path:
     raw = ctx.fetch(URL)
-    rows = []
-    for index, item in enumerate(ctx.read_parquet(raw)):
-        row, problem = convert(item, index)
-        if problem:
-            ctx.bad_row(f"{raw}: row {index}", problem)
-            continue
-        rows.append(row)
-    return ctx.write_rows(rows)
+    return ctx.write_rows(ctx.convert_rows(raw, ctx.read_parquet(raw), convert))
