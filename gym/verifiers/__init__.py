@@ -25,6 +25,7 @@ FAMILIES: dict[str, str] = {
     "ifeval": "gym.verifiers.ifeval:IFEvalVerifier", "ifbench": "gym.verifiers.ifeval:IFBenchVerifier",
     "judge": "gym.verifiers.judge:JudgeVerifier",
     "qa": "gym.verifiers.qa:QAVerifier",
+    "code": "gym.verifiers.code:CodeVerifier",
 }
 
 
