@@ -1,0 +1,510 @@
+"""Run untrusted Python programs in a sandboxed subprocess (Linux).
+
+    sandbox = Sandbox(memory_mb=1024)
+    outcome = sandbox.run(source, [Run(stdin="1 2\\n", timeout=5)])
+    outcome.results[0].stdout
+
+One `run` starts this file as a script (`python -I -B sandbox.py`, standard library only) in its own
+session with a scrubbed environment and a fresh temp directory. That process enters new user, mount,
+network, PID, IPC and UTS namespaces, remounts every file system read-only, mounts a size-capped
+tmpfs as its work dir and a fresh /proc, drops all capabilities, and then runs each `Run` in a
+forked child with rlimits (address space, CPU, file size, processes, open files) and a seccomp
+filter that refuses fork/exec, non-Unix sockets, io_uring, ptrace and leaving the process group.
+Results stream back as JSON lines, so callers can stop at the first failing test. The whole process
+group is killed on a time overrun and in any case at the end; PID 1 of the namespace dying takes
+every process inside with it.
+
+Whether isolation works is checked once per process by a probe program (network connect, delete
+outside the work dir). Without it, `Sandbox` refuses to run unless `allow_unsandboxed=True`; then
+only the rlimits, the seccomp filter, the session and the timeouts apply.
+"""
+
+from __future__ import annotations
+
+import atexit
+import builtins
+import contextlib
+import ctypes
+import json
+import linecache
+import os
+import platform
+import re
+import resource
+import select
+import signal
+import sys
+import threading
+import time
+import traceback
+from dataclasses import dataclass
+from typing import Callable
+
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 1, 4, 24, 38, 22
+NAMESPACES = 0x10000000 | 0x00020000 | 0x40000000 | 0x20000000 | 0x08000000 | 0x04000000  # user mnt net pid ipc uts
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
+MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
+MOUNT_FLAGS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC, "noatime": 1024, "nodiratime": 2048,
+               "relatime": 1 << 21}  # flags a remount inside a user namespace must keep
+# arch -> (audit arch, capset, refused: fork vfork execve execveat ptrace setpgid setsid io_uring*3 unshare setns
+#          mount umount2 pivot_root chroot, clone, clone3, socket)
+ARCHES = {
+    "x86_64": (0xC000003E, 126, (57, 58, 59, 322, 101, 109, 112, 425, 426, 427, 272, 308, 165, 166, 155, 161),
+               56, 435, 41),
+    "aarch64": (0xC00000B7, 91, (221, 281, 117, 154, 157, 425, 426, 427, 97, 268, 40, 39, 41, 51), 220, 435, 198),
+}
+STDERR_TAIL = 4000
+
+
+# ------------------------------------------------------------------------------------------------
+# Child side: runs as a script inside the sandbox; standard library only.
+# ------------------------------------------------------------------------------------------------
+_libc = None
+
+
+def _c(name: str, *args):
+    """Call a libc function; OSError on -1."""
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(None, use_errno=True)
+    result = getattr(_libc, name)(*args)
+    if result == -1:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{name}: {os.strerror(err)}")
+    return result
+
+
+def _prctl(option: int, value: int = 0) -> None:
+    _c("prctl", option, ctypes.c_ulong(value), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
+
+
+def _mount(source, target: str, fstype, flags: int, data=None) -> None:
+    _c("mount", source, target.encode(), fstype, ctypes.c_ulong(flags), data)
+
+
+def _enter_namespaces(workdir: str, disk_mb: int) -> None:
+    """Become PID 1 of fresh namespaces with a read-only view of the machine and no capabilities."""
+    arch = ARCHES.get(platform.machine())
+    if arch is None:
+        raise OSError(f"no capability/seccomp table for {platform.machine()}")
+    uid, gid = os.geteuid(), os.getegid()
+    _c("unshare", NAMESPACES)
+    for path, text in (("/proc/self/setgroups", "deny"), ("/proc/self/uid_map", f"0 {uid} 1"),
+                       ("/proc/self/gid_map", f"0 {gid} 1")):
+        with open(path, "w") as handle:
+            handle.write(text)
+    child = os.fork()
+    if child:  # outside the PID namespace: wait for its init and hand on the exit status
+        _, status = os.waitpid(child, 0)
+        os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # our parent gone -> init gone -> namespace gone
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    points = []
+    with open("/proc/self/mountinfo") as handle:
+        for line in handle:
+            fields = line.split()
+            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])
+            points.append((point, sum(MOUNT_FLAGS.get(opt, 0) for opt in fields[5].split(","))))
+    for point, flags in points:
+        try:
+            _mount(None, point, None, MS_REMOUNT | MS_BIND | MS_RDONLY | flags)
+        except OSError:
+            if point == "/":
+                raise
+    _mount(b"tmpfs", workdir, b"tmpfs", MS_NOSUID | MS_NODEV, f"size={disk_mb}m,mode=0700".encode())
+    try:  # a /proc that shows only the sandbox's own processes
+        _mount(b"proc", "/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    except OSError:
+        pass
+    os.chdir(workdir)
+    for cap in range(64):  # empty bounding set, then no capabilities at all
+        try:
+            _prctl(PR_CAPBSET_DROP, cap)
+        except OSError:
+            break
+    header, data = (ctypes.c_uint32 * 2)(0x20080522, 0), (ctypes.c_uint32 * 6)()
+    _c("syscall", ctypes.c_long(arch[1]), header, data)
+    _prctl(PR_SET_NO_NEW_PRIVS, 1)
+
+
+def _seccomp() -> None:
+    """Refuse new processes, exec, network sockets, io_uring, ptrace, mounts, namespaces, leaving the group."""
+    arch = ARCHES.get(platform.machine())
+    if arch is None:
+        return
+    audit, _, refused, clone, clone3, sock = arch
+    allow, eperm, enosys = 0x7FFF0000, 0x00050001, 0x00050026
+    ld, jeq, jset, jge, ret = 0x20, 0x15, 0x45, 0x35, 0x06  # classic BPF opcodes
+    # (code, jump if true, jump if false, k); jumps count instructions after the next one
+    prog = [(ld, 0, 0, 4), (jeq, 1, 0, audit), (ret, 0, 0, eperm),  # foreign ABI (int 0x80): refuse
+            (ld, 0, 0, 0), (jge, 0, 1, 0x40000000), (ret, 0, 0, eperm),  # x32 ABI: refuse
+            (jeq, 0, 1, clone3), (ret, 0, 0, enosys)]  # glibc falls back to clone, which we can inspect
+    for number in refused:
+        prog += [(jeq, 0, 1, number), (ret, 0, 0, eperm)]
+    prog += [(jeq, 0, 4, clone), (ld, 0, 0, 16), (jset, 0, 1, 0x00010000), (ret, 0, 0, allow), (ret, 0, 0, eperm),
+             (jeq, 0, 4, sock), (ld, 0, 0, 16), (jeq, 0, 1, 1), (ret, 0, 0, allow), (ret, 0, 0, eperm),
+             (ret, 0, 0, allow)]  # clone only for threads; sockets only AF_UNIX
+    raw = b"".join(code.to_bytes(2, "little") + bytes((jt, jf)) + k.to_bytes(4, "little") for code, jt, jf, k in prog)
+    buffer = ctypes.create_string_buffer(raw, len(raw))
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    program = Program(len(prog), ctypes.addressof(buffer))
+    _prctl(PR_SET_NO_NEW_PRIVS, 1)
+    _c("prctl", PR_SET_SECCOMP, ctypes.c_ulong(2), ctypes.byref(program), ctypes.c_ulong(0), ctypes.c_ulong(0))
+
+
+def _program(source: str, fds: tuple[int, int, int], limits: dict, timeout: float, output_limit: int) -> None:
+    """In the forked child: wire stdio, apply limits, run `source` as __main__, exit like python would."""
+    code = 1
+    try:
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+        os.closerange(3, 1 << 16)
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        memory = limits["memory_mb"] << 20
+        cpu = int(timeout) + 2
+        for kind, value in ((resource.RLIMIT_AS, memory), (resource.RLIMIT_CPU, cpu),
+                            (resource.RLIMIT_FSIZE, output_limit), (resource.RLIMIT_NOFILE, limits["open_files"]),
+                            (resource.RLIMIT_CORE, 0), (resource.RLIMIT_NPROC, limits["processes"]),
+                            (resource.RLIMIT_STACK, min(memory, 1 << 30))):
+            hard = resource.getrlimit(kind)[1]
+            value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+            resource.setrlimit(kind, (value, value if kind != resource.RLIMIT_CPU else value + 1))
+        _prctl(PR_SET_DUMPABLE, 1)
+        _seccomp()
+        sys.stdin = sys.__stdin__ = open(0, encoding="utf-8", errors="surrogateescape", closefd=False)
+        sys.stdout = sys.__stdout__ = open(1, "w", encoding="utf-8", errors="surrogateescape", closefd=False)
+        sys.stderr = sys.__stderr__ = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
+        sys.argv = ["solution.py"]
+        scope = {"__name__": "__main__", "__builtins__": builtins, "__file__": "solution.py"}
+        linecache.cache["solution.py"] = (len(source), None, source.splitlines(True), "solution.py")
+        try:
+            exec(compile(source, "solution.py", "exec"), scope)
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            if not isinstance(exc.code, (int, type(None))):
+                print(exc.code, file=sys.stderr)
+        except BaseException as exc:  # as python would print it, without this file's frame
+            traceback.print_exception(type(exc), exc, exc.__traceback__.tb_next)
+        threading = sys.modules.get("threading")
+        if threading is not None:  # like interpreter exit: wait for non-daemon threads, then atexit
+            threading._shutdown()
+        atexit._run_exitfuncs()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:
+        code = code or 1
+    finally:
+        os._exit(code & 0xFF)
+
+
+def _wait(pid: int, timeout: float) -> int | None:
+    """Wait status of `pid`, or None after `timeout` seconds (the child is then still running)."""
+    deadline, pidfd = time.monotonic() + timeout, os.pidfd_open(pid)
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return status
+            if deadline <= time.monotonic():
+                return None
+            select.select([pidfd], [], [], max(0.0, deadline - time.monotonic()))
+    finally:
+        os.close(pidfd)
+
+
+def _run_one(source: str, run: dict, limits: dict, init: bool) -> dict:
+    """Fork, run, wait (killing on overrun), and describe the run; stdio lives in memfds."""
+    stdin, out, err = (os.memfd_create(name) for name in ("stdin", "stdout", "stderr"))
+    try:
+        data = memoryview(run["stdin"].encode("utf-8", errors="surrogateescape"))
+        while data:
+            data = data[os.write(stdin, data):]
+        os.lseek(stdin, 0, os.SEEK_SET)
+        started = time.monotonic()
+        pid = os.fork()
+        if pid == 0:
+            _program(source, (stdin, out, err), limits, run["timeout"], run["output_limit"] + 1)
+        status = _wait(pid, run["timeout"])
+        elapsed = time.monotonic() - started
+        if status is None:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        if init:  # PID 1 of the namespace: nothing else may outlive the run
+            with contextlib.suppress(OSError):
+                os.kill(-1, signal.SIGKILL)
+                while os.waitpid(-1, os.WNOHANG)[0]:
+                    pass
+        size, error_size = os.fstat(out).st_size, os.fstat(err).st_size
+        stdout = os.pread(out, min(size, run["output_limit"]), 0)
+        stderr = os.pread(err, STDERR_TAIL, max(0, error_size - STDERR_TAIL))
+    finally:
+        for fd in (stdin, out, err):
+            os.close(fd)
+    result = {"status": "ok", "exit_code": None, "signal": None, "stdout": stdout.decode("utf-8", errors="replace"),
+              "stderr": stderr.decode("utf-8", errors="replace"), "time_s": round(elapsed, 4)}
+    if status is None:
+        result["status"] = "timeout"
+    elif os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        result["signal"] = signal.Signals(number).name if number in signal.valid_signals() else str(number)
+        result["status"] = {signal.SIGXCPU: "timeout", signal.SIGXFSZ: "output_limit"}.get(number, "killed")
+    else:
+        result["exit_code"] = os.WEXITSTATUS(status)
+        result["status"] = "ok" if result["exit_code"] == 0 else "error"
+    if size > run["output_limit"] and result["status"] in ("ok", "error"):
+        result["status"] = "output_limit"
+    return result
+
+
+def _emit(message: dict) -> None:
+    os.write(1, (json.dumps(message) + "\n").encode())
+
+
+def _child_main() -> None:
+    payload = json.loads(sys.stdin.buffer.read())
+    limits, isolated = payload["limits"], False
+    if payload["isolate"]:
+        try:
+            _enter_namespaces(payload["workdir"], limits["disk_mb"])
+            isolated = True
+        except OSError as exc:
+            _emit({"ready": False, "error": f"cannot isolate: {exc}"})
+            os._exit(3)
+    _prctl(PR_SET_DUMPABLE, 0)  # programs may not open our /proc files (stdout) or ptrace us
+    _emit({"ready": True, "isolated": isolated})
+    init = os.getpid() == 1
+    for index, run in enumerate(payload["runs"]):
+        result = _run_one(payload["source"], run, limits, init)
+        result["index"] = index
+        _emit(result)
+
+
+# ------------------------------------------------------------------------------------------------
+# Parent side: used by gym; imports beyond the standard library stay inside functions.
+# ------------------------------------------------------------------------------------------------
+@dataclass
+class Run:
+    """One execution of the program: its stdin, wall-clock limit (the CPU limit follows) and stdout cap."""
+
+    stdin: str = ""
+    timeout: float = 10.0
+    output_limit: int = 1 << 20  # bytes of stdout kept; more ends the run with status output_limit
+
+
+@dataclass
+class RunResult:
+    status: str  # ok | error (non-zero exit) | timeout | killed (signal) | output_limit
+    exit_code: int | None
+    signal: str | None
+    stdout: str
+    stderr: str  # the last few KB
+    time_s: float
+
+
+@dataclass
+class Outcome:
+    results: list[RunResult]  # in run order; fewer than asked when stopped early or on error
+    isolated: bool
+    error: str | None = None  # why runs are missing (time limit, sandbox ended), None when all ran or stopped
+    stopped: bool = False  # on_result asked to stop
+    time_s: float = 0.0
+
+
+class SandboxUnavailable(RuntimeError):
+    """The sandbox itself could not start: a problem of the machine, not of the program."""
+
+
+DEFAULT_LIMITS = {"memory_mb": 2048, "processes": 64, "open_files": 256, "disk_mb": 256}
+_isolation_lock = threading.Lock()
+_isolation: tuple[bool, str] | None = None
+
+
+class Sandbox:
+    """Thread-safe runner; at most `max_parallel` sandboxes run at once across all callers."""
+
+    def __init__(self, *, max_parallel: int | None = None, allow_unsandboxed: bool = False, **limits: int) -> None:
+        unknown = set(limits) - set(DEFAULT_LIMITS)
+        if unknown:
+            raise TypeError(f"unknown sandbox limit {sorted(unknown)[0]}")
+        self.limits = {**DEFAULT_LIMITS, **{key: int(value) for key, value in limits.items()}}
+        self.allow_unsandboxed = allow_unsandboxed
+        self.max_parallel = max(1, int(max_parallel or os.cpu_count() or 1))
+        self._slots = threading.BoundedSemaphore(self.max_parallel)
+        self.isolated: bool | None = None
+
+    def check(self) -> bool:
+        """Whether runs are isolated; a GymError when they cannot be and that was not allowed."""
+        isolated, reason = probe_isolation()
+        if not isolated and not self.allow_unsandboxed:
+            from gym.errors import GymError
+
+            raise GymError(f"running generated code needs process isolation (user, mount and network namespaces), "
+                           f"which this machine does not provide ({reason}); set verifier option "
+                           f"allow_unsandboxed=true to run it with resource limits only")
+        self.isolated = isolated
+        return isolated
+
+    def run(self, source: str, runs: list[Run], *, total_timeout: float | None = None,
+            on_result: Callable[[int, RunResult], bool | None] | None = None) -> Outcome:
+        """Run `source` once per `Run`, in order; `on_result` returning False stops the rest."""
+        if self.isolated is None:
+            self.check()
+        with self._slots:
+            return execute(source, runs, self.limits, bool(self.isolated), total_timeout, on_result)
+
+
+def probe_isolation() -> tuple[bool, str]:
+    """(isolated, how or why not), worked out once per process by running a probe program."""
+    global _isolation
+    with _isolation_lock:
+        if _isolation is None:
+            _isolation = _probe()
+        return _isolation
+
+
+PROBE = """
+import os, socket
+def attempt(action):
+    try:
+        action()
+        return "open"
+    except OSError:
+        return "blocked"
+print(attempt(lambda: socket.create_connection(("127.0.0.1", PORT), timeout=2)), attempt(lambda: os.remove(TARGET)))
+"""
+
+
+def _probe() -> tuple[bool, str]:
+    import socket
+    import tempfile
+
+    outside = tempfile.mkdtemp(prefix="gym-probe-")
+    target = os.path.join(outside, "keep")
+    open(target, "w").close()
+    os.chmod(outside, 0o777)  # only isolation, not file modes, may stop the delete
+    os.chmod(target, 0o666)
+    listener = socket.create_server(("127.0.0.1", 0))
+    try:
+        source = PROBE.replace("PORT", str(listener.getsockname()[1])).replace("TARGET", repr(target))
+        outcome = execute(source, [Run(timeout=20)], DEFAULT_LIMITS, True, 60, None)
+        result = outcome.results[0] if outcome.results else None
+        if result is None or result.status != "ok":
+            return False, f"probe program failed: {outcome.error or (result.stderr.strip()[-300:] if result else '')}"
+        net, files = result.stdout.split()
+        if net != "blocked":
+            return False, "a sandboxed program could connect to 127.0.0.1"
+        if files != "blocked" or not os.path.exists(target):
+            return False, "a sandboxed program could delete a file outside its work dir"
+        return True, "user, mount, network and PID namespaces, read-only file systems"
+    except SandboxUnavailable as exc:
+        return False, str(exc)
+    finally:
+        listener.close()
+        _remove_tree(outside)
+
+
+def execute(source: str, runs: list[Run], limits: dict, isolate: bool, total_timeout: float | None,
+            on_result: Callable[[int, RunResult], bool | None] | None) -> Outcome:
+    """One sandbox process for all `runs` (no semaphore, no isolation check: see Sandbox.run)."""
+    import subprocess
+    import tempfile
+
+    started = time.monotonic()
+    if total_timeout is None:
+        total_timeout = sum(run.timeout for run in runs) + 10
+    workdir = tempfile.mkdtemp(prefix="gym-sandbox-")
+    payload = json.dumps({"source": source, "limits": limits, "isolate": isolate, "workdir": workdir,
+                          "runs": [{"stdin": r.stdin, "timeout": float(r.timeout), "output_limit": int(r.output_limit)}
+                                   for r in runs]}).encode("utf-8", errors="surrogateescape")
+    stdin, errors = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+    stdin.write(payload)
+    stdin.seek(0)
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8",
+           "LC_ALL": "C.UTF-8"}
+    try:
+        proc = subprocess.Popen([sys.executable, "-I", "-B", os.path.abspath(__file__)], stdin=stdin,
+                                stdout=subprocess.PIPE, stderr=errors, cwd=workdir, env=env, start_new_session=True)
+    except OSError as exc:
+        _remove_tree(workdir)
+        raise SandboxUnavailable(f"cannot start the sandbox process: {exc}") from None
+    outcome = Outcome([], isolate)
+    try:
+        ready = _collect(proc, runs, outcome, started + total_timeout, on_result)
+        if not ready:
+            errors.seek(0)
+            tail = errors.read()[-2000:].decode("utf-8", errors="replace").strip()
+            raise SandboxUnavailable(outcome.error or f"sandbox process failed to start: {tail or 'no output'}")
+        if outcome.error is None and not outcome.stopped and len(outcome.results) < len(runs):
+            outcome.error = f"sandbox ended after {len(outcome.results)} of {len(runs)} runs"
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # the group outlives nothing we started
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.wait()
+        proc.stdout.close()
+        stdin.close()
+        errors.close()
+        _remove_tree(workdir)
+    outcome.time_s = round(time.monotonic() - started, 4)
+    return outcome
+
+
+def _collect(proc, runs: list[Run], outcome: Outcome, deadline: float,
+             on_result: Callable[[int, RunResult], bool | None] | None) -> bool:
+    """Read the sandbox's JSON lines into `outcome` until done, stopped or out of time; True once it was ready."""
+    fd, buffer, ready = proc.stdout.fileno(), bytearray(), False
+    budget = sum(run.output_limit for run in runs) * 6 + (1 << 20)  # JSON escapes a byte into at most 6
+    while True:
+        newline = buffer.find(b"\n")
+        if newline < 0:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+                outcome.error = "total time limit exceeded"
+                return ready
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return ready
+            buffer += chunk
+            if len(buffer) > budget:
+                outcome.error = "sandbox output exceeded its budget"
+                return ready
+            continue
+        message = json.loads(bytes(buffer[:newline]))
+        del buffer[:newline + 1]
+        if "ready" in message:
+            if not message["ready"]:
+                outcome.error = message.get("error") or "sandbox could not start"
+                return False
+            ready, outcome.isolated = True, bool(message["isolated"])
+            continue
+        result = RunResult(message["status"], message["exit_code"], message["signal"], message["stdout"],
+                           message["stderr"], message["time_s"])
+        outcome.results.append(result)
+        if on_result is not None and on_result(message["index"], result) is False and len(outcome.results) < len(runs):
+            outcome.stopped = True
+            return ready
+        if len(outcome.results) == len(runs):
+            return ready
+
+
+def _remove_tree(path: str) -> None:
+    import shutil
+
+    def unlock(function, target, _exc) -> None:  # a program may chmod its files away from us
+        try:
+            os.chmod(os.path.dirname(target), 0o700)
+            os.chmod(target, 0o700)
+            function(target)
+        except OSError:
+            pass
+
+    shutil.rmtree(path, onerror=unlock)
+
+
+if __name__ == "__main__":
+    _child_main()
