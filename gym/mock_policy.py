@@ -14,7 +14,7 @@ import re
 import threading
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -67,6 +67,7 @@ class Task:
     question: str
     expected_answer: str
     options: tuple[str, ...]  # option letters, for multiple choice
+    code_row: dict | None = field(default=None, compare=False, hash=False)  # code tasks are answered with a program
 
 
 @dataclass
@@ -105,7 +106,8 @@ class TaskIndex:
         frequency: Counter[tuple[str, ...]] = Counter()
         for number, row in enumerate(rows):
             options = row.get("options") if isinstance(row.get("options"), dict) else {}
-            task = Task(str(row["question"]), str(row["expected_answer"]).strip(), tuple(map(str, options)))
+            code_row = row if "canonical_solution" in row or "unit_tests" in row else None
+            task = Task(str(row["question"]), str(row["expected_answer"]).strip(), tuple(map(str, options)), code_row)
             self.tasks.append(task)
             self._exact.setdefault(task.question.strip(), number)
             windows = _candidate_windows(task.question.split())
@@ -238,6 +240,9 @@ class AnswerPolicy:
             content = UNKNOWN_ANSWER
         else:
             content = f"{_OPENERS[int(pick * len(_OPENERS))]}\n\nThe answer is \\boxed{{{final}}}.\nAnswer: {final}"
+            program = _program(self.index.tasks[number].code_row, outcome == "correct") if number is not None else None
+            if program is not None:
+                content = f"{_OPENERS[int(pick * len(_OPENERS))]}\n\n```python\n{program}```"
         thought = _THOUGHTS[int(pick * len(_THOUGHTS))] if self.reasoning != "none" else None
         reasoning = None
         if self.reasoning == "think_tags":
@@ -245,6 +250,15 @@ class AnswerPolicy:
         elif self.reasoning == "reasoning_content":
             reasoning = thought
         return _limit(content, reasoning, outcome, max_tokens)
+
+
+def _program(row: dict | None, correct: bool) -> str | None:
+    """For a code task: a program that passes its tests, or one that returns wrong values."""
+    if row is None:
+        return None
+    from gym.verifiers.code import reference_program
+
+    return reference_program(row, correct)
 
 
 def _limit(content: str, reasoning: str | None, outcome: str, max_tokens: int | None) -> Reply:

@@ -189,3 +189,13 @@ def test_concurrent_verification(verifier):
     with ThreadPoolExecutor(4) as pool:
         rewards = list(pool.map(lambda text: verifier.verify(STDIO, text).reward, answers))
     assert rewards == [1.0, 0.0] * 4
+
+
+@pytest.mark.parametrize("row", [HUMAN_EVAL, MBPP, STDIO, CALL], ids=["human_eval", "mbpp", "stdio", "call"])
+def test_reference_server_answers_code_tasks_with_programs(verifier, row):
+    from gym.mock_policy import AnswerPolicy
+
+    for accuracy, reward in ((1.0, 1.0), (0.0, 0.0)):
+        reply = AnswerPolicy([row], accuracy=accuracy, seed=0).answer(f"Solve:\n{row['question']}", 1, 1, None)[0]
+        assert "```python" in reply.content
+        assert verifier.verify(row, reply.content).reward == reward
