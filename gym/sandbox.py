@@ -62,6 +62,27 @@ STDERR_TAIL = 4000
 _libc = None
 
 
+_victim = 0  # the process to kill and reap before exiting on SIGTERM
+
+
+def _on_terminate(signum, frame) -> None:
+    if _victim:
+        with contextlib.suppress(OSError):
+            os.kill(_victim, signal.SIGKILL)
+            os.waitpid(_victim, 0)
+    os._exit(128 + signum)
+
+
+def _fork() -> int:
+    """fork(); in the parent the child becomes the SIGTERM victim, with no gap for a signal to fall into."""
+    global _victim
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    pid = os.fork()
+    _victim = pid
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+    return pid
+
+
 def _c(name: str, *args):
     """Call a libc function; OSError on -1."""
     global _libc
@@ -93,7 +114,7 @@ def _enter_namespaces(workdir: str, disk_mb: int) -> None:
                        ("/proc/self/gid_map", f"0 {gid} 1")):
         with open(path, "w") as handle:
             handle.write(text)
-    child = os.fork()
+    child = _fork()
     if child:  # outside the PID namespace: wait for its init and hand on the exit status
         _, status = os.waitpid(child, 0)
         os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
@@ -162,6 +183,7 @@ def _program(source: str, fds: tuple[int, int, int], limits: dict, timeout: floa
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
         os.closerange(3, 1 << 16)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         memory = limits["memory_mb"] << 20
         cpu = int(timeout) + 2
@@ -225,7 +247,7 @@ def _run_one(source: str, run: dict, limits: dict, init: bool) -> dict:
             data = data[os.write(stdin, data):]
         os.lseek(stdin, 0, os.SEEK_SET)
         started = time.monotonic()
-        pid = os.fork()
+        pid = _fork()
         if pid == 0:
             _program(source, (stdin, out, err), limits, run["timeout"], run["output_limit"] + 1)
         status = _wait(pid, run["timeout"])
@@ -233,6 +255,8 @@ def _run_one(source: str, run: dict, limits: dict, init: bool) -> dict:
         if status is None:
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
+        global _victim
+        _victim = 0
         if init:  # PID 1 of the namespace: nothing else may outlive the run
             with contextlib.suppress(OSError):
                 os.kill(-1, signal.SIGKILL)
@@ -265,6 +289,7 @@ def _emit(message: dict) -> None:
 
 
 def _child_main() -> None:
+    signal.signal(signal.SIGTERM, _on_terminate)  # gym's way to stop us: we take our child down first
     payload = json.loads(sys.stdin.buffer.read())
     limits, isolated = payload["limits"], False
     if payload["isolate"]:
@@ -441,11 +466,7 @@ def execute(source: str, runs: list[Run], limits: dict, isolate: bool, total_tim
         if outcome.error is None and not outcome.stopped and len(outcome.results) < len(runs):
             outcome.error = f"sandbox ended after {len(outcome.results)} of {len(runs)} runs"
     finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # the group outlives nothing we started
-        except (ProcessLookupError, PermissionError):
-            pass
-        proc.wait()
+        _finish(proc, graceful=outcome.error is None and not outcome.stopped)
         proc.stdout.close()
         stdin.close()
         errors.close()
@@ -490,6 +511,22 @@ def _collect(proc, runs: list[Run], outcome: Outcome, deadline: float,
             return ready
         if len(outcome.results) == len(runs):
             return ready
+
+
+def _finish(proc, graceful: bool) -> None:
+    """End the sandbox leaving no orphans: after its last result it exits by itself; on SIGTERM it kills
+    and reaps what it runs. Killing the whole group is the last resort, done while the group id is still
+    ours (the leader is not reaped yet)."""
+    pidfd = os.pidfd_open(proc.pid)
+    try:
+        if not select.select([pidfd], [], [], 2.0 if graceful else 0.0)[0]:
+            proc.send_signal(signal.SIGTERM)
+            select.select([pidfd], [], [], 2.0)
+    finally:
+        os.close(pidfd)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
 
 
 def _remove_tree(path: str) -> None:
