@@ -4,19 +4,19 @@
     outcome = sandbox.run(source, [Run(stdin="1 2\\n", timeout=5)])
     outcome.results[0].stdout
 
-One `run` starts this file as a script (`python -I -B sandbox.py`, standard library only) in its own
-session with a scrubbed environment and a fresh temp directory. That process enters new user, mount,
-network, PID, IPC and UTS namespaces, remounts every file system read-only, mounts a size-capped
-tmpfs as its work dir and a fresh /proc, drops all capabilities, and then runs each `Run` in a
-forked child with rlimits (address space, CPU, file size, processes, open files) and a seccomp
-filter that refuses fork/exec, non-Unix sockets, io_uring, ptrace and leaving the process group.
-Results stream back as JSON lines, so callers can stop at the first failing test. The whole process
-group is killed on a time overrun and in any case at the end; PID 1 of the namespace dying takes
-every process inside with it.
+One `run` starts this file as a script (`python -I -B sandbox.py`, standard library only) in a new
+session with a scrubbed environment and a fresh temp dir. It enters new user, mount, network, PID,
+IPC and UTS namespaces, remounts every file system read-only, mounts a size-capped tmpfs as its work
+dir and a fresh /proc, drops all capabilities, then runs each `Run` in a forked child with rlimits
+(address space, CPU, file size, processes, open files) and a seccomp filter refusing fork/exec,
+non-Unix sockets, io_uring, ptrace, mounts and leaving the process group. Results stream back as
+JSON lines, so callers can stop at the first failing test. On overrun or early stop the sandbox is
+sent SIGTERM (it kills and reaps its child; PID 1 of the namespace dying takes everything inside
+along) and its process group is killed last.
 
-Whether isolation works is checked once per process by a probe program (network connect, delete
-outside the work dir). Without it, `Sandbox` refuses to run unless `allow_unsandboxed=True`; then
-only the rlimits, the seccomp filter, the session and the timeouts apply.
+Whether isolation works is probed once per process (connect to 127.0.0.1, delete a file outside the
+work dir). Without it `Sandbox` refuses to run unless `allow_unsandboxed=True`: then only the rlimits,
+the seccomp filter, the session and the timeouts apply.
 """
 
 from __future__ import annotations
@@ -351,11 +351,10 @@ _isolation: tuple[bool, str] | None = None
 class Sandbox:
     """Thread-safe runner; at most `max_parallel` sandboxes run at once across all callers."""
 
-    def __init__(self, *, max_parallel: int | None = None, allow_unsandboxed: bool = False, **limits: int) -> None:
-        unknown = set(limits) - set(DEFAULT_LIMITS)
-        if unknown:
-            raise TypeError(f"unknown sandbox limit {sorted(unknown)[0]}")
-        self.limits = {**DEFAULT_LIMITS, **{key: int(value) for key, value in limits.items()}}
+    def __init__(self, *, max_parallel: int | None = None, allow_unsandboxed: bool = False, memory_mb: int = 2048,
+                 processes: int = 64, open_files: int = 256, disk_mb: int = 256) -> None:
+        self.limits = {"memory_mb": int(memory_mb), "processes": int(processes), "open_files": int(open_files),
+                       "disk_mb": int(disk_mb)}
         self.allow_unsandboxed = allow_unsandboxed
         self.max_parallel = max(1, int(max_parallel or os.cpu_count() or 1))
         self._slots = threading.BoundedSemaphore(self.max_parallel)
@@ -411,7 +410,6 @@ def _probe() -> tuple[bool, str]:
     target = os.path.join(outside, "keep")
     open(target, "w").close()
     os.chmod(outside, 0o777)  # only isolation, not file modes, may stop the delete
-    os.chmod(target, 0o666)
     listener = socket.create_server(("127.0.0.1", 0))
     try:
         source = PROBE.replace("PORT", str(listener.getsockname()[1])).replace("TARGET", repr(target))
@@ -419,11 +417,8 @@ def _probe() -> tuple[bool, str]:
         result = outcome.results[0] if outcome.results else None
         if result is None or result.status != "ok":
             return False, f"probe program failed: {outcome.error or (result.stderr.strip()[-300:] if result else '')}"
-        net, files = result.stdout.split()
-        if net != "blocked":
-            return False, "a sandboxed program could connect to 127.0.0.1"
-        if files != "blocked" or not os.path.exists(target):
-            return False, "a sandboxed program could delete a file outside its work dir"
+        if result.stdout.split() != ["blocked", "blocked"] or not os.path.exists(target):
+            return False, f"a sandboxed program could reach 127.0.0.1 or delete outside its work dir: {result.stdout}"
         return True, "user, mount, network and PID namespaces, read-only file systems"
     except SandboxUnavailable as exc:
         return False, str(exc)
