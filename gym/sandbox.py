@@ -6,8 +6,8 @@
 
 One `run` starts this file as a script (`python -I -B sandbox.py`, standard library only) in a new
 session with a scrubbed environment and a fresh temp dir. It enters new user, mount, network, PID,
-IPC and UTS namespaces, remounts every file system read-only, mounts a size-capped tmpfs as its work
-dir and a fresh /proc, drops all capabilities, then runs each `Run` in a forked child with rlimits
+IPC and UTS namespaces, remounts every file system read-only, covers home directories with empty
+mounts, mounts a size-capped tmpfs as its work dir and a fresh /proc, drops all capabilities, then runs each `Run` in a forked child with rlimits
 (address space, CPU, file size, processes, open files) and a seccomp filter refusing fork/exec,
 non-Unix sockets, io_uring, ptrace, mounts and leaving the process group. Results stream back as
 JSON lines, so callers can stop at the first failing test. On overrun or early stop the sandbox is
@@ -103,7 +103,26 @@ def _mount(source, target: str, fstype, flags: int, data=None) -> None:
     _c("mount", source, target.encode(), fstype, ctypes.c_ulong(flags), data)
 
 
-def _enter_namespaces(workdir: str, disk_mb: int) -> None:
+def _hide(homes: list[str], keep: list[str]) -> None:
+    """Cover home directories (tokens, keys, caches) with empty read-only mounts; only entries leading
+    to a `keep` path (the Python installation) stay visible."""
+    def leads_to_kept(path: str) -> bool:
+        return any(kept == path or kept.startswith(path.rstrip("/") + "/") for kept in keep)
+
+    for home in homes:
+        paths = [home] if not leads_to_kept(home) else [os.path.join(home, e) for e in os.listdir(home)]
+        for path in paths:
+            if leads_to_kept(path) or os.path.islink(path):
+                continue
+            with contextlib.suppress(OSError):
+                if os.path.isdir(path):
+                    _mount(b"tmpfs", path, b"tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, b"size=4k,mode=0755")
+                else:
+                    _mount(b"/dev/null", path, None, MS_BIND)
+                    _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY)
+
+
+def _enter_namespaces(workdir: str, disk_mb: int, homes: list[str], keep: list[str]) -> None:
     """Become PID 1 of fresh namespaces with a read-only view of the machine and no capabilities."""
     arch = ARCHES.get(platform.machine())
     if arch is None:
@@ -132,6 +151,7 @@ def _enter_namespaces(workdir: str, disk_mb: int) -> None:
         except OSError:
             if point == "/":
                 raise
+    _hide(homes, keep)
     _mount(b"tmpfs", workdir, b"tmpfs", MS_NOSUID | MS_NODEV, f"size={disk_mb}m,mode=0700".encode())
     try:  # a /proc that shows only the sandbox's own processes
         _mount(b"proc", "/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
@@ -294,7 +314,7 @@ def _child_main() -> None:
     limits, isolated = payload["limits"], False
     if payload["isolate"]:
         try:
-            _enter_namespaces(payload["workdir"], limits["disk_mb"])
+            _enter_namespaces(payload["workdir"], limits["disk_mb"], payload["homes"], payload["keep"])
             isolated = True
         except OSError as exc:
             _emit({"ready": False, "error": f"cannot isolate: {exc}"})
@@ -437,7 +457,11 @@ def execute(source: str, runs: list[Run], limits: dict, isolate: bool, total_tim
     if total_timeout is None:
         total_timeout = sum(run.timeout for run in runs) + 10
     workdir = tempfile.mkdtemp(prefix="gym-sandbox-")
+    homes = sorted({os.path.realpath(p) for p in (os.path.expanduser("~"), "/root") if os.path.isdir(p)})
+    keep = sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.executable,
+                                                  __file__)})
     payload = json.dumps({"source": source, "limits": limits, "isolate": isolate, "workdir": workdir,
+                          "homes": [h for h in homes if h != "/"], "keep": keep,
                           "runs": [{"stdin": r.stdin, "timeout": float(r.timeout), "output_limit": int(r.output_limit)}
                                    for r in runs]}).encode("utf-8", errors="surrogateescape")
     stdin, errors = tempfile.TemporaryFile(), tempfile.TemporaryFile()

@@ -142,6 +142,20 @@ def test_files_outside_the_work_dir_cannot_be_touched(box, tmp_path):
 
 
 @needs_isolation
+def test_home_directory_secrets_are_hidden(box, tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    (home / ".config").mkdir(parents=True)
+    (home / ".config" / "token").write_text("hf_secret")
+    (home / ".netrc").write_text("password hunter2")
+    monkeypatch.setenv("HOME", str(home))
+    source = (f"import os\nprint(os.listdir({str(home)!r}), os.path.exists({str(home / '.netrc')!r}))\n"
+              f"import json, collections\nprint('imports work')")
+    result = run_one(box, source)
+    assert result.stdout == "[] False\nimports work\n", result.stderr  # an empty, read-only stand-in
+    assert (home / ".netrc").read_text() == "password hunter2"
+
+
+@needs_isolation
 def test_processes_and_pids_are_private(box):
     result = run_one(box, "import os\nprint(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))")
     assert result.stdout.strip() in ("[1, 2]", "[2]"), result.stdout  # only the sandbox's own processes
