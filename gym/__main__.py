@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 import logging
+import os
 import sys
 from typing import Any
 
@@ -80,6 +81,13 @@ def precheck(argv: list[str]) -> list[str]:
             for bench in _sweep_values(value):
                 if bench not in names and not (key == "benchmarks" and bench == "all") and bench != "null":
                     raise unknown_benchmark(bench, names)
+        elif key in ("model", "judge"):
+            dirs = config_dirs(_extra_config_dirs(argv))
+            options = {path.stem for d in dirs for path in (d / key).glob("*.yaml")}
+            for option in _sweep_values(value):
+                if options and option not in options and option != "null":
+                    raise GymError(f"unknown {key} '{option}'{did_you_mean(option, options)}; "
+                                   f"{key}s: {', '.join(sorted(options))}")
         elif key == "hydra/launcher" and value in LAUNCHER_EXTRAS:
             module, extra = LAUNCHER_EXTRAS[value]
             try:
@@ -102,9 +110,12 @@ def run_task(cfg: DictConfig) -> Any:
     from gym.config import run_dir
     from gym.io import write_json_atomic
 
+    from gym.schema import check_task_knobs
+
     module = importlib.import_module(TASKS[cfg.task.name])
     status: dict[str, Any] = {"task": cfg.task.name, "status": "ok"}
     try:
+        check_task_knobs(cfg)
         result = module.run(cfg)
         if isinstance(result, dict):
             status["summary"] = result
@@ -131,6 +142,55 @@ def run_task(cfg: DictConfig) -> Any:
             write_json_atomic(run_dir(cfg) / JOB_STATUS_FILE, json.loads(json.dumps(status, default=str)))
 
 
+def compact_hydra_errors() -> None:
+    """Show Hydra's config errors (bad override, schema violation, missing value) as one line.
+
+    Hydra prints them over several lines with its search path and a HYDRA_FULL_ERROR hint; the first
+    lines and the OmegaConf cause are what a user needs. HYDRA_FULL_ERROR=1 still gives the full story.
+    """
+    try:
+        from hydra._internal import utils as hydra_utils
+        from hydra.errors import CompactHydraException
+    except ImportError:  # a Hydra without these internals: keep its own reporting
+        return
+    original = hydra_utils.run_and_report
+    if getattr(original, "_gym", False):
+        return
+
+    def run_and_report(func: Any) -> Any:
+        def guarded() -> Any:
+            try:
+                return func()
+            except CompactHydraException as exc:
+                if os.environ.get("HYDRA_FULL_ERROR") == "1":
+                    raise
+                print(f"gym: error: {_one_line(exc)}", file=sys.stderr, flush=True)
+                sys.exit(2)
+        return original(guarded)
+
+    run_and_report._gym = True  # type: ignore[attr-defined]
+    hydra_utils.run_and_report = run_and_report
+
+
+def _one_line(exc: BaseException) -> str:
+    lines = []
+    for line in str(exc).splitlines():
+        line = line.strip()
+        if line.startswith(("Config search path", "Set the environment variable")):
+            break
+        if line:
+            lines.append(line)
+    cause = exc.__cause__
+    if cause is not None and str(cause).strip():
+        first = str(cause).strip().splitlines()[0]
+        if first not in lines:
+            lines.append(first)
+    text = ""
+    for line in lines:  # sentences run on; bare fragments are separated with semicolons
+        text += line if not text else (" " if text.endswith(".") else "; ") + line
+    return text
+
+
 @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
 def _hydra_entry(cfg: DictConfig) -> Any:
     return run_task(cfg)
@@ -142,6 +202,7 @@ def main() -> None:
     except GymError as exc:
         print(f"gym: error: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
+    compact_hydra_errors()
     _hydra_entry()
 
 

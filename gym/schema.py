@@ -107,3 +107,112 @@ def register() -> None:
 
 
 register()
+
+
+# -- task knobs ------------------------------------------------------------------------------------
+# Each task's top-level knobs (conf/task/<task>.yaml), type-checked before the task runs so that
+# `concurrency=lots` fails in one line naming the file, not deep inside the task.
+
+
+@dataclass
+class SearchKnobs:
+    query: Any = ""
+    domain: Optional[str] = None
+    verifier: Optional[str] = None
+    gated: Optional[bool] = None
+    needs_judge: Optional[bool] = None
+    needs_sandbox: Optional[bool] = None
+    limit: int = 0
+    output: str = "table"
+
+
+@dataclass
+class PrepareOptions:
+    skip_bad_rows: bool = False
+    force: bool = False
+
+
+@dataclass
+class PrepareKnobs:
+    benchmarks: Any = None
+    n_jobs: int = 1
+    use_cached: bool = False
+    prepare_args: Dict[str, Any] = field(default_factory=dict)
+    prepare: PrepareOptions = field(default_factory=PrepareOptions)
+
+
+@dataclass
+class CollectKnobs:
+    concurrency: int = 32
+    limit: Optional[int] = None
+    num_repeats: Optional[int] = None
+    resume: bool = False
+    output: Optional[str] = None
+    progress: bool = True
+
+
+@dataclass
+class E2EKnobs(CollectKnobs):
+    prepare: PrepareOptions = field(default_factory=PrepareOptions)
+    aggregate: Dict[str, Any] = field(default_factory=dict)
+    profile: Dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class AggregateKnobs:
+    rollouts: Any = None
+    compare: Any = None
+    k: Any = None
+    output: str = "table"
+
+
+@dataclass
+class BucketEdges:
+    hard_max: float = 0.25
+    easy_min: float = 0.75
+
+
+@dataclass
+class SelectKnobs:
+    min_pass_rate: Optional[float] = None
+    max_pass_rate: Optional[float] = None
+    buckets: Optional[List[str]] = None
+
+
+@dataclass
+class ProfileKnobs:
+    rollouts: Any = None
+    allow_partial: bool = False
+    expected_repeats: Optional[int] = None
+    buckets: BucketEdges = field(default_factory=BucketEdges)
+    select: SelectKnobs = field(default_factory=SelectKnobs)
+    prepared: Any = None
+    plots: bool = True
+    report: bool = True
+    samples_per_bucket: int = 2
+
+
+TASK_KNOBS = {"search": SearchKnobs, "prepare": PrepareKnobs, "collect": CollectKnobs, "e2e": E2EKnobs,
+              "aggregate": AggregateKnobs, "profile": ProfileKnobs}
+
+
+def check_task_knobs(cfg: Any) -> None:
+    """Type-check the chosen task's knobs; a bad value raises GymError naming conf/task/<task>.yaml."""
+    from dataclasses import fields
+
+    from omegaconf import OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
+
+    from gym.errors import GymError
+
+    task = cfg.task.name
+    schema = TASK_KNOBS.get(task)
+    if schema is None:
+        return
+    names = [f.name for f in fields(schema) if f.name in cfg]
+    try:
+        OmegaConf.merge(OmegaConf.structured(schema), OmegaConf.masked_copy(cfg, names))
+    except OmegaConfBaseException as exc:
+        key = getattr(exc, "full_key", None) or "?"
+        message = str(exc).splitlines()[0]
+        raise GymError(f"conf/task/{task}.yaml: bad value for '{key}': {message}") from None

@@ -58,3 +58,20 @@ def test_schema_rejects_typos_and_wrong_types():
         compose(["benchmark=gsm8k", "benchmark.dataset.num_repeat=3"])
     with pytest.raises(Exception, match="num_repeats"):
         compose(["benchmark=gsm8k", "benchmark.dataset.num_repeats=lots"])
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_task_knob_schemas_accept_the_shipped_defaults(task):
+    from gym.schema import check_task_knobs
+
+    check_task_knobs(compose([f"task={task}", "benchmark=gsm8k"]))
+
+
+def test_task_knob_schema_rejects_wrong_types():
+    from gym.errors import GymError
+    from gym.schema import check_task_knobs
+
+    with pytest.raises(GymError, match=r"conf/task/collect.yaml: bad value for 'concurrency'"):
+        check_task_knobs(compose(["task=collect", "concurrency=lots"]))
+    with pytest.raises(GymError, match=r"'select.max_pass_rate'"):
+        check_task_knobs(compose(["task=profile", "select.max_pass_rate=high"]))
