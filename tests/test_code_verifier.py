@@ -107,6 +107,15 @@ def test_human_eval_base_and_plus(verifier):
     assert missing.reward == 0.0 and not missing.details["passing_base_tests"]
 
 
+def test_full_function_answers_keep_the_prompts_helpers(verifier):
+    row = {**HUMAN_EVAL, "entry_point": "twice_sum", "metadata": {"task_id": "HumanEval/901"},
+           "prompt": "import math\n\n\ndef double(x):\n    return 2 * x\n\n\n"
+                     "def twice_sum(xs):\n    \"\"\"Doc.\"\"\"\n",
+           "canonical_solution": "    return double(sum(xs))\n"}
+    answer = "def twice_sum(xs):\n    return double(sum(xs)) * math.prod([])"  # helper and import from the prompt
+    assert verifier.verify(row, fenced(answer)).reward == 1.0
+
+
 def test_ground_truth_is_computed_once_per_task(verifier):
     before = len(verifier._truth)
     for _ in range(3):

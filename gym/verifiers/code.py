@@ -17,7 +17,8 @@ the end means a cut-off answer and no code). Rows pick the tests:
   `check(entry_point)` run once; exit status 0 passes.
 
 A HumanEval-style answer that does not define the entry point is taken as the function body and
-the prompt goes first; one that does gets the prompt's import lines. Tests stop at the first failure.
+the prompt goes first; one that does gets the rest of the prompt (imports, helper functions) but not
+its stub. Tests stop at the first failure.
 """
 
 from __future__ import annotations
@@ -316,7 +317,7 @@ def _brief(value: Any, limit: int = 300) -> str:
 
 def _with_prompt(code: str, row: dict) -> str:
     """HumanEval-style completion: the prompt goes first unless the code defines the entry point itself,
-    in which case only the prompt's imports do (type hints such as List need them)."""
+    in which case the rest of the prompt does (imports for type hints, helper functions it may call)."""
     prompt, entry = row.get("prompt"), row.get("entry_point")
     if not isinstance(prompt, str) or not entry:
         return code
@@ -329,11 +330,11 @@ def _with_prompt(code: str, row: dict) -> str:
     if not defined:
         return prompt + code
     try:
-        imports = [ast.get_source_segment(prompt, node) for node in ast.parse(prompt).body
-                   if isinstance(node, (ast.Import, ast.ImportFrom))]
+        rest = [ast.get_source_segment(prompt, node) for node in ast.parse(prompt).body
+                if not (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == entry)]
     except (SyntaxError, ValueError):
-        imports = []
-    return "\n".join([*filter(None, imports), code])
+        rest = []
+    return "\n\n".join([*filter(None, rest), code])
 
 
 def _score(messages: list[dict], expected: list, trouble: str | None, details: dict, matches,
