@@ -85,7 +85,7 @@ def test_cli_unknown_task_and_bad_override(tmp_path):
     assert_clean_failure(bad, "querry", "+querry=math")
     assert len(bad.stderr.strip().splitlines()) == 1
     wrong_type = run_gym("task=collect", "benchmark=gsm8k", "concurrency=lots", f"hydra.run.dir={tmp_path}/b")
-    assert_clean_failure(wrong_type, "concurrency=lots")
+    assert_clean_failure(wrong_type, "conf/task/collect.yaml", "concurrency", "lots")
     assert len(wrong_type.stderr.strip().splitlines()) == 1
     assert_clean_failure(run_gym("task=collect", "model=vlm"), "unknown model 'vlm'", "did you mean vllm")
 
