@@ -25,16 +25,16 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import inspect
 import json
-import re
 import threading
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from gym.errors import GymError
 from gym.sandbox import Run, RunResult, Sandbox
 from gym.verifiers.base import Verdict, Verifier
+from gym.verifiers.code_compare import close, extract_code, stdout_matches
+from gym.verifiers.code_driver import DRIVER, Opaque, decode_value, encode_value  # noqa: F401  (Opaque re-exported)
+from gym.verifiers.code_evalplus import evalplus_matches, mbpp_inputs, reference_outputs
 
 PREAMBLE = "\n".join(
     [f"from {name} import *" for name in ("string", "re", "datetime", "collections", "heapq", "bisect", "copy", "math",
@@ -43,270 +43,6 @@ PREAMBLE = "\n".join(
     + ["import string, re, datetime, collections, heapq, bisect, copy, math, random, statistics, itertools, "
        "functools, operator, io, sys, json", "sys.setrecursionlimit(50000)", ""])
 CALL_OUTPUT_LIMIT = 64 << 20  # encoded return values of every test of one answer
-_FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+#.-]*)[^\n]*$", re.MULTILINE)
-
-
-def extract_code(text: str) -> tuple[str | None, str | None]:
-    """(code, None) from the last fenced block (```python preferred), or (None, why there is none)."""
-    if "</think>" in text:
-        text = text.rsplit("</think>", 1)[1]
-    elif "<think>" in text:
-        return None, "reasoning never finished (<think> without </think>)"
-    fences = list(_FENCE.finditer(text))
-    blocks, open_fence = [], None
-    for fence in fences:
-        if open_fence is None:
-            open_fence = fence
-        else:
-            blocks.append((open_fence.group(1).lower(), text[open_fence.end() + 1:fence.start()]))
-            open_fence = None
-    if open_fence is not None:
-        return None, "the last code block is not closed (answer cut off?)"
-    if not blocks:
-        return None, "no fenced code block in the answer"
-    python = [code for language, code in blocks if language in ("python", "py", "python3")]
-    return (python or [code for _, code in blocks])[-1], None
-
-
-# -- values across the sandbox boundary (this code also runs inside the sandbox) -------------------
-class Opaque:
-    """A value with no JSON form (an object of a custom class): equal when type name and repr match."""
-
-    def __init__(self, type_name: str, text: str) -> None:
-        self.type_name, self.text = type_name, text
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Opaque) and (self.type_name, self.text) == (other.type_name, other.text)
-
-    def __hash__(self) -> int:
-        return hash((self.type_name, self.text))
-
-    def __repr__(self) -> str:
-        return self.text
-
-
-def encode_value(value):
-    """A Python value as JSON, keeping tuples, sets, dict keys, complex, bytes and huge ints apart."""
-    if value is None or isinstance(value, (bool, str, float)):
-        return value
-    if isinstance(value, int):
-        return int(value) if value.bit_length() < 4000 else {"$int": format(value, "x")}
-    if isinstance(value, list):
-        return [encode_value(item) for item in value]
-    if isinstance(value, tuple):
-        return {"$tuple": [encode_value(item) for item in value]}
-    if isinstance(value, (set, frozenset)):
-        return {"$set": [encode_value(item) for item in value], "$frozen": isinstance(value, frozenset)}
-    if isinstance(value, dict):
-        return {"$dict": [[encode_value(key), encode_value(item)] for key, item in value.items()]}
-    if isinstance(value, complex):
-        return {"$complex": [value.real, value.imag]}
-    if isinstance(value, (bytes, bytearray)):
-        return {"$bytes": bytes(value).hex()}
-    if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
-        return encode_value(value.tolist())
-    return {"$repr": repr(value)[:10000], "$type": type(value).__name__}
-
-
-def decode_value(value):
-    if isinstance(value, list):
-        return [decode_value(item) for item in value]
-    if not isinstance(value, dict):
-        return value
-    if "$tuple" in value:
-        return tuple(decode_value(item) for item in value["$tuple"])
-    if "$set" in value:
-        items = [decode_value(item) for item in value["$set"]]
-        return frozenset(items) if value.get("$frozen") else set(items)
-    if "$dict" in value:
-        return {decode_value(key): decode_value(item) for key, item in value["$dict"]}
-    if "$complex" in value:
-        return complex(*value["$complex"])
-    if "$bytes" in value:
-        return bytes.fromhex(value["$bytes"])
-    if "$int" in value:
-        return int(value["$int"], 16)
-    if "$repr" in value:
-        return Opaque(value.get("$type", ""), value["$repr"])
-    return {key: decode_value(item) for key, item in value.items()}
-
-
-# The program that calls the function under test inside the sandbox. Its job (stdin) carries the code,
-# the function name and the encoded arguments, never the expected values, so code under test has
-# nothing to copy them from. One JSON line per test goes to the saved stdout; the code's own stdin
-# and stdout are /dev/null.
-_DRIVER = r'''
-import json, os, signal, sys, time
-if hasattr(sys, "set_int_max_str_digits"):
-    sys.set_int_max_str_digits(0)
-_job = json.loads(sys.stdin.read())
-_out, _null = os.dup(1), os.open(os.devnull, os.O_RDWR)
-os.dup2(_null, 0)
-os.dup2(_null, 1)
-
-
-def _emit(message):
-    data = (json.dumps(message) + "\n").encode("utf-8", "surrogatepass")
-    while data:
-        data = data[os.write(_out, data):]
-
-
-class _TimeLimit(BaseException):
-    pass
-
-
-def _ring(signum, frame):
-    raise _TimeLimit()
-
-
-def _timed(function, args, limit):
-    signal.signal(signal.SIGALRM, _ring)
-    signal.setitimer(signal.ITIMER_REAL, limit)
-    try:
-        started = time.perf_counter()
-        value = function(*args)
-        return value, time.perf_counter() - started
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-
-
-def _describe(exc):
-    return "time limit exceeded" if isinstance(exc, _TimeLimit) else f"{type(exc).__name__}: {exc}"[:500]
-
-
-_scope = {"__name__": "solution", "__builtins__": __builtins__}
-try:
-    _timed(exec, (compile(_job["code"], "solution.py", "exec"), _scope), _job["load_limit"])
-    if _job["method"] and isinstance(_scope.get("Solution"), type):
-        _target = getattr(_scope["Solution"](), _job["function"])
-    else:
-        _target = _scope[_job["function"]]
-except BaseException as exc:
-    _emit({"load_error": _describe(exc) if not isinstance(exc, KeyError) else f"no function {_job['function']}"})
-    sys.exit(0)
-for _phase in _job["phases"]:
-    for _index, (_args, _limit) in enumerate(zip(_phase["inputs"], _phase["limits"])):
-        try:
-            _value, _spent = _timed(_target, decode_value(_args), _limit)  # fresh objects per call
-            _message = {"phase": _phase["name"], "index": _index, "value": encode_value(_value), "time": _spent}
-        except BaseException as exc:
-            _message = {"phase": _phase["name"], "index": _index, "error": _describe(exc)}
-        _emit(_message)
-        if "error" in _message:
-            break
-'''
-DRIVER = "\n".join(inspect.getsource(part) for part in (Opaque, encode_value, decode_value)) + _DRIVER
-
-
-# -- output comparison -----------------------------------------------------------------------------
-def stdout_matches(got: str, expected: str) -> bool:
-    """Line by line after stripping; a differing line may still match as whitespace-split Decimals."""
-    got_lines = [line.strip() for line in got.strip().split("\n")]
-    expected_lines = [line.strip() for line in expected.strip().split("\n")]
-    if len(got_lines) != len(expected_lines):
-        return False
-    for mine, theirs in zip(got_lines, expected_lines):
-        if mine != theirs:
-            try:
-                if [Decimal(x) for x in mine.split()] != [Decimal(x) for x in theirs.split()]:
-                    return False
-            except InvalidOperation:
-                return False
-    return True
-
-
-def close(got: Any, expected: Any, atol: float, rtol: float = 0.0) -> bool:
-    """Equal, with numbers (not bools) within atol + rtol*|expected|, through lists, tuples and dicts."""
-    if isinstance(got, bool) or isinstance(expected, bool):
-        return got == expected
-    if isinstance(got, (int, float)) and isinstance(expected, (int, float)):
-        if got == expected:
-            return True
-        return abs(got - expected) <= atol + rtol * abs(expected)  # nan never matches, as in numpy
-    if isinstance(got, (list, tuple)) and isinstance(expected, (list, tuple)):
-        return len(got) == len(expected) and all(close(a, b, atol, rtol) for a, b in zip(got, expected))
-    if isinstance(got, dict) and isinstance(expected, dict):
-        return got.keys() == expected.keys() and all(close(got[k], expected[k], atol, rtol) for k in got)
-    return got == expected
-
-
-def _is_floats(value: Any) -> bool:
-    return isinstance(value, float) or (isinstance(value, (list, tuple)) and bool(value)
-                                        and all(isinstance(item, float) for item in value))
-
-
-def _poly(coefficients: list, x: float) -> float:
-    return sum(c * x**i for i, c in enumerate(coefficients))
-
-
-MBPP_SET_EQUAL = {"similar_elements", "find_char_long", "common_in_nested_lists", "extract_singly", "larg_nnum",
-                  "intersection_array", "find_dissimilar", "Diff"}
-MBPP_NOT_NONE = {"check_str", "text_match_three", "text_starta_endb"}  # outputs compared as "is not None"
-
-
-def evalplus_matches(dataset: str, entry_point: str, args: list, got: Any, expected: Any, atol: float) -> bool:
-    """EvalPlus' rule for one output, special oracles included."""
-    try:
-        exact = got == expected
-        if dataset == "mbpp":
-            if entry_point == "are_equivalent":  # Mbpp/164: the reference output is unreliable
-                return True
-            if entry_point == "sum_div":
-                exact = exact or got == 0
-            elif entry_point == "surface_Area":
-                base, height = args
-                exact = exact or abs(got - round(base**2 + 2 * base * ((base / 2) ** 2 + height**2) ** 0.5)) <= atol
-            elif entry_point == "digit_distance_nums":
-                one, two = str(args[0]), str(args[1])
-                width = max(len(one), len(two))
-                exact = exact or got == sum(abs(int(a) - int(b)) for a, b in zip(one.zfill(width), two.zfill(width)))
-            elif entry_point in MBPP_SET_EQUAL:
-                exact = set(got) == set(expected)
-            elif entry_point in MBPP_NOT_NONE:
-                exact = got == expected if isinstance(got, bool) else expected == (got is not None)
-        elif entry_point == "find_zero":  # HumanEval/32: any root will do
-            return isinstance(got, (int, float)) and abs(_poly(args[0], got)) <= atol
-        if exact:
-            return True
-        atol = atol or (1e-6 if _is_floats(expected) else 0)
-        if not atol or type(got) is not type(expected):
-            return False
-        return close(got, expected, atol, rtol=1e-7)
-    except Exception:  # an output that cannot even be compared is wrong
-        return False
-
-
-def mbpp_inputs(task_id: str, inputs: list) -> list:
-    """MBPP+ stores tuples, sets and complex numbers as JSON lists/strings; rebuild them per task as
-    EvalPlus does before calling anything (the reference outputs are computed on these)."""
-    number = int(str(task_id).rsplit("/", 1)[-1]) if str(task_id).rsplit("/", 1)[-1].isdigit() else -1
-    tup = tuple
-
-    def deep(value):
-        return tuple(deep(item) for item in value) if isinstance(value, list) else value
-
-    rules = {
-        "args": lambda inp: [tup(a) for a in inp],
-        "nested": lambda inp: [[tup(x) for x in a] for a in inp],
-        "first_nested": lambda inp: [[tup(x) for x in inp[0]], inp[1]],
-        "second": lambda inp: [inp[0], tup(inp[1])],
-        "first": lambda inp: [tup(inp[0]), *inp[1:]],
-        "nested_args": lambda inp: [tup(tup(x) for x in a) for a in inp],
-        "deep": deep,
-        115: lambda inp: [[set(item) if isinstance(item, list) and item else {} for item in inp[0]]],
-        124: lambda inp: (float(inp[0]), complex(inp[1])),
-        252: lambda inp: [complex(inp[0])],
-        278: lambda inp: [tup(tup(x) if isinstance(x, list) else x for x in inp[0])],
-        722: lambda inp: [{key: tup(value) for key, value in inp[0].items()}, *inp[1:]],
-    }
-    groups = {"args": (2, 116, 132, 143, 222, 261, 273, 394, 399, 421, 424, 429, 470, 560, 579, 596, 616, 630, 726,
-                       740, 744, 809),
-              "nested": (63, 64, 70, 94, 120, 237, 272, 299, 400, 409, 417, 438, 473, 614, 780),
-              "first_nested": (75, 413, 444, 753), "second": (106, 750),
-              "first": (250, 405, 446, 617, 720, 763, 808, 307), "nested_args": (259, 401, 445),
-              "deep": (580, 615, 791)}
-    rule = rules.get(number) or next((rules[name] for name, members in groups.items() if number in members), None)
-    return [rule(inp) for inp in inputs] if rule else inputs
 
 
 # -- the verifier ----------------------------------------------------------------------------------
@@ -509,21 +245,7 @@ class CodeVerifier(Verifier):
         with lock:
             if key not in self._truth:
                 code = (row.get("prompt") or "") + row["canonical_solution"]
-                phases = [{"name": phase, "inputs": inputs[phase], "limits": [60.0] * len(inputs[phase])}
-                          for phase in ("base", "plus")]
-                messages, trouble = self._call(code, entry, False, phases, 60.0, 900.0)
-                truth = {}
-                for phase in ("base", "plus"):
-                    got = messages.get(phase, [])
-                    if len(got) != len(inputs[phase]) or any("error" in m for m in got):
-                        problem = next((m["error"] for m in got if "error" in m), None) or trouble
-                        raise RuntimeError(f"reference solution of {task_id or entry} failed on its {phase} inputs: "
-                                           f"{problem or 'no output'}")
-                    values = [decode_value(m["value"]) for m in got]
-                    if dataset == "mbpp" and entry in MBPP_NOT_NONE:
-                        values = [value is not None for value in values]
-                    truth[phase] = {"values": values, "times": [m["time"] for m in got]}
-                self._truth[key] = truth
+                self._truth[key] = reference_outputs(self._call, code, task_id, dataset, entry, inputs)
         return self._truth[key]
 
 
