@@ -31,6 +31,15 @@ from bare_loop import write_rows  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def write_fraction_rows(path: Path, count: int) -> None:
+    """Rows whose answers are LaTeX fractions: no integer shortcut, math-verify decides each one."""
+    with path.open("w", encoding="utf-8") as handle:
+        for number in range(count):
+            a, b = 1 + number % 97, 101 + number
+            question = f"Problem {number}: what is {a} divided by {b}, as a reduced fraction?"
+            handle.write(json.dumps({"question": question, "expected_answer": f"\\frac{{{a}}}{{{b}}}"}) + "\n")
+
+
 def start_server(data: Path, latency: float) -> tuple[subprocess.Popen, str]:
     server = subprocess.Popen([sys.executable, "-m", "gym.mock_server", "--data", str(data), "--port", "0",
                                "--latency", str(latency)], stdout=subprocess.PIPE, text=True)
@@ -121,6 +130,19 @@ def main() -> None:
                            f"{bare:.0f}/s = {ratio:.2f}x (target >= 0.7x)")
             results.append(f"cpu         {1000 * gym['cpu_s'] / n_overhead:.2f} ms CPU per rollout incl. start-up and "
                            f"math verification ({gym['cpu_s']:.2f} s for {n_overhead}; target <= 5 ms)")
+
+        # 1b. the same with LaTeX fraction answers, so every check goes through the math-verify workers
+        fractions = tmp / "fractions.jsonl"
+        write_fraction_rows(fractions, n_overhead)
+        server, url = start_server(fractions, 0.0)
+        try:
+            frac = run_collect(fractions, url, n_overhead, 64, tmp / "frac")
+        finally:
+            server.terminate()
+            server.wait()
+        results.append(f"math-verify {frac['rollouts_per_s']:.0f} rollouts/s with LaTeX fraction answers (every check "
+                       f"in the math-verify workers); {1000 * frac['cpu_s'] / n_overhead:.2f} ms CPU per rollout incl. "
+                       f"start-up; peak RSS {frac['peak_tree_rss_mb']:.0f} MB")
 
         # 2. latency-bound: 1,000 rollouts, 1 s each, concurrency 256 -> ideal 4 s
         server, url = start_server(data, 1.0)
