@@ -37,7 +37,6 @@ LAUNCHER_EXTRAS = {"local": ("hydra_plugins.hydra_joblib_launcher", "parallel"),
 _INFO_FLAGS = {"--help", "-h", "--hydra-help", "--info", "-i", "--cfg", "-c", "--shell-completion", "-sc", "--version"}
 
 
-
 def _extra_config_dirs(argv: list[str]) -> list[str]:
     dirs: list[str] = []
     for i, arg in enumerate(argv):
@@ -109,7 +108,6 @@ def run_task(cfg: DictConfig) -> Any:
     from gym.callbacks import JOB_STATUS_FILE
     from gym.config import run_dir
     from gym.io import write_json_atomic
-
     from gym.schema import check_task_knobs
 
     module = importlib.import_module(TASKS[cfg.task.name])
