@@ -12,19 +12,14 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig, ListConfig, OmegaConf
+from omegaconf import DictConfig, OmegaConf
 
-from gym.config import run_dir
+from gym.config import run_dir, to_plain
 from gym.errors import GymError
 from gym.io import atomic_path, write_json_atomic
 from gym.metrics import metric_name
 
 log = logging.getLogger("gym.aggregate")
-
-
-def plain(node: Any) -> Any:
-    """Plain Python (lists and dicts) for a config value."""
-    return OmegaConf.to_container(node, resolve=True) if isinstance(node, (DictConfig, ListConfig)) else node
 
 
 def check_k(value: Any) -> int | list[int] | None:
@@ -192,10 +187,10 @@ def compare_text(result: dict[str, Any], max_tasks: int = 20) -> str:
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
-    k = check_k(plain(cfg.get("k")))
+    k = check_k(to_plain(cfg.get("k")))
     output = check_output(cfg.get("output", "table"))
     out_dir = run_dir(cfg)
-    pair = plain(cfg.get("compare"))
+    pair = to_plain(cfg.get("compare"))
     has_rollouts = not OmegaConf.is_missing(cfg, "rollouts") and cfg.get("rollouts") is not None
     if pair is not None:
         if has_rollouts:
@@ -210,7 +205,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         return {"compare": str(path), "benchmarks": sorted(result["benchmarks"])}
     if not has_rollouts:
         raise GymError("rollouts=<file|glob|run dir|sweep dir> is required (or compare=[A,B])")
-    metrics, _ = aggregate(plain(cfg.rollouts), k)
+    metrics, _ = aggregate(to_plain(cfg.rollouts), k)
     write_json_atomic(out_dir / "metrics.json", metrics)
     write_csv(out_dir / "metrics.csv", csv_rows(metrics))
     print(json.dumps(metrics, indent=2) if output == "json" else metrics_table(metrics), flush=True)

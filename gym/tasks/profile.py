@@ -14,11 +14,10 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from gym.config import run_dir
+from gym.config import run_dir, to_plain
 from gym.errors import GymError
 from gym.io import write_json_atomic, write_jsonl_atomic
 from gym.profiling import BucketEdges, Selection
-from gym.tasks.aggregate import plain
 
 log = logging.getLogger("gym.profile")
 
@@ -34,11 +33,11 @@ def read_options(cfg: DictConfig) -> dict[str, Any]:
     """Every knob checked before any file is read."""
     if OmegaConf.is_missing(cfg, "rollouts") or cfg.get("rollouts") is None:
         raise GymError("rollouts=<file|glob|run dir|sweep dir> is required")
-    buckets = plain(cfg.get("buckets")) or {}
+    buckets = to_plain(cfg.get("buckets")) or {}
     unknown = set(buckets) - {"hard_max", "easy_min"}
     if unknown:
         raise GymError(f"buckets: unknown key(s) {', '.join(sorted(unknown))}; set buckets.hard_max / buckets.easy_min")
-    select = plain(cfg.get("select")) or {}
+    select = to_plain(cfg.get("select")) or {}
     unknown = set(select) - {"min_pass_rate", "max_pass_rate", "buckets"}
     if unknown:
         raise GymError(f"select: unknown key(s) {', '.join(sorted(unknown))}; "
@@ -53,7 +52,7 @@ def read_options(cfg: DictConfig) -> dict[str, Any]:
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 0:
         raise GymError(f"samples_per_bucket must be a non-negative integer, got {samples!r}")
     return {
-        "rollouts": plain(cfg.rollouts),
+        "rollouts": to_plain(cfg.rollouts),
         "edges": BucketEdges(**buckets),
         "selection": Selection(select.get("min_pass_rate"), select.get("max_pass_rate"),
                                tuple(chosen) if chosen is not None else None),
@@ -62,7 +61,7 @@ def read_options(cfg: DictConfig) -> dict[str, Any]:
         "plots": _flag(cfg, "plots", True),
         "report": _flag(cfg, "report", True),
         "samples_per_bucket": samples,
-        "prepared": _prepared(plain(cfg.get("prepared"))),
+        "prepared": _prepared(to_plain(cfg.get("prepared"))),
         "data_root": Path(str(cfg.data.root)) if cfg.get("data") is not None else None,
     }
 
