@@ -10,17 +10,15 @@ import io
 import json
 import random
 import tarfile
-from functools import cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
-from gym.config import compose
 from gym.download import PrepareContext, read_manifest
 from gym.errors import GymError
-from gym.paths import BENCHMARKS_DIR
 from gym.prompts import build_messages
+from tests.prepare_helpers import config, make_ctx, script
 from gym.verifiers import make_verifier
 
 UPSTREAM = Path(__file__).resolve().parent / "fixtures" / "upstream"
@@ -37,25 +35,6 @@ EXPECTED = {  # name -> (rows prepared from the fixture, num_repeats, verifier f
     "mmmlu": (28, 1, "mcq", "auto"),
     "hotpotqa_closedbook": (5, 1, "qa", None),
 }
-
-
-@cache
-def script(name: str):
-    path = BENCHMARKS_DIR / name / "prepare.py"
-    spec = importlib.util.spec_from_file_location(f"more_prepare_{name.replace('-', '_')}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-@cache
-def config(name: str):
-    return compose([f"benchmark={name}"]).benchmark
-
-
-def make_ctx(name: str, tmp_path: Path, mirror: str, **kwargs) -> PrepareContext:
-    return PrepareContext(name=name, output_path=tmp_path / name / f"{name}.jsonl", mirror=mirror, offline=False,
-                          retries=0, progress=False, **kwargs)
 
 
 def run(name: str, tmp_path: Path, mirror: str, **prepare_args) -> tuple[PrepareContext, list[dict]]:

@@ -11,17 +11,16 @@ import random
 import re
 import shutil
 import threading
-from functools import cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
-from gym.config import compose
 from gym.download import PrepareContext, read_manifest
 from gym.errors import GymError
 from gym.paths import BENCHMARKS_DIR
 from gym.prompts import build_messages
+from tests.prepare_helpers import config, make_ctx, script
 
 UPSTREAM = Path(__file__).resolve().parent / "fixtures" / "upstream"
 GSM8K_REAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "gsm8k" / "test.jsonl"
@@ -36,26 +35,6 @@ EXPECTED = {  # name -> (rows in the fixture, num_repeats, verifier family)
     "ifeval": (4, 1, "ifeval"),
     "human_eval": (3, 1, "code"),
 }
-
-
-@cache
-def script(name: str):
-    """The benchmark's prepare module (imported by path: `math-500` is no module name)."""
-    path = BENCHMARKS_DIR / name / "prepare.py"
-    spec = importlib.util.spec_from_file_location(f"prepare_{name.replace('-', '_')}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-@cache
-def config(name: str):
-    return compose([f"benchmark={name}"]).benchmark
-
-
-def make_ctx(name: str, tmp_path: Path, mirror: str, **kwargs) -> PrepareContext:
-    return PrepareContext(name=name, output_path=tmp_path / name / f"{name}.jsonl", mirror=mirror,
-                          offline=False, retries=0, progress=False, **kwargs)
 
 
 def run(name: str, tmp_path: Path, mirror: str, **prepare_args) -> tuple[PrepareContext, list[dict]]:

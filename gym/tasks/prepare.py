@@ -77,12 +77,16 @@ def build_jobs(cfg: DictConfig, names: list[str]) -> list[PrepareJob]:
     return jobs
 
 
-def load_prepare(script: Path):
+def load_script(script: Path):
     """Import a prepare script by path (benchmark names like math-500 are not module names)."""
     spec = importlib.util.spec_from_file_location(f"gym_prepare_{script.parent.name.replace('-', '_')}", script)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return getattr(module, "prepare", None)
+    return module
+
+
+def load_prepare(script: Path):
+    return getattr(load_script(script), "prepare", None)
 
 
 def validate(jobs: list[PrepareJob]) -> None:
