@@ -411,3 +411,18 @@ def test_prepare_rejects_malformed_rows(tmp_path):
                          mirror=str(tmp_path / "mirror"), progress=False)
     with pytest.raises(GymError, match="record 1: missing 'Short Answer'"):
         load_prepare(BENCHMARKS_DIR / "imo_answerbench" / "prepare.py")(ctx)
+
+
+def test_another_judge_makes_new_rollout_keys(qa_data, tmp_path):
+    stub = JudgeStub("A")
+    try:
+        first = run_collect(tmp_path, "judge=vllm", f"judge.base_url={stub.base_url}", "judge.name=judge-a", "limit=2")
+        same = run_collect(tmp_path, "judge=vllm", f"judge.base_url={stub.base_url}", "judge.name=judge-a", "limit=2",
+                           "resume=true")
+        other = run_collect(tmp_path, "judge=vllm", f"judge.base_url={stub.base_url}", "judge.name=judge-b", "limit=2",
+                            "resume=true")
+    finally:
+        stub.close()
+    assert len(same) == len(first)  # same judge: nothing redone
+    assert len(other) == 2 * len(first)  # another judge: every rollout judged again, under new keys
+    assert not {r["key"] for r in first} & {r["key"] for r in other[len(first):]}

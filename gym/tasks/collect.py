@@ -33,10 +33,12 @@ FINAL = ("ok", "model_error")  # statuses a resume does not redo
 
 
 def rollout_key(data_sha: str, task_index: int, messages: list[dict], sampling: dict, model: str, api: str,
-                rollout_index: int) -> str:
+                rollout_index: int, judge: str | None = None) -> str:
     """Identity of one rollout; the task index keeps two identical questions apart."""
-    blob = json.dumps([data_sha, task_index, messages, sampling, model, api, rollout_index], sort_keys=True,
-                      ensure_ascii=False)
+    parts = [data_sha, task_index, messages, sampling, model, api, rollout_index]
+    if judge is not None:  # judge-graded: another judge is another experiment
+        parts.append({"judge": judge})
+    blob = json.dumps(parts, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:32]
 
 
@@ -130,7 +132,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         fingerprint = client.fingerprint()  # fails fast, before anything is written
         verifier = make_verifier(bench.verifier.family, to_plain(bench.verifier.options))
         stack.callback(verifier.close)
-        connect_judge(cfg, stack, verifier, base_url, data_path, concurrency)
+        judge_model = connect_judge(cfg, stack, verifier, base_url, data_path, concurrency)
 
         data_sha = sha256_file(data_path)
         done = read_done(out_path) if resuming else {}
@@ -138,7 +140,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         for task_index, messages in enumerate(prompts):
             for rollout_index in range(repeats):
                 seed = None if base_seed is None else int(base_seed) + rollout_index
-                key = rollout_key(data_sha, task_index, messages, {**sampling, "seed": seed}, client.model, client.api, rollout_index)
+                key = rollout_key(data_sha, task_index, messages, {**sampling, "seed": seed}, client.model,
+                                  client.api, rollout_index, judge_model)
                 if done.get(key) not in FINAL:
                     work.append((task_index, rollout_index, seed, key))
         total = len(rows) * repeats

@@ -199,12 +199,15 @@ def _judge_api_key(judge: Any) -> str | None:
 
 
 def connect_judge(cfg: Any, stack: ExitStack, verifier: Any, policy_base_url: str, data_path: Path,
-                  pool_size: int) -> None:
-    """Give a judge-graded verifier its judge client (no-op for other verifiers); fails fast when unreachable."""
+                  pool_size: int) -> str | None:
+    """Give a judge-graded verifier its judge client (no-op for other verifiers); fails fast when unreachable.
+
+    Returns the judge's model id (None without a judge): it is part of every rollout key, so a resume
+    with another judge does not mix its verdicts with the old ones."""
     from gym.config import to_plain
 
     if not getattr(verifier, "needs_judge", False):
-        return
+        return None
     require_judge(cfg)
     judge, kind = cfg.judge, judge_kind(cfg)
     api_key = None
@@ -236,3 +239,4 @@ def connect_judge(cfg: Any, stack: ExitStack, verifier: Any, policy_base_url: st
         raise GymError(f"judge: {exc}") from None
     verifier.attach_judge(client, None if seed is None else int(seed))
     log.info("judge %s at %s", client.model, base_url)
+    return client.model
