@@ -161,7 +161,11 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     if len(todo) > 1 and n_jobs > 1:
         from joblib import Parallel, delayed
 
-        results += Parallel(n_jobs=min(n_jobs, len(todo)))(delayed(run_job)(job, False) for job in todo)
+        from tqdm import tqdm
+
+        finished = Parallel(n_jobs=min(n_jobs, len(todo)), return_as="generator_unordered")(
+            delayed(run_job)(job, False) for job in todo)
+        results += list(tqdm(finished, total=len(todo), desc="prepare", unit="benchmark"))
     else:
         for job in todo:
             log.info("preparing %s -> %s", job.name, job.output_path)
@@ -175,9 +179,10 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 
 
 def _print_table(results: list[dict[str, Any]]) -> None:
-    header = f"{'benchmark':<22} {'status':<8} {'rows':>7} {'secs':>6}  path"
+    width = max([len("benchmark")] + [len(r["benchmark"]) for r in results])
+    header = f"{'benchmark':<{width}} {'status':<8} {'rows':>7} {'secs':>6}  path"
     lines = [header, "-" * len(header)]
-    for r in results:
-        lines.append(f"{r['benchmark']:<22} {r['status']:<8} {str(r.get('rows') or ''):>7} "
+    for r in sorted(results, key=lambda r: r["benchmark"]):
+        lines.append(f"{r['benchmark']:<{width}} {r['status']:<8} {str(r.get('rows') or ''):>7} "
                      f"{str(r.get('seconds', '')):>6}  {r['path']}")
     print("\n".join(lines), flush=True)
