@@ -13,9 +13,10 @@ and only counted; a `model_error` rollout scores 0):
   every k is averaged over the same tasks; tasks with fewer rollouts than the largest n are
   reported as `partial_tasks` and they cap k.
 * majority@k: per task, among its first k scored rollouts (by rollout_index) the most frequent
-  non-null extracted answer (compared after stripping whitespace); ties go to the tied answer with
-  the highest mean reward, then to the lexicographically smallest answer. The task scores the mean
-  reward of the rollouts that gave that answer; a task with no answer scores 0.
+  non-null extracted answer (compared after stripping whitespace) wins and the task scores the mean
+  reward of the rollouts that gave it. Ties are not broken with the rewards (that would peek at the
+  gold answer and bias the metric upwards): the task scores the expected value of a uniformly random
+  pick among the tied answers, i.e. the mean of their mean rewards. A task with no answer scores 0.
 * pass@1[avg-of-k]: per task the mean reward of its first k rollouts, averaged over tasks.
 * no_answer: share of `ok` rollouts with a null extracted answer (per task, then over tasks).
 """
@@ -33,8 +34,9 @@ SCALE = "percent"
 CI_METHOD = "t-interval over tasks: mean of per-task values ± t(0.975, T-1)·sd/√T, 95%"
 PASS_AT_K_METHOD = ("expected max reward over random k-subsets of a task's rollouts "
                     "(= unbiased 1-C(n-c,k)/C(n,k) for 0/1 rewards)")
-MAJORITY_RULE = ("most frequent non-null extracted answer among the first k rollouts; ties: highest "
-                 "mean reward, then lexicographically smallest; scores that answer's mean reward; no answer = 0")
+MAJORITY_RULE = ("most frequent non-null extracted answer among the first k rollouts scores its mean reward; "
+                 "ties score the mean over the tied answers (a uniformly random pick, never the rewards); "
+                 "no answer = 0")
 SCORED = ("ok", "model_error")
 
 # Two-sided 95% critical values of Student's t for 1..30 degrees of freedom.
@@ -181,13 +183,14 @@ def majority_at_k_per_task(task: "np.ndarray", rank: "np.ndarray", codes: "np.nd
         pair = task[use].astype(np.int64) * n_codes + codes[use]
         uniq, inverse, count = np.unique(pair, return_inverse=True, return_counts=True)
         mean = np.bincount(inverse, weights=reward[use], minlength=uniq.size) / count
-        pair_task, pair_code = uniq // n_codes, uniq % n_codes
-        # Winner per task: highest count, then highest mean reward, then smallest answer.
-        order = np.lexsort((pair_code, -mean, -count, pair_task))
-        first = np.unique(pair_task[order], return_index=True)[1]
-        winners = order[first]
-        score = np.zeros(n_tasks)
-        score[pair_task[winners]] = mean[winners]
+        pair_task = uniq // n_codes
+        # The most frequent answers of each task (several when tied) share the vote equally.
+        top_count = np.zeros(n_tasks, dtype=np.int64)
+        np.maximum.at(top_count, pair_task, count)
+        top = count == top_count[pair_task]
+        tied = np.bincount(pair_task[top], minlength=n_tasks)
+        total = np.bincount(pair_task[top], weights=mean[top], minlength=n_tasks)
+        score = np.divide(total, tied, out=np.zeros(n_tasks), where=tied > 0)
         out[:, col] = np.where(n >= k, score, np.nan)
     return out
 

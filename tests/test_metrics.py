@@ -91,20 +91,21 @@ def test_pass_at_k_large_n_is_stable():
 
 def test_majority_ties_and_rules():
     answers = [
-        ["a", "b", "a", "b"],  # tie a/b: a's rollouts score 1, b's 0 -> a wins on mean reward
-        ["z", "y", None, None],  # tie y/z, z has the higher reward
+        ["a", "b", "a", "b"],  # tie a/b: a is right, b wrong -> a random pick scores 0.5 on average
+        ["z", "y", None, None],  # tie y/z, z right -> 0.5
         [None, None, None, None],  # no answer at all -> 0
         [" 7", "7 ", "8", None],  # stripped, "7" appears twice and beats "8" although "8" is right
-        ["q", "q", "r", "r"],  # q: rewards 1, 0 (mean .5) vs r: 0, 0 -> q, scoring its mean reward
+        ["q", "q", "r", "r"],  # q: rewards 1, 0 (mean .5) vs r: 0, 0 -> (0.5 + 0) / 2
+        ["u", "u", "u", "v"],  # a clear winner scores its own mean reward
     ]
-    rewards = [[1, 0, 1, 0], [1, 0, 0, 0], [1, 1, 1, 1], [0, 0, 1, 0], [1, 0, 0, 0]]
+    rewards = [[1, 0, 1, 0], [1, 0, 0, 0], [1, 1, 1, 1], [0, 0, 1, 0], [1, 0, 0, 0], [1, 1, 0, 1]]
     frame = make_frame(rewards, answers)
-    task, rank = np.repeat(np.arange(5), 4), np.tile(np.arange(4), 5)
+    task, rank = np.repeat(np.arange(6), 4), np.tile(np.arange(4), 6)
     codes = M.answer_codes(frame["extracted_answer"])
     assert codes[8:12].tolist() == [-1, -1, -1, -1]
-    scores = M.majority_at_k_per_task(task, rank, codes, frame["reward"].to_numpy(), 5, [1, 4])
-    assert scores[:, 1].tolist() == [1.0, 1.0, 0.0, 0.0, 0.5]
-    assert scores[:, 0].tolist() == [1.0, 1.0, 0.0, 0.0, 1.0]  # first rollout only
+    scores = M.majority_at_k_per_task(task, rank, codes, frame["reward"].to_numpy(), 6, [1, 4])
+    assert scores[:, 1].tolist() == pytest.approx([0.5, 0.5, 0.0, 0.0, 0.25, 2 / 3])
+    assert scores[:, 0].tolist() == [1.0, 1.0, 0.0, 0.0, 1.0, 1.0]  # first rollout only
 
 
 def test_answer_codes_follow_lexicographic_order():
