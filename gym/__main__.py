@@ -132,9 +132,14 @@ def run_task(cfg: DictConfig) -> Any:
         status.update(status="failed", error=f"{exc.__class__.__name__}: {exc}")
         return None
     except KeyboardInterrupt:
-        print("gym: interrupted; rerun with resume=true to continue", file=sys.stderr, flush=True)
         status.update(status="interrupted")
-        sys.exit(130)
+        if _is_multirun():
+            write_json_atomic(run_dir(cfg) / JOB_STATUS_FILE, status)
+        print("gym: interrupted; rerun with resume=true to continue", file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        # Everything finished is already on disk (rows are flushed as they complete); exit now rather than
+        # wait for requests still in flight, which can take up to the model timeout.
+        os._exit(130)
     finally:
         if _is_multirun():
             write_json_atomic(run_dir(cfg) / JOB_STATUS_FILE, json.loads(json.dumps(status, default=str)))

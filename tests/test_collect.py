@@ -190,3 +190,26 @@ def test_bad_input(prepared, tmp_path, data_dir):
         run_collect(tmp_path)
     with pytest.raises(GymError, match="limit=0"):
         run_collect(tmp_path, "limit=0")
+
+
+def test_ctrl_c_exits_at_once_and_resume_finishes(prepared, tmp_path):
+    out = tmp_path / "run" / "rollouts.jsonl"
+    args = [sys.executable, "-m", "gym", "task=collect", "benchmark=gsm8k", "model=mock", "limit=10", "num_repeats=2",
+            "model.mock.latency={dist: uniform, low: 0.2, high: 30}", "concurrency=4", "progress=false",
+            f"hydra.run.dir={tmp_path}/run"]
+    proc = subprocess.Popen(args, cwd=ROOT, env=os.environ.copy(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and (not out.exists() or not out.read_text().strip()):
+        time.sleep(0.05)
+    started = time.time()
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=30)
+    assert time.time() - started < 5  # requests still in flight (up to 30 s) are not waited for
+    assert proc.returncode == 130 and "resume=true" in stderr and "Traceback" not in stderr
+    done = len(read_rollouts(out))
+    assert 0 < done < 20
+    result = run_gym("task=collect", "benchmark=gsm8k", "model=mock", "limit=10", "num_repeats=2", "resume=true",
+                     f"output={out}", "progress=false", f"hydra.run.dir={tmp_path}/run2")
+    assert result.returncode == 0, result.stderr
+    assert len({r["key"] for r in read_rollouts(out)}) == 20 == len(read_rollouts(out))

@@ -160,8 +160,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         started = time.perf_counter()
         counts: Counter = Counter()
         reward_sum = 0.0
-        with JsonlAppender(out_path) as sink, _progress_bar(len(work), cfg.get("progress", True)) as bar, \
-                ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="rollout") as pool:
+        pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="rollout")
+        with JsonlAppender(out_path) as sink, _progress_bar(len(work), cfg.get("progress", True)) as bar:
             futures = [pool.submit(one, item) for item in work]
             try:
                 for future in as_completed(futures):
@@ -173,10 +173,11 @@ def run(cfg: DictConfig) -> dict[str, Any]:
                     bar.update(1)
                     bar.set_postfix(acc=f"{100 * reward_sum / scored:.1f}%" if scored else "-",
                                     model_err=counts["model_error"], infra_err=counts["infra_error"], refresh=False)
-            except KeyboardInterrupt:
-                for future in futures:
-                    future.cancel()
+            except BaseException:
+                # What finished is on disk; queued rollouts are dropped and requests in flight not waited for.
+                pool.shutdown(wait=False, cancel_futures=True)
                 raise
+        pool.shutdown()
         elapsed = time.perf_counter() - started
 
     scored = counts["ok"] + counts["model_error"]
