@@ -9,24 +9,34 @@ if TYPE_CHECKING:
     from gym.download import PrepareContext
 
 
-def matharena_row(item: dict[str, Any], index: int, extra_fields: Iterable[str] = ("problem_type",)
-                  ) -> tuple[dict[str, Any] | None, str | None]:
-    """One row of a MathArena parquet (problem_idx, problem, answer, optional extras) -> (row, problem)."""
-    problem, answer = item.get("problem"), item.get("answer")
+def math_row(problem: Any, answer: Any, solution: Any = None) -> tuple[dict[str, Any] | None, str | None]:
+    """(row, None) with question, string gold and reference_solution; or (None, what is missing)."""
     if not isinstance(problem, str) or not problem.strip():
         return None, "missing 'problem'"
     if isinstance(answer, float) and answer.is_integer():
         answer = int(answer)  # a float column would otherwise give "70.0"
-    gold = "" if answer is None or isinstance(answer, bool) else str(answer).strip()
+    gold = "" if answer is None or isinstance(answer, (bool, dict, list)) else str(answer).strip()
     if not gold:
         return None, "missing 'answer'"
+    row: dict[str, Any] = {"question": problem, "expected_answer": gold}
+    if isinstance(solution, str):
+        row["reference_solution"] = solution
+    return row, None
+
+
+def matharena_row(item: dict[str, Any], index: int, extra_fields: Iterable[str] = ("problem_type",)
+                  ) -> tuple[dict[str, Any] | None, str | None]:
+    """One row of a MathArena parquet (problem_idx, problem, answer, optional extras) -> (row, problem)."""
+    row, problem = math_row(item.get("problem"), item.get("answer"))
+    if row is None:
+        return None, problem
     metadata: dict[str, Any] = {"problem_idx": item.get("problem_idx")}
     for name in extra_fields:
         if item.get(name) is not None:
             value = item[name]
             metadata[name] = list(value) if isinstance(value, (list, tuple)) else value
     metadata["source_index"] = index
-    return {"question": problem, "expected_answer": gold, "metadata": metadata}, None
+    return {**row, "metadata": metadata}, None
 
 
 def prepare_matharena(ctx: PrepareContext, url: str, extra_fields: Iterable[str] = ("problem_type",)) -> Path:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gym.converters import math_row
+
 if TYPE_CHECKING:
     from gym.download import PrepareContext
 
@@ -18,16 +20,10 @@ URL = "https://huggingface.co/datasets/HuggingFaceH4/aime_2024/resolve/main/data
 
 
 def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
-    problem, answer = item.get("problem"), item.get("answer")
-    if not isinstance(problem, str) or not problem.strip():
-        return None, "missing 'problem'"
-    # The column is a string upstream; str() also covers a re-export that stores it as a number.
-    gold = "" if answer is None else str(answer).strip()
-    if not gold:
-        return None, "missing 'answer'"
-    row: dict[str, Any] = {"question": problem, "expected_answer": gold}
-    if isinstance(item.get("solution"), str):
-        row["reference_solution"] = item["solution"]
+    # The answer column is a string upstream; math_row also covers a re-export that stores numbers.
+    row, problem = math_row(item.get("problem"), item.get("answer"), item.get("solution"))
+    if row is None:
+        return None, problem
     row["metadata"] = {"id": item.get("id"), "url": item.get("url"), "year": item.get("year"), "source_index": index}
     return row, None
 

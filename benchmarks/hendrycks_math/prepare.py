@@ -17,6 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gym.converters import math_row
+
 if TYPE_CHECKING:
     from gym.download import PrepareContext
 
@@ -26,15 +28,9 @@ CONSUMED = {"problem", "question", "answer", "solution"}  # keys that become top
 
 def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
     problem = item.get("problem") if "problem" in item else item.get("question")
-    if not isinstance(problem, str) or not problem.strip():
-        return None, "missing 'problem'"
-    answer = item.get("answer")
-    gold = "" if answer is None or isinstance(answer, (bool, dict, list)) else str(answer).strip()
-    if not gold:
-        return None, "missing 'answer'"
-    row: dict[str, Any] = {"question": problem, "expected_answer": gold}
-    if isinstance(item.get("solution"), str):
-        row["reference_solution"] = item["solution"]
+    row, missing = math_row(problem, item.get("answer"), item.get("solution"))
+    if row is None:
+        return None, missing
     metadata = {key: value for key, value in item.items() if key not in CONSUMED}
     metadata["source_index"] = index
     row["metadata"] = metadata

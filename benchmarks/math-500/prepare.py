@@ -13,6 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gym.converters import math_row
+
 if TYPE_CHECKING:
     from gym.download import PrepareContext
 
@@ -20,15 +22,9 @@ URL = "https://github.com/openai/prm800k/raw/main/prm800k/math_splits/test.jsonl
 
 
 def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
-    problem, answer = item.get("problem"), item.get("answer")
-    if not isinstance(problem, str) or not problem.strip():
-        return None, "missing 'problem'"
-    gold = "" if answer is None else str(answer).strip()
-    if not gold:
-        return None, "missing 'answer'"
-    row: dict[str, Any] = {"question": problem, "expected_answer": gold}
-    if isinstance(item.get("solution"), str):
-        row["reference_solution"] = item["solution"]
+    row, problem = math_row(item.get("problem"), item.get("answer"), item.get("solution"))
+    if row is None:
+        return None, problem
     row["metadata"] = {
         "subject": item.get("subject"),
         "level": item.get("level"),
