@@ -117,6 +117,39 @@ def truncate_torn_tail(path: Path) -> None:
         handle.truncate(0)
 
 
+def complete_end(path: Path) -> tuple[int, bool]:
+    """(bytes to read, torn) of a JSONL file: drops a last line that has no newline and does not parse."""
+    size = pos = path.stat().st_size
+    tail = b""
+    with path.open("rb") as handle:
+        while pos > 0 and b"\n" not in tail:  # read back to the last newline
+            start = max(0, pos - (1 << 16))
+            handle.seek(start)
+            tail, pos = handle.read(pos - start) + tail, start
+    last = tail[tail.rfind(b"\n") + 1:]
+    if not last.strip():
+        return size, False
+    try:
+        json.loads(last)
+        return size, False
+    except ValueError:
+        return size - len(last), True
+
+
+def count_lines(path: Path, end: int) -> int:
+    """Newline-terminated lines in the first `end` bytes (+1 for an unterminated last line)."""
+    count, seen, last = 0, 0, b"\n"
+    with path.open("rb") as handle:
+        while seen < end:
+            chunk = handle.read(min(1 << 24, end - seen))
+            if not chunk:
+                break
+            count += chunk.count(b"\n")
+            seen += len(chunk)
+            last = chunk[-1:]
+    return count + (last != b"\n")
+
+
 class JsonlAppender:
     """Append rows to a JSONL file, flushing each; repairs a torn last line before the first append."""
 

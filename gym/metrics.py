@@ -19,6 +19,8 @@ and only counted; a `model_error` rollout scores 0):
   pick among the tied answers, i.e. the mean of their mean rewards. A task with no answer scores 0.
 * pass@1[avg-of-k]: per task the mean reward of its first k rollouts, averaged over tasks.
 * no_answer: share of `ok` rollouts with a null extracted answer (per task, then over tasks).
+* scores.<name> (secondary scores a verifier reports, e.g. ifeval's prompt_loose): per task the mean
+  over its scored rollouts that carry the score (a `model_error` rollout scores 0), then over tasks.
 """
 
 from __future__ import annotations
@@ -268,7 +270,32 @@ def group_metrics(group: "pd.DataFrame", k: int | Sequence[int] | None = None) -
     entry["tokens"] = {"prompt": _stats(ok["prompt_tokens"], ("mean", "median", "p95")),
                        "completion": _stats(ok["completion_tokens"], ("mean", "median", "p95"))}
     entry["latency_s"] = _stats(ok["latency_s"], ("mean", "p50", "p95"))
+    entry["scores"] = score_metrics(group, arrays)
     return entry
+
+
+def score_metrics(group: "pd.DataFrame", arrays: TaskArrays) -> dict[str, dict[str, float | None]]:
+    """{name: mean_ci} of the group's secondary scores (rule in the module docstring)."""
+    import numpy as np
+
+    from gym.rollout_scores import column, names_in
+
+    names = names_in(group.columns)
+    if not names:
+        return {}
+    scored = group[group["status"].isin(SCORED)]  # the rows of `arrays`, in the same order
+    model_error = (scored["status"] == "model_error").to_numpy()
+    out = {}
+    for name in names:
+        values = scored[column(name)].to_numpy(dtype=float)
+        if np.isnan(values).all():
+            continue  # another benchmark's score
+        values = np.where(model_error, 0.0, values)
+        has = ~np.isnan(values)
+        sums = np.bincount(arrays.task_codes[has], weights=values[has], minlength=arrays.n_tasks)
+        counts = np.bincount(arrays.task_codes[has], minlength=arrays.n_tasks)
+        out[name] = mean_ci(np.divide(sums, counts, out=np.full(arrays.n_tasks, np.nan), where=counts > 0))
+    return out
 
 
 def compute_metrics(frame: "pd.DataFrame", k: int | Sequence[int] | None = None) -> dict[str, Any]:

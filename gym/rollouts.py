@@ -18,6 +18,9 @@ Row validation
   row keeps null (it is excluded from every denominator).
 * A reward outside [0, 1] and an unknown status are errors.
 
+Secondary scores: a row's `scores` object {name: number in [0, 1]} becomes float columns
+`scores.<name>` (null where a row lacks the name); see gym.rollout_scores.
+
 NeMo Gym rollout files (`_ng_task_index`, `_ng_rollout_index`, `agent_ref.name`,
 `response.usage.input_tokens/output_tokens`) are read too: status "ok", benchmark from
 `agent_ref.name` (else the file stem), model from `response.model` (else "unknown"),
@@ -35,9 +38,11 @@ import logging
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
+from gym import rollout_scores
 from gym.errors import GymError
+from gym.io import complete_end, count_lines
 from gym.rollout_files import find_rollout_files
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -112,38 +117,27 @@ class RolloutSet:
 # Reading one file
 
 
-def _tail(path: Path) -> tuple[int, bool]:
-    """(bytes to read, torn): drops a last line that has no newline and does not parse."""
-    size = pos = path.stat().st_size
-    tail = b""
-    with path.open("rb") as handle:
-        while pos > 0 and b"\n" not in tail:  # read back to the last newline
-            start = max(0, pos - (1 << 16))
-            handle.seek(start)
-            tail, pos = handle.read(pos - start) + tail, start
-    last = tail[tail.rfind(b"\n") + 1:]
-    if not last.strip():
-        return size, False
-    try:
-        json.loads(last)
-        return size, False
-    except ValueError:
-        return size - len(last), True
-
-
-def _sniff_nemo(path: Path) -> bool:
+def _first_rows(path: Path, limit: int = 1000) -> list[dict | None]:
+    """The first `limit` non-blank lines parsed (None where a line is not a JSON object)."""
+    rows: list[dict | None] = []
     with path.open("rb") as handle:
         for raw in handle:
             if raw.strip():
                 try:
                     row = json.loads(raw)
                 except ValueError:
-                    return False
-                return isinstance(row, dict) and "_ng_task_index" in row and "task_index" not in row
-    return False
+                    row = None
+                rows.append(row if isinstance(row, dict) else None)
+                if len(rows) >= limit:
+                    break
+    return rows
 
 
-def _schemas() -> tuple["pa.Schema", "pa.Schema"]:
+def _is_nemo(row: dict | None) -> bool:
+    return isinstance(row, dict) and "_ng_task_index" in row and "task_index" not in row
+
+
+def _schemas(score_names: Sequence[str] = ()) -> tuple["pa.Schema", "pa.Schema"]:
     import pyarrow as pa
 
     gym_schema = pa.schema([
@@ -151,6 +145,7 @@ def _schemas() -> tuple["pa.Schema", "pa.Schema"]:
         ("rollout_index", pa.int64()), ("key", pa.string()), ("status", pa.string()),
         ("reward", pa.float64()), ("extracted_answer", pa.string()), ("latency_s", pa.float64()),
         ("usage", pa.struct([("prompt_tokens", pa.int64()), ("completion_tokens", pa.int64())])),
+        ("scores", rollout_scores.struct_type(score_names)),  # no names: still says whether any row has scores
     ])
     nemo_schema = pa.schema([
         ("_ng_task_index", pa.int64()), ("_ng_rollout_index", pa.int64()), ("reward", pa.float64()),
@@ -161,30 +156,17 @@ def _schemas() -> tuple["pa.Schema", "pa.Schema"]:
     return gym_schema, nemo_schema
 
 
-def _count_lines(path: Path, end: int) -> int:
-    """Newline-terminated lines in the first `end` bytes (+1 for an unterminated last line)."""
-    count, seen, last = 0, 0, b"\n"
-    with path.open("rb") as handle:
-        while seen < end:
-            chunk = handle.read(min(1 << 24, end - seen))
-            if not chunk:
-                break
-            count += chunk.count(b"\n")
-            seen += len(chunk)
-            last = chunk[-1:]
-    return count + (last != b"\n")
-
-
-def _read_fast(path: Path, end: int, nemo: bool) -> "pa.Table | None":
+def _read_fast(path: Path, end: int, nemo: bool, score_names: Sequence[str] = ()) -> "pa.Table | None":
     """The file's needed columns via pyarrow, or None if the line-by-line reader must decide.
 
     `end` must be the file size: a file with a torn last line goes to the line-by-line reader.
+    `score_names`: the score names to declare on the first try (see gym.rollout_scores).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.json as pj
 
-    gym_schema, nemo_schema = _schemas()
+    gym_schema, nemo_schema = _schemas(score_names)
     try:
         # A plain file stream, not a memory map: mapped pages would count against the memory budget.
         with pa.OSFile(str(path)) as source:
@@ -195,7 +177,7 @@ def _read_fast(path: Path, end: int, nemo: bool) -> "pa.Table | None":
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError):
         return None
     # Blank lines or two objects on one line would shift row numbers: let the slow reader judge.
-    if table.num_rows != _count_lines(path, end):
+    if table.num_rows != count_lines(path, end):
         return None
     n = table.num_rows
     if nemo:
@@ -239,7 +221,16 @@ def _read_fast(path: Path, end: int, nemo: bool) -> "pa.Table | None":
     columns["reward"] = pc.if_else(pc.and_(missing, pc.equal(status, "model_error")), 0.0, reward)
     columns["prompt_tokens"] = pc.cast(columns["prompt_tokens"], pa.float64())
     columns["completion_tokens"] = pc.cast(columns["completion_tokens"], pa.float64())
-    return pa.table({name: columns[name] for name in COLUMNS[:-2]})  # same layout as the slow reader
+    out = {name: columns[name] for name in COLUMNS[:-2]}  # same layout as the slow reader
+    if not nemo and table.column("scores").null_count < n:  # some row has scores: which names?
+        names = rollout_scores.scan_names(path, end, score_names)
+        if set(names) != set(score_names):
+            return _read_fast(path, end, nemo, names)
+        scores = rollout_scores.fast_columns(table.column("scores"), sorted(score_names))
+        if scores is None:
+            return None
+        out.update(scores)
+    return pa.table(out)
 
 
 def _number(value: Any) -> float | None:
@@ -270,6 +261,7 @@ def _read_slow(path: Path) -> "pa.Table":
     import pyarrow as pa
 
     cols: dict[str, list] = {name: [] for name in COLUMNS if name not in ("source", "ordinal")}
+    scores: list[dict[str, float] | None] = []
     for line, row in _stream_jsonl(path):
         where = f"{path}:{line}"
         nemo = "_ng_task_index" in row and "task_index" not in row
@@ -283,6 +275,7 @@ def _read_slow(path: Path) -> "pa.Table":
             key = f"{path}:{task}:{rollout}"
             prompt_tokens, completion_tokens = usage.get("input_tokens"), usage.get("output_tokens")
             latency = None
+            scores.append(None)
         else:
             task, rollout, status = row.get("task_index"), row.get("rollout_index"), row.get("status")
             usage = row.get("usage") if isinstance(row.get("usage"), dict) else {}
@@ -292,6 +285,7 @@ def _read_slow(path: Path) -> "pa.Table":
                 raise GymError(f"{where}: rollout row has no 'key'")
             prompt_tokens, completion_tokens = usage.get("prompt_tokens"), usage.get("completion_tokens")
             latency = _number(row.get("latency_s"))
+            scores.append(rollout_scores.row_scores(row.get("scores"), where))
         for name, value in (("task_index", task), ("rollout_index", rollout)):
             if isinstance(value, bool) or not isinstance(value, int):
                 raise GymError(f"{where}: '{name}' must be an integer, got {value!r}")
@@ -321,13 +315,17 @@ def _read_slow(path: Path) -> "pa.Table":
         cols["latency_s"].append(latency)
     types = {"task_index": pa.int64(), "rollout_index": pa.int64(), "reward": pa.float64(),
              "prompt_tokens": pa.float64(), "completion_tokens": pa.float64(), "latency_s": pa.float64()}
-    return pa.table({name: pa.array(values, types.get(name, pa.string())) for name, values in cols.items()})
+    table = {name: pa.array(values, types.get(name, pa.string())) for name, values in cols.items()}
+    return pa.table({**table, **rollout_scores.slow_columns(scores)})
 
 
 def read_file(path: Path) -> tuple["pa.Table", bool]:
     """(normalised table without source/ordinal, whether a torn last line was skipped)."""
-    end, torn = _tail(path)
-    table = _read_fast(path, end, _sniff_nemo(path)) if end and not torn else None
+    end, torn = complete_end(path)
+    first = _first_rows(path)
+    table = None
+    if end and not torn:
+        table = _read_fast(path, end, _is_nemo(first[0] if first else None), rollout_scores.first_names(first))
     if table is None:
         table = _read_slow(path)
     return table, torn
@@ -354,7 +352,7 @@ def load_rollouts(spec: Any) -> RolloutSet:
         n = table.num_rows
         table = table.append_column("source", pa.array(np.full(n, source, dtype=np.int32)))
         tables.append(table.append_column("ordinal", pa.array(np.arange(n, dtype=np.int64))))
-    merged = pa.concat_tables(tables) if tables else None
+    merged = pa.concat_tables(tables, promote_options="default") if tables else None  # score columns may differ
     if merged is None or merged.num_rows == 0:
         names = ", ".join(str(p) for p in files)
         raise GymError(f"rollouts: no rollout rows in {names} (empty file(s))")

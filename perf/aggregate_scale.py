@@ -4,7 +4,10 @@ Generates synthetic gym rollout files (tasks x 100 rollouts, realistic row size 
 and verifier details) and times each step in a fresh subprocess, printing wall seconds and peak RSS
 (resource.getrusage in the child). Target: 1M rows load+aggregate in <= 10 s and <= 2 GB.
 
-    .venv/bin/python perf/aggregate_scale.py [--sizes 10000,100000,1000000] [--workdir DIR] [--keep]
+    .venv/bin/python perf/aggregate_scale.py [--sizes 10000,100000,1000000] [--workdir DIR] [--keep] [--scores]
+
+--scores gives every ok row three secondary scores (top-level `scores`, copied in the verifier details
+as collect does), to time the loader's second pass.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ print(json.dumps({"run_s": done - ready, "total_s": done - start, "rss_mb": rss}
 """
 
 
-def generate(path: Path, rows: int, seed: int = 0) -> None:
+def generate(path: Path, rows: int, seed: int = 0, scores: bool = False) -> None:
     """rows // REPEATS tasks x REPEATS rollouts; per-task accuracy drawn uniformly."""
     rng = random.Random(seed)
     tasks = max(1, rows // REPEATS)
@@ -66,6 +69,11 @@ def generate(path: Path, rows: int, seed: int = 0) -> None:
                     "usage": {"prompt_tokens": 90, "completion_tokens": rng.randint(40, 400), "total_tokens": 300},
                     "time": "2025-01-01T00:00:00+00:00",
                 }
+                if scores:
+                    row["scores"] = {"prompt_loose": float(correct or rng.random() < 0.1),
+                                     "instruction_strict": rng.randint(0, 3) / 3,
+                                     "instruction_loose": rng.randint(1, 3) / 3} if status == "ok" else None
+                    row["verifier"]["scores"] = row["scores"]
                 handle.write(json.dumps(row) + "\n")
 
 
@@ -82,6 +90,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000,1000000")
     parser.add_argument("--workdir", default=None)
     parser.add_argument("--keep", action="store_true", help="keep the generated files")
+    parser.add_argument("--scores", action="store_true", help="rows carry secondary scores")
     args = parser.parse_args()
     work = Path(args.workdir or tempfile.mkdtemp(prefix="gym_perf_"))
     work.mkdir(parents=True, exist_ok=True)
@@ -91,10 +100,10 @@ def main() -> None:
     print(f"{'rows':>9}  {'file MB':>8}  {'step':<26}  {'run s':>7}  {'process s':>9}  {'peak RSS MB':>11}")
     try:
         for size in (int(s) for s in args.sizes.split(",")):
-            path = work / f"rollouts_{size}.jsonl"
+            path = work / f"rollouts_{size}{'_scores' if args.scores else ''}.jsonl"
             if not path.exists():
                 start = time.perf_counter()
-                generate(path, size)
+                generate(path, size, scores=args.scores)
                 print(f"# generated {path} in {time.perf_counter() - start:.1f} s", file=sys.stderr)
             mb = path.stat().st_size / 1e6
             for label, task, extra in steps:

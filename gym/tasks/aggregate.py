@@ -79,7 +79,13 @@ def metrics_table(metrics: dict[str, Any]) -> str:
     notes += "".join(f"note: {label}: {e['unscored_tasks']} task(s) only have infra errors and are left out\n"
                      for label, e in metrics["benchmarks"].items() if e["unscored_tasks"])
     note = notes + f"scale: percent (0-100); CI: {metrics['ci_method']}"
-    return format_table(headers, rows) + "\n" + inputs_line(metrics.get("inputs") or {}) + note
+    return format_table(headers, rows) + "\n" + scores_lines(metrics) + inputs_line(metrics.get("inputs") or {}) + note
+
+
+def scores_lines(metrics: dict[str, Any]) -> str:
+    """One line per benchmark with secondary scores, e.g. "ifeval: prompt_loose 72.10 [70.01, 74.19], ..."."""
+    return "".join(f"{label}: " + ", ".join(f"{name} {fmt_ci(m)}" for name, m in e["scores"].items()) + "\n"
+                   for label, e in metrics["benchmarks"].items() if e.get("scores"))
 
 
 def inputs_line(inputs: dict[str, Any]) -> str:
@@ -105,6 +111,7 @@ def _entry_rows(entry: dict[str, Any]) -> list[tuple[str, Any, str, Any, Any]]:
     for family in ("pass@k", "majority@k", "pass@1[avg-of-k]"):
         with_ci.extend((metric_name(family, int(k)), value) for k, value in entry[family].items())
     with_ci.append(("no_answer", entry["no_answer"]))
+    with_ci.extend((f"scores/{name}", value) for name, value in (entry.get("scores") or {}).items())
     out.extend((name, m["value"], "percent", m["ci_low"], m["ci_high"]) for name, m in with_ci)
     for kind, stats in entry["tokens"].items():
         out.extend((f"tokens/{kind}/{stat}", value, "tokens", None, None) for stat, value in stats.items())

@@ -219,12 +219,23 @@ def make_rollout(benchmark: str, model: str, row: dict, messages: list[dict], ta
         reward = 0.0
     return {
         "benchmark": benchmark, "model": model, "task_index": task_index, "rollout_index": rollout_index, "key": key,
-        "status": status, "reward": reward, "extracted_answer": answer,
+        "status": status, "reward": reward, "scores": _scores(details) if status == "ok" else None,
+        "extracted_answer": answer,
         "expected_answer": row.get("expected_answer"), "prompt": messages, "response": completion.text,
         "reasoning": completion.reasoning, "verifier": details, "error": error,
         "attempts": completion.attempts, "latency_s": completion.latency_s, "finish_reason": completion.finish_reason,
         "usage": completion.usage, "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
+
+
+def _scores(details: Any) -> dict[str, float] | None:
+    """The verifier's secondary scores (details["scores"]): numbers in [0, 1] by name, else None."""
+    scores = details.get("scores") if isinstance(details, dict) else None
+    if not isinstance(scores, dict):
+        return None
+    kept = {str(name): float(value) for name, value in scores.items()
+            if not isinstance(value, bool) and isinstance(value, (int, float)) and 0.0 <= value <= 1.0}
+    return kept or None
 
 
 def _progress_bar(total: int, enabled: bool):

@@ -12,7 +12,8 @@ the end means a cut-off answer and no code). Rows pick the tests:
 * `base_input` / `plus_input` + `canonical_solution` (EvalPlus HumanEval+ / MBPP+): expected outputs
   come from running the canonical solution once per task (cached); the answer passes a phase when
   every output matches under EvalPlus' rules (float tolerance `atol`, special oracles). Per-test time
-  limit max(min_time_limit, time_limit_factor x reference time). Reward 1 only if base AND plus pass.
+  limit max(min_time_limit, time_limit_factor x reference time). Reward 1 only if base AND plus pass;
+  the secondary score `base_tests` (details["scores"]) is 1 when the base tests alone pass.
 * otherwise `test` + `entry_point` (HumanEval style): the program, the test code and
   `check(entry_point)` run once; exit status 0 passes.
 
@@ -128,7 +129,10 @@ class CodeVerifier(Verifier):
     def verify(self, row: dict, response: str) -> Verdict:
         code, problem = extract_code(response)
         if code is None:
-            return Verdict(0.0, None, {"error": problem})
+            details = {"error": problem}
+            if row.get("base_input") is not None and row.get("canonical_solution") is not None:
+                details["scores"] = {"base_tests": 0.0}  # EvalPlus rows: no code passes no base test either
+            return Verdict(0.0, None, details)
         if isinstance(row.get("unit_tests"), dict):
             details = self._unit_tests(row["unit_tests"], PREAMBLE + code)
         elif row.get("base_input") is not None and row.get("canonical_solution") is not None:
@@ -234,6 +238,7 @@ class CodeVerifier(Verifier):
             details["tests"] += len(expected)
             details["passed"] += passed
         details["_passed"] = details["passing_base_tests"] and details["passing_plus_tests"]
+        details["scores"] = {"base_tests": 1.0 if details["passing_base_tests"] else 0.0}
         return details
 
     def _ground_truth(self, row: dict, task_id: str, dataset: str, entry: str, inputs: dict) -> dict:

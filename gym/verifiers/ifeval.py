@@ -8,6 +8,11 @@ instruction is checked strictly and loosely (see gym.verifiers.instructions). Op
 * mode: "strict" (default) or "loose": which check the reward uses. The other one is always reported
   as well: details carry both per-instruction lists and `reward_loose`.
 
+Secondary scores (details["scores"]): the standard IFEval numbers the reward is not, among
+`prompt_strict` / `prompt_loose` (1 if every instruction is followed) and `instruction_strict` /
+`instruction_loose` (the share of instructions followed in this response); ifeval's default reward is
+prompt_strict, ifbench's is instruction_strict.
+
 The extracted answer is the strict pass pattern, one character per instruction ("101": first and
 third followed), so majority@k votes for the most common behaviour; an empty response gives none.
 Unknown instruction ids and unusable kwargs count as not followed, are named in the details and are
@@ -78,6 +83,11 @@ class IFEvalVerifier(Verifier):
             "follow_all_strict": all(strict), "follow_all_loose": all(loose),
             "reward_strict": reward_strict, "reward_loose": reward_loose,
         }
+        scores = {f"{level}_{mode}": _score(followed, grading)
+                  for level, grading in (("prompt", "all"), ("instruction", "fraction"))
+                  for mode, followed in (("strict", strict), ("loose", loose))
+                  if (grading, mode) != (self.grading, self.mode)}  # not the reward again
+        details["scores"] = scores
         problems = [r for r in results if r.message]
         if problems:
             unsupported = sorted({r.instruction_id for r in problems if r.status == "unsupported"})
