@@ -195,12 +195,22 @@ class PrepareContext:
         except (OSError, EOFError) as exc:
             raise GymError(f"{path}: corrupt or truncated gzip file ({exc})") from None
 
-    def read_parquet(self, path: Path) -> list[dict]:
+    def read_parquet(self, path: Path, columns: Iterable[str] | None = None, required: Iterable[str] = (),
+                     layout: str = "expected") -> list[dict]:
+        """Rows of a parquet file; with `columns`, only those of them the file has (large unused columns
+        stay on disk); a missing `required` column is an error naming the `layout`."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
         try:
-            return pq.read_table(path).to_pylist()
+            if columns is None and not required:
+                return pq.read_table(path).to_pylist()
+            names = set(pq.read_schema(path).names)
+            missing = [column for column in required if column not in names]
+            if missing:
+                raise GymError(f"{path}: not the {layout} layout (no column {', '.join(missing)})")
+            wanted = None if columns is None else [column for column in columns if column in names]
+            return pq.read_table(path, columns=wanted).to_pylist()
         except (pa.ArrowException, OSError) as exc:
             raise GymError(f"{path}: corrupt or truncated parquet file ({exc})") from None
 

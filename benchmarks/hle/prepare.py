@@ -17,7 +17,6 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.errors import GymError
 
 if TYPE_CHECKING:
     from gym.download import PrepareContext
@@ -26,20 +25,6 @@ URL = "https://huggingface.co/datasets/cais/hle/resolve/main/data/test-00000-of-
 TOKEN_ENV = "HF_TOKEN"
 COLUMNS = ("id", "question", "image", "answer", "answer_type", "raw_subject", "category")
 log = logging.getLogger("gym.prepare.hle")
-
-
-def read_columns(path: Path) -> list[dict[str, Any]]:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        names = set(pq.read_schema(path).names)
-        missing = [column for column in ("question", "image", "answer") if column not in names]
-        if missing:
-            raise GymError(f"{path}: not the HLE layout (no column {', '.join(missing)})")
-        return pq.read_table(path, columns=[c for c in COLUMNS if c in names]).to_pylist()
-    except (pa.ArrowException, OSError) as exc:
-        raise GymError(f"{path}: corrupt or truncated parquet file ({exc})") from None
 
 
 def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
@@ -61,7 +46,8 @@ def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, st
 def prepare(ctx: PrepareContext) -> Path:
     raw = ctx.fetch(URL, token_env=TOKEN_ENV)
     rows, with_image = [], 0
-    for index, item in enumerate(read_columns(raw)):
+    for index, item in enumerate(ctx.read_parquet(raw, COLUMNS, required=("question", "image", "answer"),
+                                                   layout="HLE")):
         if item.get("image"):
             with_image += 1
             continue

@@ -14,7 +14,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.errors import GymError
 
 if TYPE_CHECKING:
     from gym.download import PrepareContext
@@ -37,25 +36,8 @@ def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, st
     }, None
 
 
-def read_light_columns(raw: Path) -> list[dict]:
-    """The question/answer columns only: the paragraphs are most of the file and are never used here."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        present = set(pq.read_schema(raw).names)
-        return pq.read_table(raw, columns=[c for c in LIGHT_COLUMNS if c in present]).to_pylist()
-    except (pa.ArrowException, OSError) as exc:
-        raise GymError(f"{raw}: corrupt or truncated parquet file ({exc})") from None
-
-
 def prepare(ctx: PrepareContext) -> Path:
     raw = ctx.fetch(URL)
-    rows = []
-    for index, item in enumerate(read_light_columns(raw)):
-        row, problem = convert(item, index)
-        if problem:
-            ctx.bad_row(f"{raw}: row {index} (id {item.get('id')})", problem)
-            continue
-        rows.append(row)
-    return ctx.write_rows(rows)
+    # The question/answer columns only: the paragraphs are most of the file and are never used here.
+    items = ctx.read_parquet(raw, LIGHT_COLUMNS)
+    return ctx.write_rows(ctx.convert_rows(raw, items, convert, id_field="id"))

@@ -57,11 +57,6 @@ def convert(item: dict[str, Any], index: int, indent_with_tabs: bool = True) -> 
 
 def prepare(ctx: PrepareContext, indent_with_tabs: bool = True) -> Path:
     raw = ctx.fetch(URL)
-    rows = []
-    for index, item in enumerate(ctx.read_jsonl_gz(raw)):
-        row, problem = convert(item, index, indent_with_tabs)
-        if problem:
-            ctx.bad_row(f"{raw}: record {index + 1} ({item.get('task_id')})", problem)
-            continue
-        rows.append(row)
+    rows = ctx.convert_rows(raw, ctx.read_jsonl_gz(raw), lambda item, index: convert(item, index, indent_with_tabs),
+                            label="record", first=1, id_field="task_id")
     return ctx.write_rows(rows)

@@ -62,11 +62,6 @@ def prepare(ctx: PrepareContext, seed: int = 42) -> Path:
     """`seed`: seed of the option shuffle (42 reproduces the reference's letters)."""
     raw = ctx.fetch(URL)
     rng = random.Random(seed)
-    rows = []
-    for index, item in enumerate(ctx.read_jsonl(raw)):
-        row, problem = convert(item, index, rng)
-        if problem:
-            ctx.bad_row(f"{raw}: record {index + 1} (uuid {item.get('uuid')})", problem)
-            continue
-        rows.append(row)
+    rows = ctx.convert_rows(raw, ctx.read_jsonl(raw), lambda item, index: convert(item, index, rng),
+                            label="record", first=1, id_field="uuid")
     return ctx.write_rows(rows)
