@@ -20,6 +20,7 @@ from gym.paths import BENCHMARKS_DIR
 from gym.prompts import build_messages
 from gym.verifiers import make_verifier
 from gym.verifiers.code import reference_program
+from tests.prepare_helpers import fixture_builder
 
 UPSTREAM = Path(__file__).resolve().parent / "fixtures" / "upstream"
 LCB = "huggingface.co/datasets/livecodebench/code_generation_lite/resolve/main"
@@ -150,9 +151,7 @@ def test_livecodebench_bad_rows_are_reported_or_skipped(tmp_path):
 
 
 def test_fixture_builder_reproduces_committed_files(tmp_path, monkeypatch):
-    spec = importlib.util.spec_from_file_location("make_fixtures_code", UPSTREAM.parent / "make_fixtures.py")
-    builder = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(builder)
+    builder = fixture_builder()
     monkeypatch.setattr(builder, "UPSTREAM", tmp_path)
     builder.code_benchmarks()
     built = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())

@@ -4,21 +4,19 @@ supergpqa, mmmlu and hotpotqa_closedbook, run against their upstream-format fixt
 from __future__ import annotations
 
 import csv
-import importlib.util
 import inspect
 import io
 import json
 import random
 import tarfile
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
 from gym.download import PrepareContext, read_manifest
 from gym.errors import GymError
 from gym.prompts import build_messages
-from tests.prepare_helpers import config, make_ctx, script
+from tests.prepare_helpers import config, fixture_builder, local_mirror, make_ctx, script, upstream_file
 from gym.verifiers import make_verifier
 
 UPSTREAM = Path(__file__).resolve().parent / "fixtures" / "upstream"
@@ -41,21 +39,6 @@ def run(name: str, tmp_path: Path, mirror: str, **prepare_args) -> tuple[Prepare
     ctx = make_ctx(name, tmp_path, mirror, prepare_args=prepare_args)
     out = script(name).prepare(ctx, **prepare_args)
     return ctx, [json.loads(line) for line in Path(out).read_text(encoding="utf-8").splitlines()]
-
-
-def upstream_file(url: str) -> Path:
-    parts = urlsplit(url)
-    return UPSTREAM / parts.netloc / parts.path.lstrip("/")
-
-
-def mirror_with(tmp_path: Path, replaced: dict[str, bytes]) -> str:
-    """A local mirror: the committed fixtures, with some files replaced."""
-    root = tmp_path / "mirror"
-    for url, content in replaced.items():
-        target = root / urlsplit(url).netloc / urlsplit(url).path.lstrip("/")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(content)
-    return str(root)
 
 
 # -- every benchmark -------------------------------------------------------------------------------
@@ -98,9 +81,7 @@ def test_fixture_builder_reproduces_committed_files(tmp_path, monkeypatch):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    spec = importlib.util.spec_from_file_location("make_fixtures_more", UPSTREAM.parent / "make_fixtures.py")
-    builder = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(builder)
+    builder = fixture_builder()
     monkeypatch.setattr(builder, "UPSTREAM", tmp_path)
     builder.more_benchmarks()
     built = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
@@ -139,7 +120,7 @@ def test_matharena_bad_row_names_the_problem(tmp_path):
     table[2]["answer"] = "  "
     broken = io.BytesIO()
     pq.write_table(pa.Table.from_pylist(table, schema=pq.read_schema(upstream_file(url))), broken)
-    mirror = mirror_with(tmp_path, {url: broken.getvalue()})
+    mirror = local_mirror(tmp_path, {url: broken.getvalue()})
     with pytest.raises(GymError, match=r"row 2 \(problem_idx 3\): missing 'answer'"):
         script("hmmt_nov25").prepare(make_ctx("hmmt_nov25", tmp_path, mirror))
     ctx = make_ctx("hmmt_nov25", tmp_path, mirror, skip_bad_rows=True)
@@ -190,16 +171,16 @@ def _tar(files: dict[str, str]) -> bytes:
 def test_mmlu_bad_records_and_broken_archives_are_clean_errors(tmp_path):
     url = script("mmlu").URL
     bad = _tar({"data/test/anatomy_test.csv": "Q1?,a,b,c,d,B\nQ2?,a,b,c,d,E\nQ3?,a,b,c\n"})
-    mirror = mirror_with(tmp_path / "bad", {url: bad})
+    mirror = local_mirror(tmp_path / "bad", {url: bad})
     with pytest.raises(GymError, match=r"anatomy_test\.csv record 2: answer 'E' is not one of A-D"):
         script("mmlu").prepare(make_ctx("mmlu", tmp_path, mirror))
     ctx = make_ctx("mmlu", tmp_path, mirror, skip_bad_rows=True)
     assert len(Path(script("mmlu").prepare(ctx)).read_text().splitlines()) == 1
     assert "expected 6 fields" in ctx.skipped_rows[1]
-    truncated = mirror_with(tmp_path / "cut", {url: upstream_file(url).read_bytes()[:700]})
+    truncated = local_mirror(tmp_path / "cut", {url: upstream_file(url).read_bytes()[:700]})
     with pytest.raises(GymError, match="corrupt or truncated MMLU archive|no data/test"):
         script("mmlu").prepare(make_ctx("mmlu", tmp_path, truncated))
-    empty = mirror_with(tmp_path / "empty", {url: _tar({"README": "nothing"})})
+    empty = local_mirror(tmp_path / "empty", {url: _tar({"README": "nothing"})})
     with pytest.raises(GymError, match="no data/test/<subject>_test.csv files"):
         script("mmlu").prepare(make_ctx("mmlu", tmp_path, empty))
 
@@ -221,7 +202,7 @@ def test_mmlu_redux_drops_flagged_rows_and_applies_corrections(tmp_path, mirror_
 
 def test_mmlu_redux_truncated_arrow_is_a_clean_error(tmp_path):
     url = script("mmlu-redux").URL_TEMPLATE.format(subject="abstract_algebra")
-    mirror = mirror_with(tmp_path, {url: upstream_file(url).read_bytes()[:300]})
+    mirror = local_mirror(tmp_path, {url: upstream_file(url).read_bytes()[:300]})
     with pytest.raises(GymError, match="corrupt or truncated Arrow file"):
         script("mmlu-redux").prepare(make_ctx("mmlu-redux", tmp_path, mirror))
 
@@ -256,7 +237,7 @@ def test_supergpqa_skipped_row_keeps_later_rows_in_reference_order(tmp_path):
     url = script("supergpqa").URL
     items = [json.loads(line) for line in upstream_file(url).read_text().splitlines()]
     items[1]["answer_letter"] = "Z"
-    mirror = mirror_with(tmp_path, {url: "".join(json.dumps(i) + "\n" for i in items).encode()})
+    mirror = local_mirror(tmp_path, {url: "".join(json.dumps(i) + "\n" for i in items).encode()})
     with pytest.raises(GymError, match=r"record 2 \(uuid .*\): answer_letter 'Z' names no option"):
         script("supergpqa").prepare(make_ctx("supergpqa", tmp_path, mirror))
     ctx = make_ctx("supergpqa", tmp_path, mirror, skip_bad_rows=True)

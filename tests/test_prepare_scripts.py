@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import http.server
-import importlib.util
 import inspect
 import json
 import random
@@ -12,7 +11,6 @@ import re
 import shutil
 import threading
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -20,7 +18,7 @@ from gym.download import PrepareContext, read_manifest
 from gym.errors import GymError
 from gym.paths import BENCHMARKS_DIR
 from gym.prompts import build_messages
-from tests.prepare_helpers import config, make_ctx, script
+from tests.prepare_helpers import config, fixture_builder, local_mirror, make_ctx, script, upstream_file
 
 UPSTREAM = Path(__file__).resolve().parent / "fixtures" / "upstream"
 GSM8K_REAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "gsm8k" / "test.jsonl"
@@ -42,22 +40,6 @@ def run(name: str, tmp_path: Path, mirror: str, **prepare_args) -> tuple[Prepare
     out = script(name).prepare(ctx, **prepare_args)
     assert Path(out) == ctx.output_path
     return ctx, [json.loads(line) for line in Path(out).read_text().splitlines()]
-
-
-def upstream_file(url: str) -> Path:
-    parts = urlsplit(url)
-    return UPSTREAM / parts.netloc / parts.path.lstrip("/")
-
-
-def local_mirror(tmp_path: Path, files: dict[str, bytes]) -> str:
-    """A mirror directory holding `files` (url -> content)."""
-    root = tmp_path / "mirror"
-    for url, content in files.items():
-        parts = urlsplit(url)
-        target = root / parts.netloc / parts.path.lstrip("/")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(content)
-    return str(root)
 
 
 # -- every benchmark -------------------------------------------------------------------------------
@@ -320,9 +302,7 @@ def test_human_eval_rows_are_runnable(tmp_path, mirror_url):
 
 def test_fixture_builder_reproduces_committed_files(tmp_path, monkeypatch):
     """tests/fixtures/make_fixtures.py regenerates exactly the committed fixtures."""
-    spec = importlib.util.spec_from_file_location("make_fixtures", UPSTREAM.parent / "make_fixtures.py")
-    builder = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(builder)
+    builder = fixture_builder()
     monkeypatch.setattr(builder, "UPSTREAM", tmp_path / "upstream")
     if not builder.GSM8K_REAL.is_file():  # keep the committed real-data copy
         target = tmp_path / "upstream" / builder.PATHS["gsm8k"]
