@@ -39,6 +39,30 @@ def matharena_row(item: dict[str, Any], index: int, extra_fields: Iterable[str] 
     return {**row, "metadata": metadata}, None
 
 
+def instruction_row(item: dict[str, Any], index: int, null_kwargs: bool = False
+                    ) -> tuple[dict[str, Any] | None, str | None]:
+    """An instruction-following row (IFEval/IFBench layout: key, prompt, instruction_id_list, kwargs with
+    one dict per id; `null_kwargs` also accepts null entries) -> (row, problem)."""
+    prompt, ids, kwargs = item.get("prompt"), item.get("instruction_id_list"), item.get("kwargs")
+    if not isinstance(prompt, str) or not prompt.strip():
+        return None, "missing 'prompt'"
+    if not isinstance(ids, list) or not ids or not all(isinstance(i, str) and i for i in ids):
+        return None, "'instruction_id_list' must be a non-empty list of strings"
+    if kwargs is None:
+        kwargs = [{} for _ in ids]
+    if not isinstance(kwargs, list) or not all(isinstance(k, dict) or (null_kwargs and k is None) for k in kwargs):
+        return None, "'kwargs' must be a list of objects"
+    if len(kwargs) != len(ids):
+        return None, f"{len(ids)} instruction ids but {len(kwargs)} kwargs entries"
+    return {
+        "question": prompt,
+        "expected_answer": "",
+        "instruction_id_list": ids,
+        "kwargs": kwargs,
+        "metadata": {"key": item.get("key"), "source_index": index},
+    }, None
+
+
 def prepare_matharena(ctx: PrepareContext, url: str, extra_fields: Iterable[str] = ("problem_type",)) -> Path:
     """Fetch a MathArena competition parquet and write gym's rows (bad rows reported with their index)."""
     raw = ctx.fetch(url)

@@ -13,6 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gym.converters import instruction_row
+
 if TYPE_CHECKING:
     from gym.download import PrepareContext
 
@@ -25,24 +27,11 @@ def _compact(value: Any) -> Any:
 
 
 def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
-    prompt, ids, kwargs = item.get("prompt"), item.get("instruction_id_list"), item.get("kwargs")
-    if not isinstance(prompt, str) or not prompt.strip():
-        return None, "missing 'prompt'"
-    if not isinstance(ids, list) or not ids or not all(isinstance(i, str) and i for i in ids):
-        return None, "'instruction_id_list' must be a non-empty list of strings"
-    if kwargs is None:
-        kwargs = [{} for _ in ids]
-    if not isinstance(kwargs, list) or not all(k is None or isinstance(k, dict) for k in kwargs):
-        return None, "'kwargs' must be a list of objects"
-    if len(kwargs) != len(ids):
-        return None, f"{len(ids)} instruction ids but {len(kwargs)} kwargs entries"
-    return {
-        "question": prompt,
-        "expected_answer": "",
-        "instruction_id_list": ids,
-        "kwargs": [{name: _compact(value) for name, value in (k or {}).items() if value is not None} for k in kwargs],
-        "metadata": {"key": item.get("key"), "source_index": index},
-    }, None
+    row, problem = instruction_row(item, index, null_kwargs=True)
+    if row is not None:
+        row["kwargs"] = [{name: _compact(value) for name, value in (k or {}).items() if value is not None}
+                         for k in row["kwargs"]]
+    return row, problem
 
 
 def prepare(ctx: PrepareContext) -> Path:
