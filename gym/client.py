@@ -253,6 +253,17 @@ class ModelClient:
             self._sessions.clear()
 
 
+def api_key_from_env(env_name: str | None, setting: str) -> str | None:
+    """The API key held by the environment variable `env_name` (None when no variable is configured);
+    `setting` names the config key for the error, e.g. "model.api_key_env"."""
+    if not env_name:
+        return None
+    key = os.environ.get(env_name)
+    if not key:
+        raise GymError(f"{setting}={env_name}, but the environment variable {env_name} is not set")
+    return key
+
+
 def _retry_after(reply: requests.Response) -> float | None:
     value = reply.headers.get("Retry-After")
     try:

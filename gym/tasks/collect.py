@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -21,7 +20,7 @@ from typing import Any
 
 from omegaconf import DictConfig
 
-from gym.client import Completion, ModelClient
+from gym.client import Completion, ModelClient, api_key_from_env
 from gym.config import run_dir, to_plain
 from gym.errors import GymError
 from gym.io import JsonlAppender, iter_jsonl, sha256_file, write_json_atomic
@@ -61,16 +60,6 @@ def load_tasks(cfg: DictConfig) -> tuple[Path, list[dict]]:
     if not rows:
         raise GymError(f"{data_path} has no tasks")
     return data_path, rows
-
-
-def resolve_api_key(model_cfg: DictConfig) -> str | None:
-    env_name = model_cfg.get("api_key_env")
-    if not env_name:
-        return None
-    key = os.environ.get(env_name)
-    if not key:
-        raise GymError(f"model.api_key_env={env_name}, but the environment variable {env_name} is not set")
-    return key
 
 
 def read_done(path: Path) -> dict[str, str]:
@@ -119,7 +108,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         raise GymError(f"concurrency={concurrency} must be at least 1")
     out_path = Path(cfg.get("output") or run_dir(cfg) / "rollouts.jsonl")
     resuming = bool(cfg.get("resume")) or out_path.is_file()
-    api_key = resolve_api_key(cfg.model)
+    api_key = api_key_from_env(cfg.model.get("api_key_env"), "model.api_key_env")
     sampling = {k: v for k, v in to_plain(cfg.model.sampling).items() if v not in (None, {}, [])}
     base_seed = sampling.pop("seed", None)
 

@@ -20,13 +20,12 @@ collect records as an infra_error rollout: kept out of every score and redone by
 from __future__ import annotations
 
 import logging
-import os
 import re
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from gym.client import ModelClient
+from gym.client import ModelClient, api_key_from_env
 from gym.errors import GymError
 from gym.judge_prompts import CORRECT, FORMATS, INCORRECT, NOT_ATTEMPTED, literal_text, load_template
 from gym.prompts import render
@@ -188,16 +187,6 @@ def require_judge(cfg: Any) -> None:
                        "(judge=mock together with model=mock for a dry run)")
 
 
-def _judge_api_key(judge: Any) -> str | None:
-    env_name = judge.get("api_key_env")
-    if not env_name:
-        return None
-    key = os.environ.get(env_name)
-    if not key:
-        raise GymError(f"judge.api_key_env={env_name}, but the environment variable {env_name} is not set")
-    return key
-
-
 def connect_judge(cfg: Any, stack: ExitStack, verifier: Any, policy_base_url: str, data_path: Path,
                   pool_size: int) -> str | None:
     """Give a judge-graded verifier its judge client (no-op for other verifiers); fails fast when unreachable.
@@ -224,7 +213,7 @@ def connect_judge(cfg: Any, stack: ExitStack, verifier: Any, policy_base_url: st
     elif kind == "openai_compatible":
         if not judge.get("base_url"):
             raise GymError("set judge.base_url=http://host:port/v1 for the judge endpoint")
-        base_url, api_key = str(judge.base_url), _judge_api_key(judge)
+        base_url, api_key = str(judge.base_url), api_key_from_env(judge.get("api_key_env"), "judge.api_key_env")
     else:
         raise GymError(f"judge.kind={kind} is not one of: {', '.join(JUDGE_KINDS)}")
     sampling = {k: v for k, v in to_plain(judge.sampling).items() if v not in (None, {}, [])}
