@@ -50,6 +50,18 @@ def config_dirs(extra: Iterable[str | Path] = ()) -> list[Path]:
     return [CONF_DIR, *(Path(d).expanduser().resolve() for d in extra)]
 
 
+def active_config_dirs() -> list[Path]:
+    """config_dirs() of the running app: gym's own plus the user dirs on Hydra's search path."""
+    from hydra.core.hydra_config import HydraConfig
+
+    extra = []
+    if HydraConfig.initialized():
+        for source in HydraConfig.get().runtime.config_sources:
+            if source.provider in ("command-line", "hydra.searchpath in command-line") and source.schema == "file":
+                extra.append(source.path)
+    return config_dirs(extra)
+
+
 def benchmark_files(dirs: Iterable[Path] | None = None) -> dict[str, Path]:
     """Option name -> file, for every option of the `benchmark` group (sub-folders are bases)."""
     found: dict[str, Path] = {}
@@ -79,25 +91,29 @@ def _merge(base: dict, over: dict) -> dict:
     return out
 
 
-def _resolved(path: Path, group_dir: Path, depth: int = 0) -> dict:
-    """The file's values over those of the group-relative bases in its defaults list."""
+def _resolved(path: Path, group_roots: list[Path], depth: int = 0) -> dict:
+    """The file's values over those of the bases in its defaults list.
+
+    Like Hydra, a base name is relative to the including file's folder within the group, looked up in
+    every config dir's `benchmark/` folder (so a user's option can inherit gym's `_base/math`)."""
     raw = _load(path)
     merged: dict = {}
+    folder = next((path.parent.relative_to(r) for r in group_roots if path.parent.is_relative_to(r)), Path())
     for item in raw.get("defaults", []) if depth < 8 else []:
         if not isinstance(item, str) or item == "_self_" or item.startswith("/"):
             continue
         base_name = item.split("@", 1)[0]
-        base_path = (path.parent / f"{base_name}.yaml") if not base_name.startswith("_base") else (group_dir / f"{base_name}.yaml")
-        if not base_path.is_file():
-            base_path = group_dir / f"{base_name}.yaml"
-        if base_path.is_file():
-            merged = _merge(merged, _resolved(base_path, group_dir, depth + 1))
+        for root in group_roots:
+            base_path = root / folder / f"{base_name}.yaml"
+            if base_path.is_file():
+                merged = _merge(merged, _resolved(base_path, group_roots, depth + 1))
+                break
     own = {k: v for k, v in raw.items() if k != "defaults"}
     return _merge(merged, own)
 
 
 def read_entry(name: str, path: Path) -> BenchmarkEntry:
-    values = _resolved(path, path.parent)
+    values = _resolved(path, list(dict.fromkeys([path.parent, CONF_DIR / "benchmark"])))
     dataset = values.get("dataset") or {}
     verifier = values.get("verifier") or {}
 

@@ -150,3 +150,11 @@ def test_typo_in_benchmark_yaml_fails_at_compose(user_setup):
     result = run_gym("task=search", "benchmark=typo", *s["args"], f"hydra.run.dir={s['tmp']}/r")
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert "benchmark/typo" in result.stderr and "num_repeat" in result.stderr
+
+
+def test_search_sees_what_a_user_benchmark_inherits_from_gym(user_setup):
+    s = user_setup
+    result = run_gym("task=search", "query=toy", "output=json", *s["args"], f"hydra.run.dir={s['tmp']}/r")
+    assert result.returncode == 0, result.stderr
+    hits = {hit["name"]: hit for hit in json.loads(result.stdout)}
+    assert hits["toy"]["verifier"] == "math" and hits["toy"]["domain"] == "math"  # from gym's _base/math

@@ -12,7 +12,7 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from gym.catalog import benchmark_files
+from gym.catalog import active_config_dirs, benchmark_files
 from gym.config import compose_benchmark, to_plain
 from gym.errors import GymError, unknown_benchmark
 from gym.paths import resolve_script
@@ -32,7 +32,7 @@ class PrepareJob:
 
 def selected_names(cfg: DictConfig) -> list[str]:
     """benchmarks=[a,b] | benchmarks=all | the selected benchmark=..."""
-    known = benchmark_files(_search_dirs())
+    known = benchmark_files(active_config_dirs())
     wanted = cfg.get("benchmarks")
     if wanted is None:
         if cfg.get("benchmark") is None:
@@ -47,20 +47,6 @@ def selected_names(cfg: DictConfig) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _search_dirs() -> list[Path]:
-    """gym's config dir plus any user dirs on Hydra's search path."""
-    from hydra.core.hydra_config import HydraConfig
-
-    from gym.catalog import config_dirs
-
-    extra = []
-    if HydraConfig.initialized():
-        for source in HydraConfig.get().runtime.config_sources:
-            if source.provider in ("command-line", "hydra.searchpath in command-line", "main") and source.schema == "file":
-                extra.append(source.path)
-    return config_dirs(extra)
-
-
 def build_jobs(cfg: DictConfig, names: list[str]) -> list[PrepareJob]:
     jobs = []
     for name in names:
@@ -68,7 +54,7 @@ def build_jobs(cfg: DictConfig, names: list[str]) -> list[PrepareJob]:
         args = {**to_plain(bench.dataset.prepare_args), **to_plain(cfg.get("prepare_args") or {})}
         jobs.append(PrepareJob(
             name=name,
-            script=resolve_script(bench.dataset.prepare_script, _search_dirs()[1:]),
+            script=resolve_script(bench.dataset.prepare_script, active_config_dirs()[1:]),
             output_path=Path(bench.dataset.path).expanduser().resolve(),
             args=args,
             token_env=bench.dataset.get("token_env"),

@@ -15,7 +15,7 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from gym.catalog import BenchmarkEntry, load_catalog
+from gym.catalog import BenchmarkEntry, active_config_dirs, load_catalog
 from gym.errors import GymError, did_you_mean
 
 MATCH_THRESHOLD = 75  # thefuzz score (0-100) a field must reach for a benchmark to match
@@ -66,7 +66,7 @@ def is_prepared(entry: BenchmarkEntry, data_root: Path) -> bool:
 
 
 def find(cfg: DictConfig) -> list[dict[str, Any]]:
-    entries = load_catalog(_config_dirs())
+    entries = load_catalog(active_config_dirs())
     for key in FILTERS:
         wanted = cfg.get(key)
         if wanted is None:
@@ -90,12 +90,6 @@ def find(cfg: DictConfig) -> list[dict[str, Any]]:
     hits.sort(key=lambda h: (-h["score"], h["name"]))
     limit = int(cfg.get("limit") or 0)
     return hits[:limit] if limit > 0 else hits
-
-
-def _config_dirs() -> list[Path]:
-    from gym.tasks.prepare import _search_dirs
-
-    return _search_dirs()
 
 
 def format_table(hits: list[dict[str, Any]], width: int | None) -> str:
