@@ -51,8 +51,8 @@ def headline(metrics_path: Path, benchmark: str) -> dict[str, Any]:
         metrics = json.loads(metrics_path.read_text())
     except (OSError, json.JSONDecodeError):
         return {}
-    for name, entry in (metrics.get("benchmarks") or {}).items():
-        if name.split("/")[0] == benchmark or entry.get("benchmark") == benchmark:
+    for entry in (metrics.get("benchmarks") or {}).values():
+        if entry.get("benchmark") == benchmark:
             pass1 = entry.get("pass@1") or {}
             return {"benchmark": benchmark, "model": entry.get("model"), "pass@1": pass1.get("value"),
                     "ci95": [pass1.get("ci_low"), pass1.get("ci_high")]}
