@@ -42,15 +42,15 @@ def _job_num(name: str) -> int:
 
 
 def format_jobs(jobs: list[dict[str, Any]]) -> str:
-    width = max([len("job")] + [len(job["job"]) for job in jobs])
-    header = f"{'job':<{width}} {'status':<8} {'pass@1':>8} {'95% CI':>17}  note"
-    lines = [header, "-" * len(header)]
+    from gym.table import format_table
+
+    rows = []
     for job in jobs:
         p1 = "" if job["pass@1"] is None else f"{job['pass@1']:.2f}"
         ci = "" if not job["ci95"] or None in job["ci95"] else f"[{job['ci95'][0]:.2f}, {job['ci95'][1]:.2f}]"
         note = job["error"] or " ".join(str(v) for v in (job["benchmark"], job["model"]) if v)
-        lines.append(f"{job['job']:<{width}} {job['status'] or '?':<8} {p1:>8} {ci:>17}  {note}")
-    return "\n".join(lines)
+        rows.append([job["job"], job["status"] or "?", p1, ci, note])
+    return format_table(["job", "status", "pass@1", "95% CI", "note"], rows, right=(2, 3))
 
 
 class SweepSummary(Callback):

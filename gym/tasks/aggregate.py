@@ -18,6 +18,7 @@ from gym.config import run_dir, to_plain
 from gym.errors import GymError
 from gym.io import atomic_path, write_json_atomic
 from gym.metrics import metric_name
+from gym.table import format_table
 
 log = logging.getLogger("gym.aggregate")
 
@@ -37,13 +38,6 @@ def check_output(value: Any) -> str:
     if value not in ("table", "json"):
         raise GymError(f"output must be 'table' or 'json', got {value!r}")
     return value
-
-
-def format_table(headers: list[str], rows: list[list[Any]]) -> str:
-    cells = [[str(c) for c in row] for row in rows]
-    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)]
-    line = lambda row: "  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip()  # noqa: E731
-    return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in cells)])
 
 
 def fmt_ci(metric: dict[str, Any] | None) -> str:

@@ -165,10 +165,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 
 
 def _print_table(results: list[dict[str, Any]]) -> None:
-    width = max([len("benchmark")] + [len(r["benchmark"]) for r in results])
-    header = f"{'benchmark':<{width}} {'status':<8} {'rows':>7} {'secs':>6}  path"
-    lines = [header, "-" * len(header)]
-    for r in sorted(results, key=lambda r: r["benchmark"]):
-        lines.append(f"{r['benchmark']:<{width}} {r['status']:<8} {str(r.get('rows') or ''):>7} "
-                     f"{str(r.get('seconds', '')):>6}  {r['path']}")
-    print("\n".join(lines), flush=True)
+    from gym.table import format_table
+
+    rows = [[r["benchmark"], r["status"], r.get("rows") or "", r.get("seconds", ""), r["path"]]
+            for r in sorted(results, key=lambda r: r["benchmark"])]
+    print(format_table(["benchmark", "status", "rows", "secs", "path"], rows, right=(2, 3)), flush=True)

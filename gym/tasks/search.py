@@ -92,21 +92,13 @@ def find(cfg: DictConfig) -> list[dict[str, Any]]:
     return hits[:limit] if limit > 0 else hits
 
 
-def format_table(hits: list[dict[str, Any]], width: int | None) -> str:
+def format_hits(hits: list[dict[str, Any]], width: int | None) -> str:
+    from gym.table import format_table
+
     columns = [("name", "name"), ("domain", "domain"), ("verifier", "verifier"), ("repeats", "num_repeats"),
                ("prepared", "prepared"), ("description", "description")]
     cells = [[str(h[key]) if key != "prepared" else ("yes" if h[key] else "no") for _, key in columns] for h in hits]
-    widths = [max([len(title)] + [len(row[i]) for row in cells]) for i, (title, _) in enumerate(columns)]
-    if width:  # on a terminal, cut the description to fit; piped output keeps it whole
-        fixed = sum(widths[:-1]) + 2 * (len(columns) - 1)
-        widths[-1] = max(20, min(widths[-1], width - fixed))
-    def line(values: list[str]) -> str:
-        out = []
-        for value, w in zip(values, widths):
-            out.append(value if len(value) <= w else value[: w - 1] + "…")
-        return "  ".join(v.ljust(w) for v, w in zip(out, widths)).rstrip()
-    rows = [line([t for t, _ in columns]), line(["-" * w for w in widths])] + [line(r) for r in cells]
-    return "\n".join(rows)
+    return format_table([title for title, _ in columns], cells, width=width)
 
 
 def show(cfg: DictConfig) -> dict[str, Any]:
@@ -158,5 +150,5 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     else:
         width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
         title = f"Benchmarks matching '{cfg.query}' ({len(hits)})" if cfg.get("query") else f"Benchmarks ({len(hits)})"
-        print(title + "\n" + format_table(hits, width))
+        print(title + "\n" + format_hits(hits, width))
     return {"matches": len(hits)}

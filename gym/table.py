@@ -1,0 +1,26 @@
+"""Plain-text tables for every task's summary output."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+
+def format_table(headers: list[str], rows: Iterable[Iterable[Any]], right: Iterable[int] = (),
+                 width: int | None = None) -> str:
+    """Columns sized to their content, two spaces apart; `right` lists right-aligned columns. With
+    `width` (a terminal's), the last column is cut to fit; piped output keeps every cell whole."""
+    cells = [[str(c) for c in row] for row in rows]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+    if width:
+        fixed = sum(widths[:-1]) + 2 * (len(headers) - 1)
+        widths[-1] = max(20, min(widths[-1], width - fixed))
+    right = set(right)
+
+    def line(values: list[str]) -> str:
+        out = []
+        for i, (value, w) in enumerate(zip(values, widths)):
+            value = value if len(value) <= w else value[: w - 1] + "…"
+            out.append(value.rjust(w) if i in right else value.ljust(w))
+        return "  ".join(out).rstrip()
+
+    return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in cells)])
