@@ -22,6 +22,18 @@ class Verdict:
     details: dict = field(default_factory=dict)  # JSON-serialisable, family specific
 
 
+class VerifierError(Exception):
+    """The verifier could not decide (worker crash, output limit, sandbox refused, judge reply unparsable).
+
+    Not a wrong answer: collect records the rollout as status `verifier_error`, excluded from every score
+    and redone by task=reverify (or resume). `details` is kept in the rollout.
+    """
+
+    def __init__(self, reason: str, details: dict | None = None) -> None:
+        super().__init__(reason)
+        self.details = details or {}
+
+
 class Verifier:
     """Base class: option checking and the verify/close protocol."""
 
