@@ -136,3 +136,38 @@ def test_parser_failures_are_counted_not_compared_as_text(monkeypatch, caplog):
         assert fine.reward == 1.0 and fine.details["parse_errors"] == 0
     finally:
         v.close()
+
+
+def test_parse_errors_are_summed_in_metrics(monkeypatch, tmp_path, capsys):
+    """Real verdicts (from workers that lack gym's runtime) written as collect writes them, then task=aggregate:
+    metrics.json carries the run's parse error count per benchmark, last row per key."""
+    import json
+
+    from gym.client import Completion
+    from gym.config import compose
+    from gym.tasks import aggregate
+    from gym.tasks.collect import make_rollout
+
+    monkeypatch.setattr(math_module, "ANTLR_WHEEL", "/nonexistent/antlr.whl")
+    v = make_verifier("math", {"workers": 1, "timeout": 20})
+    rows = []
+    try:
+        for task, (gold, answer) in enumerate([(r"25\%", r"\boxed{25\%}"), ("7", r"\boxed{7}"), (r"\frac12", r"\boxed{50\%}")]):
+            for rollout in range(2):
+                completion = Completion(status="ok", text=answer)
+                rows.append(make_rollout("math-500", "m", {"expected_answer": gold}, [], task, rollout,
+                                         f"k{task}-{rollout}", completion, v))
+    finally:
+        v.close()
+    rows.append({**rows[0], "verifier": {**rows[0]["verifier"], "parse_errors": 0}})  # a redone row wins
+    rows.append({**rows[4], "benchmark": "gsm8k", "key": "other"})
+    path = tmp_path / "run" / "rollouts.jsonl"
+    path.parent.mkdir()
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    cfg = compose(["task=aggregate", f"+run_dir={tmp_path / 'out'}", f"rollouts={path}"])
+    aggregate.run(cfg)
+    metrics = json.loads((tmp_path / "out" / "metrics.json").read_text())
+    # task 0: gold and answer unreadable (2 per rollout, one rollout redone clean); task 2: the answer (1 each)
+    assert metrics["benchmarks"]["math-500"]["parse_errors"] == 2 + 2
+    assert metrics["benchmarks"]["gsm8k"]["parse_errors"] == 1
+    assert "math-500: 4 LaTeX parse error(s)" in capsys.readouterr().out
