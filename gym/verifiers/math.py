@@ -282,7 +282,7 @@ class MathVerifier(Verifier):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         if importlib.util.find_spec("math_verify") is None:
-            raise GymError("the math verifier needs math-verify: pip install 'math-verify[antlr4_9_3]'")
+            raise GymError("the math verifier needs math-verify: pip install math-verify")
         self.timeout = self.number_option("timeout", 0.01)
         workers = self.options["workers"]
         self.workers = os.cpu_count() or 1
