@@ -12,7 +12,7 @@ import re
 from collections import Counter
 
 from gym.verifiers.instructions.registry import Args, check, compare
-from gym.verifiers.instructions.text import (UndetectableLanguage, count_words, detect_language, split_sentences,
+from gym.verifiers.instructions.text import (UndetectableLanguage, count_words, detect_language, punkt_sentences,
                                              word_tokens)
 
 CONSTRAINED_OPTIONS = ("My answer is yes.", "My answer is no.", "My answer is maybe.")
@@ -62,7 +62,7 @@ def response_language(response: str, args: Args) -> bool:
 
 @check("length_constraints:number_sentences")
 def number_sentences(response: str, args: Args) -> bool:
-    return compare(len(split_sentences(response)), args.relation("relation"), args.int("num_sentences"))
+    return compare(len(punkt_sentences(response)), args.relation("relation"), args.int("num_sentences"))
 
 
 @check("length_constraints:number_paragraphs")
