@@ -20,7 +20,9 @@ and only counted; a `model_error` rollout scores 0):
 * pass@1[avg-of-k]: per task the mean reward of its first k rollouts, averaged over tasks.
 * no_answer: share of `ok` rollouts with a null extracted answer (per task, then over tasks).
 * scores.<name> (secondary scores a verifier reports, e.g. ifeval's prompt_loose): per task the mean
-  over its scored rollouts that carry the score (a `model_error` rollout scores 0), then over tasks.
+  over its scored rollouts that carry the score (a `model_error` rollout scores 0), then over tasks;
+  pooled scores (instruction_strict/loose) weigh each rollout by its instruction count
+  (gym.rollout_scores.pooled_task_values).
 """
 
 from __future__ import annotations
@@ -278,9 +280,9 @@ def score_metrics(group: "pd.DataFrame", arrays: TaskArrays) -> dict[str, dict[s
     """{name: mean_ci} of the group's secondary scores (rule in the module docstring)."""
     import numpy as np
 
-    from gym.rollout_scores import column, names_in
+    from gym.rollout_scores import POOLED, WEIGHTS, column, names_in, pooled_task_values
 
-    names = names_in(group.columns)
+    names = [name for name in names_in(group.columns) if name not in WEIGHTS]
     if not names:
         return {}
     scored = group[group["status"].isin(SCORED)]  # the rows of `arrays`, in the same order
@@ -291,6 +293,10 @@ def score_metrics(group: "pd.DataFrame", arrays: TaskArrays) -> dict[str, dict[s
         if np.isnan(values).all():
             continue  # another benchmark's score
         values = np.where(model_error, 0.0, values)
+        if column(POOLED.get(name, "")) in scored:  # instruction-level shares, pooled over instructions
+            weights = scored[column(POOLED[name])].to_numpy(dtype=float)
+            out[name] = mean_ci(pooled_task_values(values, weights, arrays.task_codes, arrays.n_tasks))
+            continue
         has = ~np.isnan(values)
         sums = np.bincount(arrays.task_codes[has], weights=values[has], minlength=arrays.n_tasks)
         counts = np.bincount(arrays.task_codes[has], minlength=arrays.n_tasks)

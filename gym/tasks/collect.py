@@ -25,6 +25,7 @@ from gym.config import run_dir, to_plain
 from gym.errors import GymError
 from gym.io import JsonlAppender, iter_jsonl, sha256_file, write_json_atomic
 from gym.prompts import build_messages
+from gym.rollout_scores import WEIGHTS
 from gym.verifiers.judge import JudgeUnavailable, connect_judge, require_judge
 
 log = logging.getLogger("gym.collect")
@@ -223,7 +224,8 @@ def _scores(details: Any) -> dict[str, float] | None:
     if not isinstance(scores, dict):
         return None
     kept = {str(name): float(value) for name, value in scores.items()
-            if not isinstance(value, bool) and isinstance(value, (int, float)) and 0.0 <= value <= 1.0}
+            if not isinstance(value, bool) and isinstance(value, (int, float))
+            and (0.0 <= value <= 1.0 or (name in WEIGHTS and value >= 0))}
     return kept or None
 
 
