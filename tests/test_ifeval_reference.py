@@ -315,3 +315,18 @@ def test_instruction_level_accuracy_pools_instructions_over_prompts(tmp_path):
     # task 0: 1 of 1 in both rollouts; task 1: 1 of 4, 1 of 4 and 0 of 4 -> per rollout 4 instructions
     assert scores["instruction_strict"]["value"] == pytest.approx(100 * (1 + 4 * (2 / 12)) / (1 + 4))
     assert "instructions" not in scores and scores["prompt_loose"]["value"] == pytest.approx(50.0)
+
+
+def test_compat_override_through_collect(tmp_path, data_dir, mirror_url):
+    """benchmark.verifier.options.compat=reference on the command line reaches every verdict of a run."""
+    from gym.config import compose
+    from gym.tasks import collect, prepare
+
+    base = ["benchmark=ifeval", f"data.mirror={mirror_url}"]
+    prepare.run(compose(["task=prepare", *base]))
+    run_dir = tmp_path / "run"
+    collect.run(compose(["task=collect", *base, "model=mock", "limit=2", "progress=false",
+                         "benchmark.verifier.options.compat=reference", f"+run_dir={run_dir}"]))
+    rows = [json.loads(line) for line in (run_dir / "rollouts.jsonl").read_text().splitlines()]
+    assert rows and all(r["verifier"]["compat"] == "reference" for r in rows if r["status"] == "ok")
+    assert all(r["scores"]["instructions"] >= 1 for r in rows if r["status"] == "ok")

@@ -7,8 +7,9 @@ original's rule, verifier option compat=reference):
   them as regular expressions, so a keyword such as "C++" or "(maybe)" was a broken pattern.
 * length_constraints:nth_paragraph_first_word picks the n-th non-empty paragraph; the original counted
   only non-empty paragraphs but indexed the raw split, so a blank paragraph shifted which one was read.
-Not reproducible in either mode: for keywords:letter_frequency with a letter that is not a-z ("#", "!"
-in two IFEval prompts) the original drew a random letter; gym counts the character given.
+keywords:letter_frequency with a letter that is not a-z ("#", "!" in two IFEval prompts) counts that
+character in both modes, as the current reference does (older releases drew a random letter instead,
+which no run can reproduce).
 """
 
 from __future__ import annotations
