@@ -6,12 +6,26 @@ Shared by the tasks that write metrics; gym.metrics computes them.
 from __future__ import annotations
 
 import csv
+import logging
 from pathlib import Path
 from typing import Any
 
 from gym.io import atomic_path, write_json_atomic
 from gym.metrics import metric_name
 from gym.table import format_table
+
+log = logging.getLogger("gym.aggregate")
+
+
+def metrics_for(spec: Any, k: int | list[int] | None = None) -> tuple[dict[str, Any], Any]:
+    """(metrics.json content, the loaded RolloutSet) for a rollouts spec."""
+    from gym.metrics import compute_metrics
+    from gym.rollouts import load_rollouts
+
+    rollouts = load_rollouts(spec)
+    log.info("read %d row(s) from %d file(s)", rollouts.rows_read, len(rollouts.files))
+    metrics = compute_metrics(rollouts.frame, k)
+    return {**metrics, "inputs": rollouts.summary()}, rollouts
 
 
 def write_metrics(out_dir: Path, metrics: dict[str, Any]) -> None:

@@ -41,13 +41,9 @@ def check_output(value: Any) -> str:
 
 def aggregate(spec: Any, k: int | list[int] | None = None) -> tuple[dict[str, Any], Any]:
     """(metrics.json content, the loaded RolloutSet) for a rollouts spec."""
-    from gym.metrics import compute_metrics
-    from gym.rollouts import load_rollouts
+    from gym.metrics_output import metrics_for
 
-    rollouts = load_rollouts(spec)
-    log.info("read %d row(s) from %d file(s)", rollouts.rows_read, len(rollouts.files))
-    metrics = compute_metrics(rollouts.frame, k)
-    return {**metrics, "inputs": rollouts.summary()}, rollouts
+    return metrics_for(spec, k)
 
 
 def compare(spec_a: Any, spec_b: Any, k: int | list[int] | None = None) -> dict[str, Any]:
