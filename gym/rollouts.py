@@ -218,6 +218,8 @@ def _read_fast(path: Path, end: int, nemo: bool, score_names: Sequence[str] = ()
     for name in ("task_index", "rollout_index", "key", "status"):
         if columns[name].null_count:
             return None
+    if pc.any(pc.equal(columns["key"], "")).as_py():
+        return None
     status = columns["status"]
     if not pc.all(pc.is_in(status, value_set=pa.array(STATUSES))).as_py():
         return None

@@ -92,7 +92,8 @@ def reverify_file(path: Path, cfg: DictConfig, verifiers: Verifiers, task_rows: 
         if row["status"] not in REVERIFIABLE:
             continue
         bench = resolve_benchmark(cfg, row["benchmark"], cache)
-        jobs.append((row, task_rows.lookup(path, bench, row, where), verifiers.get(bench)))
+        verifier = verifiers.get(bench)  # first: a judge-graded benchmark without judge= fails before any file work
+        jobs.append((row, task_rows.lookup(path, bench, row, where), verifier))
 
     def one(job: tuple[Rollout, dict, Any]) -> Rollout:
         row, task, verifier = job
@@ -120,7 +121,8 @@ def change_summary(pairs: list[tuple[Rollout, Rollout]], examples: int) -> dict[
         old, new = before.get("reward"), after.get("reward")
         if old is not None and new is not None:
             entry["up" if new > old else "down"] += new != old
-        if len(entry["examples"]) < examples:
+        shown = {(ex["model"], ex["task_index"]) for ex in entry["examples"]}
+        if len(entry["examples"]) < examples and (before["model"], before["task_index"]) not in shown:  # one per task
             entry["examples"].append({"model": before["model"], "task_index": before["task_index"],
                                       "rollout_index": before["rollout_index"], "before": _verdict_text(before),
                                       "after": _verdict_text(after), "error": after.get("error")})
