@@ -10,6 +10,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from gym import parse_errors
 from gym.io import atomic_path, write_json_atomic
 from gym.metrics import metric_name
 from gym.table import format_table
@@ -25,6 +26,7 @@ def metrics_for(spec: Any, k: int | list[int] | None = None) -> tuple[dict[str, 
     rollouts = load_rollouts(spec)
     log.info("read %d row(s) from %d file(s)", rollouts.rows_read, len(rollouts.files))
     metrics = compute_metrics(rollouts.frame, k)
+    parse_errors.add_to_metrics(metrics, rollouts.files)  # math verdicts: LaTeX the parser could not read
     return {**metrics, "inputs": rollouts.summary()}, rollouts
 
 
@@ -67,6 +69,7 @@ def metrics_table(metrics: dict[str, Any]) -> str:
         for label, e in metrics["benchmarks"].items() if e["partial_tasks"])
     notes += "".join(f"note: {label}: {e['unscored_tasks']} task(s) only have infra errors or verifier errors and are left out\n"
                      for label, e in metrics["benchmarks"].items() if e["unscored_tasks"])
+    notes += parse_errors.note_lines(metrics)
     note = notes + f"scale: percent (0-100); CI: {metrics['ci_method']}"
     return format_table(headers, rows) + "\n" + scores_lines(metrics) + inputs_line(metrics.get("inputs") or {}) + note
 
