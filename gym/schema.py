@@ -47,6 +47,7 @@ class BenchmarkConfig:
     gated: bool = False
     needs_judge: bool = False
     needs_sandbox: bool = False
+    subsets: List[str] = field(default_factory=lambda: ["subset"])  # grouping columns for per-subset metrics
     dataset: DatasetConfig = field(default_factory=DatasetConfig)
     prompt: PromptConfig = field(default_factory=PromptConfig)
     verifier: VerifierConfig = field(default_factory=VerifierConfig)

@@ -73,7 +73,9 @@ def metrics_table(metrics: dict[str, Any]) -> str:
     notes += "".join(f"note: {label}: {e['unscored_tasks']} task(s) only have infra errors and are left out\n"
                      for label, e in metrics["benchmarks"].items() if e["unscored_tasks"])
     note = notes + f"scale: percent (0-100); CI: {metrics['ci_method']}"
-    return format_table(headers, rows) + "\n" + scores_lines(metrics) + inputs_line(metrics.get("inputs") or {}) + note
+    from gym.subsets import subsets_text
+
+    return format_table(headers, rows) + "\n" + scores_lines(metrics) + subsets_text(metrics) + inputs_line(metrics.get("inputs") or {}) + note
 
 
 def scores_lines(metrics: dict[str, Any]) -> str:
@@ -134,10 +136,12 @@ def aggregate(spec: Any, k: int | list[int] | None = None) -> tuple[dict[str, An
     """(metrics.json content, the loaded RolloutSet) for a rollouts spec."""
     from gym.metrics import compute_metrics
     from gym.rollouts import load_rollouts
+    from gym.subsets import add_subsets
 
     rollouts = load_rollouts(spec)
     log.info("read %d row(s) from %d file(s)", rollouts.rows_read, len(rollouts.files))
     metrics = compute_metrics(rollouts.frame, k)
+    add_subsets(metrics, rollouts, k)
     return {**metrics, "inputs": rollouts.summary()}, rollouts
 
 
@@ -208,7 +212,9 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         raise GymError("rollouts=<file|glob|run dir|sweep dir> is required (or compare=[A,B])")
     metrics, _ = aggregate(to_plain(cfg.rollouts), k)
     write_json_atomic(out_dir / "metrics.json", metrics)
-    write_csv(out_dir / "metrics.csv", csv_rows(metrics))
+    from gym.subsets import csv_rows as subset_csv_rows
+
+    write_csv(out_dir / "metrics.csv", csv_rows(metrics) + subset_csv_rows(metrics))
     print(json.dumps(metrics, indent=2) if output == "json" else metrics_table(metrics), flush=True)
     log.info("wrote %s and metrics.csv", out_dir / "metrics.json")
     return {"metrics": str(out_dir / "metrics.json"),
