@@ -48,6 +48,7 @@ class BenchmarkConfig:
     needs_judge: bool = False
     needs_sandbox: bool = False
     subsets: List[str] = field(default_factory=lambda: ["subset"])  # grouping columns for per-subset metrics
+    languages: List[str] = field(default_factory=lambda: ["en"])  # languages of the tasks (search facet)
     dataset: DatasetConfig = field(default_factory=DatasetConfig)
     prompt: PromptConfig = field(default_factory=PromptConfig)
     verifier: VerifierConfig = field(default_factory=VerifierConfig)
