@@ -70,7 +70,8 @@ def answer_regex(phrase: str) -> str:
     before, _, after = phrase.partition("({})")
     before = re.sub(r"^the\s+", "", before.strip(), flags=re.IGNORECASE)  # the word, as the reference meant
     slot = r"[*_\s]*\(?([A-J])\)?[*_]*"
-    return re.escape(before).replace(r"\ ", r"\s+") + slot + re.escape(after.strip())
+    after = re.escape(after.strip()).replace(r"\ ", r"\s+")
+    return re.escape(before).replace(r"\ ", r"\s+") + slot + (r"\s*" + after if after else "")
 
 
 def convert(item: dict[str, Any], index: int, language: str, libs: list, subjects: dict
