@@ -121,6 +121,7 @@ class SearchKnobs:
     query: Any = ""
     domain: Optional[str] = None
     verifier: Optional[str] = None
+    language: Optional[str] = None
     gated: Optional[bool] = None
     needs_judge: Optional[bool] = None
     needs_sandbox: Optional[bool] = None
