@@ -22,18 +22,22 @@ def metrics_for(spec: Any, k: int | list[int] | None = None) -> tuple[dict[str, 
     """(metrics.json content, the loaded RolloutSet) for a rollouts spec."""
     from gym.metrics import compute_metrics
     from gym.rollouts import load_rollouts
+    from gym.subsets import add_subsets
 
     rollouts = load_rollouts(spec)
     log.info("read %d row(s) from %d file(s)", rollouts.rows_read, len(rollouts.files))
     metrics = compute_metrics(rollouts.frame, k)
     parse_errors.add_to_metrics(metrics, rollouts.files)  # math verdicts: LaTeX the parser could not read
+    add_subsets(metrics, rollouts, k)
     return {**metrics, "inputs": rollouts.summary()}, rollouts
 
 
 def write_metrics(out_dir: Path, metrics: dict[str, Any]) -> None:
     """metrics.json and metrics.csv in `out_dir`, each written atomically."""
     write_json_atomic(Path(out_dir) / "metrics.json", metrics)
-    write_csv(Path(out_dir) / "metrics.csv", csv_rows(metrics))
+    from gym.subsets import csv_rows as subset_csv_rows
+
+    write_csv(Path(out_dir) / "metrics.csv", csv_rows(metrics) + subset_csv_rows(metrics))
 
 
 def fmt_ci(metric: dict[str, Any] | None) -> str:
@@ -71,7 +75,9 @@ def metrics_table(metrics: dict[str, Any]) -> str:
                      for label, e in metrics["benchmarks"].items() if e["unscored_tasks"])
     notes += parse_errors.note_lines(metrics)
     note = notes + f"scale: percent (0-100); CI: {metrics['ci_method']}"
-    return format_table(headers, rows) + "\n" + scores_lines(metrics) + inputs_line(metrics.get("inputs") or {}) + note
+    from gym.subsets import subsets_text
+
+    return format_table(headers, rows) + "\n" + scores_lines(metrics) + subsets_text(metrics) + inputs_line(metrics.get("inputs") or {}) + note
 
 
 def scores_lines(metrics: dict[str, Any]) -> str:
