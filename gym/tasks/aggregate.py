@@ -73,7 +73,9 @@ def metrics_table(metrics: dict[str, Any]) -> str:
     notes += "".join(f"note: {label}: {e['unscored_tasks']} task(s) only have infra errors and are left out\n"
                      for label, e in metrics["benchmarks"].items() if e["unscored_tasks"])
     note = notes + f"scale: percent (0-100); CI: {metrics['ci_method']}"
-    return format_table(headers, rows) + "\n" + scores_lines(metrics) + inputs_line(metrics.get("inputs") or {}) + note
+    from gym.family_metrics import family_lines
+
+    return format_table(headers, rows) + "\n" + scores_lines(metrics) + family_lines(metrics) + inputs_line(metrics.get("inputs") or {}) + note
 
 
 def scores_lines(metrics: dict[str, Any]) -> str:
@@ -138,6 +140,9 @@ def aggregate(spec: Any, k: int | list[int] | None = None) -> tuple[dict[str, An
     rollouts = load_rollouts(spec)
     log.info("read %d row(s) from %d file(s)", rollouts.rows_read, len(rollouts.files))
     metrics = compute_metrics(rollouts.frame, k)
+    from gym.family_metrics import add_family_metrics  # win rate, MAE, corpus BLEU, length buckets
+
+    add_family_metrics(metrics, rollouts)
     return {**metrics, "inputs": rollouts.summary()}, rollouts
 
 
