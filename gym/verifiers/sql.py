@@ -6,7 +6,7 @@ pattern that, lacking multi-line mode, swallows everything after the first `--` 
 gym removes each comment up to its own line end only. A reply without such a block gives no answer
 (reward 0; the reference runs "SELECT 1" in its place, which scores the same).
 
-Both the predicted and the gold query (row field `gold_sql`) run on `<db_root>/<db_id>/<db_id>.sqlite`,
+Both the predicted and the gold query (row field `gold_sql`, else `expected_answer`) run on `<db_root>/<db_id>/<db_id>.sqlite`,
 opened read-only (`mode=ro`, `PRAGMA query_only`, and an authorizer refusing ATTACH, PRAGMA writes and
 any write), each within `timeout` seconds (a progress handler interrupts it) and reading at most
 `max_rows` rows. Reward 1 when the two result sets are equal as sets of rows (order and duplicates
@@ -107,7 +107,7 @@ class SQLVerifier(Verifier):
         return path
 
     def verify(self, row: dict, response: str) -> Verdict:
-        gold_sql = str(row.get("gold_sql") or "").strip()
+        gold_sql = str(row.get("gold_sql") or row.get("expected_answer") or "").strip()
         if not gold_sql:
             raise GymError("task row has no gold_sql; re-run task=prepare for this benchmark")
         path = self.db_path(row)
