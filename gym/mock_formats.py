@@ -4,7 +4,8 @@ and its pairwise (Arena-Hard style) judge.
 `shape_answer` writes the chosen final answer (right or wrong) the way the prompt asks: the bare
 translation, a ```sql block, a "Final Answer: [...]" line, a "Judgement: ..." line, or the reply that
 must open with a given prefix. `pairwise_verdict` plays the judge of two answers: the one that gives
-the task's expected answer (in \\boxed{}) is better; otherwise it is a tie.
+the task's expected answer (in \\boxed{}) beats one without a boxed answer (a baseline), which beats
+one that boxes something else (a wrong answer); equal ranks tie.
 """
 
 from __future__ import annotations
@@ -53,6 +54,12 @@ def pairwise_verdict(prompt: str, index: "TaskIndex") -> str | None:
         return None
     number = index.find(prompt)
     gold = index.tasks[number].expected_answer if number is not None else None
-    good = {side: gold is not None and f"\\boxed{{{gold}}}" in text for side, text in answers.items()}
-    label = "A>B" if good["A"] and not good["B"] else "B>A" if good["B"] and not good["A"] else "A=B"
+    rank = {side: _rank(text, gold) for side, text in answers.items()}
+    label = "A>B" if rank["A"] > rank["B"] else "B>A" if rank["B"] > rank["A"] else "A=B"
     return f"Assistant {label[0] if label != 'A=B' else 'A and B'} compared on the task.\n\nMy final verdict: [[{label}]]"
+
+
+def _rank(text: str, gold: str | None) -> int:
+    if gold is not None and f"\\boxed{{{gold}}}" in text:
+        return 2
+    return 0 if "\\boxed{" in text else 1
