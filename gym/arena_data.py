@@ -79,3 +79,56 @@ def read_baselines(ctx: Any, path: Any) -> dict[str, str]:
             continue
         out[uid] = text
     return out
+
+
+# -- multilingual Arena-Hard (CohereLabs/m-ArenaHard, m-ArenaHard-v2.0) ---------------------------------
+LANGUAGES = ("ar", "cs", "de", "el", "en", "es", "fa", "fr", "he", "hi", "id", "it", "ja", "ko", "nl", "pl", "pt",
+             "ro", "ru", "tr", "uk", "vi", "zh")
+
+
+def read_baseline_file(ctx: Any, path: str) -> dict[tuple[str, str | None], str]:
+    """(uid, language or None) -> answer from a user's baseline file in the model_answer layout (+ `language`)."""
+    from pathlib import Path
+
+    from gym.errors import GymError
+
+    local = Path(path).expanduser()
+    if not local.is_file():
+        raise GymError(f"baseline_file {local} does not exist")
+    out: dict[tuple[str, str | None], str] = {}
+    for number, item in enumerate(ctx.read_jsonl(local), start=1):
+        uid, text = question_id(item), baseline_text(item)
+        if uid is None or text is None:
+            ctx.bad_row(f"{local}: row {number}", "baseline row without uid or assistant answer")
+            continue
+        out[(uid, item.get("language"))] = text
+    return out
+
+
+def prepare_multilingual(ctx: Any, repo_url: str, languages: Any, english_baselines: dict[str, str],
+                         baseline_file: str | None, token_env: str) -> Any:
+    """Rows of every language file `<repo_url>/<lang>/test-00000-of-00001.parquet`, each with its baseline:
+    the user's (uid, language) answer when baseline_file is given, else arena-hard-auto's English answer."""
+    from gym.errors import GymError
+
+    if isinstance(languages, str) or not languages or not set(languages) <= set(LANGUAGES):
+        raise GymError(f"languages must be a list drawn from {', '.join(LANGUAGES)}, got {languages!r}")
+    own = read_baseline_file(ctx, baseline_file) if baseline_file else {}
+    rows = []
+    for language in languages:
+        raw = ctx.fetch(f"{repo_url}/{language}/test-00000-of-00001.parquet", token_env=token_env)
+        items = ctx.read_parquet(raw, required=["question_id", "prompt"], layout="m-ArenaHard")
+
+        def one(item: dict, index: int, lang: str = language) -> tuple[dict | None, str | None]:
+            uid = question_id(item)
+            pool = {"*": {uid: own.get((uid, lang)) or own.get((uid, None))}} if own else {"*": english_baselines}
+            row, problem = convert({**item, "category": item.get("category") if item.get("category") in
+                                    ("hard_prompt", "creative_writing") else None}, index, pool, keep_category=True)
+            if row is not None:
+                row["metadata"].update(language=lang, subset=lang, upstream_category=item.get("category"),
+                                       cluster=item.get("cluster"))
+                row["id"] = f"{uid}-{lang}"
+            return row, problem
+
+        rows.extend(ctx.convert_rows(raw, items, one, label="row", id_field="question_id"))
+    return ctx.write_rows(rows)

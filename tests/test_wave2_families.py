@@ -375,3 +375,40 @@ def test_imo_gradingbench_prepare(tmp_path, mirror_url):
     rows = _prepared("imo_gradingbench", tmp_path, mirror_url)
     assert [r["expected_answer"] for r in rows] == ["correct", "almost", "partial", "incorrect", "correct"]
     assert len({r["question"] for r in rows}) == len(rows) and rows[0]["metadata"]["points"] == 7
+
+
+def test_m_arena_hard_baselines(tmp_path, mirror_url):
+    rows = _prepared("m_arena_hard", tmp_path, mirror_url, languages=["de", "ja"])
+    assert [r["metadata"]["language"] for r in rows] == ["de", "de", "ja", "ja"]
+    assert rows[0]["baseline_answer"].startswith("A short baseline") and rows[0]["id"].endswith("-de")
+    own = tmp_path / "own.jsonl"
+    own.write_text(json.dumps({"uid": "0000a1b2c3d4e5f6", "language": "de", "messages": [
+        {"role": "assistant", "content": "Eine eigene Antwort."}]}) + "\n")
+    with pytest.raises(GymError, match="no baseline answer for uid 0001a1b2c3d4e5f6"):
+        _prepared("m_arena_hard", tmp_path / "own", mirror_url, languages=["de"], baseline_file=str(own))
+    v2 = _prepared("m_arena_hard_v2", tmp_path / "v2", mirror_url, languages=["fr"])
+    assert [r["category"] for r in v2] == ["hard_prompt", "creative_writing", "hard_prompt"]
+    with pytest.raises(GymError, match="languages"):
+        _prepared("m_arena_hard", tmp_path / "bad", mirror_url, languages=["xx"])
+
+
+def test_mrcr_sends_the_conversation(tmp_path, data_dir, mirror_url):
+    base = ["benchmark=mrcr", f"data.mirror={mirror_url}", "+prepare_args.files=[2needle/2needle_0.parquet]"]
+    prepare.run(compose(["task=prepare", *base]))
+    run_dir = tmp_path / "run"
+    collect.run(compose(["task=collect", "benchmark=mrcr", "model=mock", "model.mock.accuracy=1.0", "progress=false",
+                         f"+run_dir={run_dir}"]))
+    rollouts = [json.loads(line) for line in (run_dir / "rollouts.jsonl").read_text().splitlines()]
+    assert len(rollouts) == 2 and all(r["reward"] == 1.0 for r in rollouts)
+    prompt = rollouts[0]["prompt"]
+    assert [m["role"] for m in prompt[:2]] == ["user", "assistant"] and prompt[-1]["content"].startswith("Prepend")
+
+
+def test_messages_template_checks_the_conversation():
+    from gym.prompts import build_messages
+
+    with pytest.raises(GymError, match="end with a user message"):
+        build_messages(None, "{messages}", {"messages": [{"role": "user", "content": "a"},
+                                                         {"role": "assistant", "content": "b"}]})
+    with pytest.raises(GymError, match="non-empty 'messages'"):
+        build_messages(None, "{messages}", {"question": "q"})
