@@ -412,3 +412,23 @@ def test_messages_template_checks_the_conversation():
                                                          {"role": "assistant", "content": "b"}]})
     with pytest.raises(GymError, match="non-empty 'messages'"):
         build_messages(None, "{messages}", {"question": "q"})
+
+
+def test_proof_bench_judge_prepare(tmp_path, mirror_url):
+    rows = _prepared("proof_bench_judge", tmp_path, mirror_url)
+    ratings = {r["metadata"]["expert_rating"]: r["expected_answer"] for r in rows}
+    assert ratings == {7: "Yes", 6: "Yes", 1: "No", 0: "No"} and len(rows) == 5
+    order = [r["metadata"]["source_index"] for r in rows]
+    assert sorted(order) == list(range(5)) and order != list(range(5))  # the reference's seeded shuffle
+    assert len(_prepared("proof_bench_judge", tmp_path / "cut", mirror_url, max_proof_chars=50)) == 2
+
+
+def test_judgement_metrics_in_aggregate(tmp_path, data_dir, mirror_url):
+    base = ["benchmark=proof_bench_judge", f"data.mirror={mirror_url}"]
+    prepare.run(compose(["task=prepare", *base]))
+    run_dir = tmp_path / "run"
+    collect.run(compose(["task=collect", *base, "model=mock", "num_repeats=4", "progress=false", f"+run_dir={run_dir}"]))
+    aggregate.run(compose(["task=aggregate", f"rollouts={run_dir}", f"+run_dir={tmp_path / 'agg'}"]))
+    fm = json.loads((tmp_path / "agg" / "metrics.json").read_text())["benchmarks"]["proof_bench_judge"]["family_metrics"]
+    assert fm["family"] == "label" and sum(fm["confusion"].values()) == 20
+    assert 0 < fm["accuracy"]["value"] < 100 and fm["f1"] is not None
