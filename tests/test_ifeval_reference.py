@@ -296,7 +296,7 @@ def test_instruction_level_accuracy_pools_instructions_over_prompts(tmp_path):
     from gym.client import Completion
     from gym.config import compose
     from gym.tasks import aggregate
-    from gym.tasks.collect import make_rollout
+    from gym.rollout import make_rollout
 
     one = {"question": "q1", "instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]}
     four = {"question": "q2", "instruction_id_list": ["punctuation:no_comma", "detectable_format:title",

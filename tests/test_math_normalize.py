@@ -146,7 +146,7 @@ def test_parse_errors_are_summed_in_metrics(monkeypatch, tmp_path, capsys):
     from gym.client import Completion
     from gym.config import compose
     from gym.tasks import aggregate
-    from gym.tasks.collect import make_rollout
+    from gym.rollout import make_rollout
 
     monkeypatch.setattr(math_module, "ANTLR_WHEEL", "/nonexistent/antlr.whl")
     v = make_verifier("math", {"workers": 1, "timeout": 20})
