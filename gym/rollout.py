@@ -85,7 +85,7 @@ FIELDS: dict[str, str] = {
     "key": "identity of the rollout (see Resume); readers keep the last row per key",
     "status": "ok | model_error | infra_error | verifier_error",
     "reward": "in [0, 1]; null for infra_error and verifier_error",
-    "scores": "secondary scores {name: number in [0, 1]} or null",
+    "scores": "secondary scores {name: number in [0, 1]} (a pooled score's weight, e.g. instructions: a count) or null",
     "extracted_answer": "the answer the verifier read (majority voting), or null",
     "expected_answer": "the gold answer from the prepared row",
     "prompt": "the messages sent",

@@ -171,3 +171,11 @@ def test_parse_errors_are_summed_in_metrics(monkeypatch, tmp_path, capsys):
     assert metrics["benchmarks"]["math-500"]["parse_errors"] == 2 + 2
     assert metrics["benchmarks"]["gsm8k"]["parse_errors"] == 1
     assert "math-500: 4 LaTeX parse error(s)" in capsys.readouterr().out
+
+
+def test_shipped_antlr_runtime_is_the_published_wheel():
+    import hashlib
+    from pathlib import Path
+
+    data = Path(math_module.ANTLR_WHEEL).read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "fe3835eb8d33daece0e799090eda89719dbccee7aa39ef94eed3818cafa5a7e8"
