@@ -7,8 +7,10 @@ Both the gold and the boxed / "####" answer first go through the MATH graders' n
 thousands separators, degrees, \\text{} units, \\$, a trailing full stop: gym.verifiers.math_normalize).
 
 The LaTeX parser: latex2sympy2_extended's parser is generated per ANTLR runtime, and its 4.9.3 parser (the
-runtime Hydra pins) is stale: every percentage (`25\\%`, `25%`) raises AttributeError and a bare `\\gamma` /
-`\\Gamma` does not parse. The workers therefore import the ANTLR 4.13.2 runtime shipped inside gym
+runtime Hydra pins) is stale. Comparing the two generated parsers' ATNs rule by rule shows one difference,
+the `atom` rule's alternative for a bare `\\gamma` / `\\Gamma`, which therefore does not parse; and the
+converter asks every atom that is not an expression, number or variable for that alternative's token, so
+every percentage (`25\\%`, `25%`) raises AttributeError. The lexers are identical. The workers therefore import the ANTLR 4.13.2 runtime shipped inside gym
 (gym/verifiers/antlr413, the unchanged PyPI wheel), placed first on their path, and report the runtime
 they loaded; the parent process keeps Hydra's. A LaTeX parser failure that leaves a side compared as text
 is counted: details.parse_errors (0, 1 or 2) and details.parse_error (which side, which exception).
