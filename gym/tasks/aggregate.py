@@ -18,7 +18,7 @@ from gym.config import run_dir, to_plain
 from gym.errors import GymError
 from gym.io import atomic_path, write_json_atomic
 from gym.metrics import metric_name
-from gym.table import format_table
+from gym.table import display_name, format_table
 
 log = logging.getLogger("gym.aggregate")
 
@@ -63,7 +63,7 @@ def metrics_table(metrics: dict[str, Any]) -> str:
         pass_name, pass_top = _top(entry, "pass@k")
         maj_name, maj_top = _top(entry, "majority@k")
         no_answer = entry["no_answer"]["value"]
-        rows.append([entry["benchmark"], entry["model"], entry["tasks"], entry["rollouts"], fmt_ci(entry["pass@1"]),
+        rows.append([entry["benchmark"], display_name(entry["model"]), entry["tasks"], entry["rollouts"], fmt_ci(entry["pass@1"]),
                      f"{pass_name} {fmt_ci(pass_top)}", f"{maj_name} {fmt_ci(maj_top)}",
                      "-" if no_answer is None else f"{no_answer:.2f}", entry["counts"]["infra_error"]])
     notes = "".join(
