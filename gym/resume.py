@@ -111,6 +111,8 @@ def resolve(cfg: DictConfig, rollouts_name: str = "rollouts.jsonl") -> DictConfi
         if not path.is_file():
             raise GymError(f"resume=true but output={path} does not exist; give the rollouts file of the run to "
                            "continue, or drop resume=true to start a new run")
+    elif (run_dir(cfg) / rollouts_name).is_file():  # this run's own directory already holds its rollouts
+        return cfg
     else:
         found = newest_unfinished(cfg, rollouts_name)
         if found is None:
