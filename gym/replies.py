@@ -82,6 +82,15 @@ def _text_of(value: Any, where: str) -> str:
     raise ReplyShapeError(f"{where} is a {type(value).__name__}, not text")
 
 
+def _thinking_parts(content: Any) -> str:
+    """Reasoning given as content parts of type "thinking" (Mistral's Magistral: {"type": "thinking",
+    "thinking": [{"type": "text", "text": ...}]})."""
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(_text_of(part.get("thinking"), "choices[0].message.content[].thinking")
+                     for part in content if isinstance(part, dict) and part.get("type") == "thinking")
+
+
 def _usage(body: dict, prompt_key: str, completion_key: str) -> dict[str, int] | None:
     usage = body.get("usage")
     if not isinstance(usage, dict):
@@ -119,7 +128,8 @@ def parse_chat(body: dict) -> Parsed:
         raise ReplyShapeError(f"choices[0].message is a {type(message).__name__}, not an object")
     content = _text_of(message.get("content"), "choices[0].message.content")
     server_reasoning = message.get("reasoning_content") or message.get("reasoning")
-    server_reasoning = _text_of(server_reasoning, "choices[0].message.reasoning") or None
+    server_reasoning = _text_of(server_reasoning, "choices[0].message.reasoning") or _thinking_parts(
+        message.get("content")) or None
     text, reasoning = split_reasoning(content, server_reasoning)
     finish = _finish(choice.get("finish_reason"))
     if not text and message.get("tool_calls") and finish is None:
