@@ -13,7 +13,7 @@ from typing import Any
 from gym import parse_errors
 from gym.io import atomic_path, write_json_atomic
 from gym.metrics import metric_name
-from gym.table import format_table
+from gym.table import display_name, format_table
 
 log = logging.getLogger("gym.aggregate")
 
@@ -65,7 +65,7 @@ def metrics_table(metrics: dict[str, Any]) -> str:
         pass_name, pass_top = _top(entry, "pass@k")
         maj_name, maj_top = _top(entry, "majority@k")
         no_answer = entry["no_answer"]["value"]
-        rows.append([entry["benchmark"], entry["model"], entry["tasks"], entry["rollouts"], fmt_ci(entry["pass@1"]),
+        rows.append([entry["benchmark"], display_name(entry["model"]), entry["tasks"], entry["rollouts"], fmt_ci(entry["pass@1"]),
                      f"{pass_name} {fmt_ci(pass_top)}", f"{maj_name} {fmt_ci(maj_top)}",
                      "-" if no_answer is None else f"{no_answer:.2f}", entry["counts"]["infra_error"],
                      entry["counts"].get("verifier_error", 0)])
