@@ -122,8 +122,8 @@ class SearchKnobs:
     gated: Optional[bool] = None
     needs_judge: Optional[bool] = None
     needs_sandbox: Optional[bool] = None
-    limit: int = 0
-    output: str = "table"
+    max_rows: int = 0
+    format: str = "table"
 
 
 @dataclass
@@ -136,7 +136,6 @@ class PrepareOptions:
 class PrepareKnobs:
     benchmarks: Any = None
     n_jobs: int = 1
-    use_cached: bool = False
     prepare_args: Dict[str, Any] = field(default_factory=dict)
     prepare: PrepareOptions = field(default_factory=PrepareOptions)
 
@@ -163,7 +162,7 @@ class AggregateKnobs:
     rollouts: Any = None
     compare: Any = None
     k: Any = None
-    output: str = "table"
+    format: str = "table"
 
 
 @dataclass

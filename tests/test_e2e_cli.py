@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from gym.__main__ import LAUNCHER_EXTRAS, precheck
+from gym.overrides import LAUNCHER_EXTRAS, check_argv
 from gym.errors import GymError
 from tests.conftest import UPSTREAM, assert_clean_failure, run_gym
 
@@ -74,7 +74,7 @@ def test_sweep_over_models_shares_nothing(tmp_path, data_dir):
 
 def test_submitit_local_launcher(tmp_path):
     sweep = tmp_path / "sweep"
-    result = run_gym("-m", "task=search", "query=aime,gsm8k", "output=json", "hydra/launcher=submitit_local",
+    result = run_gym("-m", "task=search", "query=aime,gsm8k", "format=json", "hydra/launcher=submitit_local",
                      "hydra.launcher.timeout_min=2", f"hydra.sweep.dir={sweep}")
     assert result.returncode == 0, result.stderr
     assert [j["status"] for j in json.loads((sweep / "summary.json").read_text())["jobs"]] == ["ok", "ok"]
@@ -82,8 +82,8 @@ def test_submitit_local_launcher(tmp_path):
 
 def test_launcher_without_its_plugin_names_the_extra(monkeypatch):
     monkeypatch.setitem(LAUNCHER_EXTRAS, "slurm", ("hydra_plugins.not_installed_launcher", "slurm"))
-    with pytest.raises(GymError, match=r"pip install 'gym\[slurm\]'"):
-        precheck(["task=collect", "hydra/launcher=slurm"])
+    with pytest.raises(GymError, match=r"pip install 'gym-eval-harness\[slurm\]'"):
+        check_argv(["task=collect", "hydra/launcher=slurm"])
 
 
 def test_e2e_bad_input(tmp_path, data_dir):

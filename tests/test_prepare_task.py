@@ -154,7 +154,7 @@ def test_typo_in_benchmark_yaml_fails_at_compose(user_setup):
 
 def test_search_sees_what_a_user_benchmark_inherits_from_gym(user_setup):
     s = user_setup
-    result = run_gym("task=search", "query=toy", "output=json", *s["args"], f"hydra.run.dir={s['tmp']}/r")
+    result = run_gym("task=search", "query=toy", "format=json", *s["args"], f"hydra.run.dir={s['tmp']}/r")
     assert result.returncode == 0, result.stderr
     hits = {hit["name"]: hit for hit in json.loads(result.stdout)}
     assert hits["toy"]["verifier"] == "math" and hits["toy"]["domain"] == "math"  # from gym's _base/math

@@ -34,7 +34,7 @@ def run_installed(site, cwd, *args):
 
 
 def test_wheel_runs_from_elsewhere(wheel_site, tmp_path):
-    where = run_installed(wheel_site, tmp_path, "task=search", "query=gsm8k", "output=json",
+    where = run_installed(wheel_site, tmp_path, "task=search", "query=gsm8k", "format=json",
                           f"hydra.run.dir={tmp_path}/s")
     assert where.returncode == 0, where.stderr
     assert json.loads(where.stdout)[0]["name"] == "gsm8k"
