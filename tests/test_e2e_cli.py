@@ -33,7 +33,7 @@ def test_e2e_try_it_command(tmp_path, data_dir):
     again = run_gym("task=e2e", "benchmark=gsm8k", "model=mock", "limit=2", "num_repeats=1", "data.offline=true",
                     f"hydra.run.dir={tmp_path / 'run2'}")
     assert again.returncode == 0, again.stderr
-    assert "prepared data found" in again.stderr
+    assert "gsm8k: already prepared" in again.stderr
 
 
 def test_sweep_two_benchmarks_with_parallel_launcher(tmp_path, data_dir):
@@ -88,5 +88,5 @@ def test_launcher_without_its_plugin_names_the_extra(monkeypatch):
 
 def test_e2e_bad_input(tmp_path, data_dir):
     assert_clean_failure(run_gym("task=e2e", "model=mock", f"hydra.run.dir={tmp_path}"), "choose a benchmark")
-    assert_clean_failure(run_gym("task=e2e", "benchmark=gsm8k", "model=mock", "data.offline=true",
+    assert_clean_failure(run_gym("task=e2e", "benchmark=math-500", "model=mock", "data.offline=true",
                                  f"hydra.run.dir={tmp_path}/b"), "offline=true")

@@ -82,7 +82,7 @@ def test_cli_did_you_mean(tmp_path):
 def test_cli_unknown_task_and_bad_override(tmp_path):
     assert_clean_failure(run_gym("task=serch"), "unknown task 'serch'", "did you mean search")
     bad = run_gym("task=search", "querry=math", f"hydra.run.dir={tmp_path}")
-    assert_clean_failure(bad, "querry", "+querry=math")
+    assert_clean_failure(bad, "unknown key 'querry'", "did you mean query?")
     assert len(bad.stderr.strip().splitlines()) == 1
     wrong_type = run_gym("task=collect", "benchmark=gsm8k", "concurrency=lots", f"hydra.run.dir={tmp_path}/b")
     assert_clean_failure(wrong_type, "conf/task/collect.yaml", "concurrency", "lots")

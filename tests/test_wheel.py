@@ -18,9 +18,10 @@ def wheel_site(tmp_path_factory):
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out),
                     str(ROOT)], check=True, capture_output=True, timeout=300)
-    wheel = next(out.glob("gym-*.whl"))
+    wheel = next(out.glob("gym_eval_harness-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     assert "gym/conf/config.yaml" in names and "gym/benchmarks/gsm8k/prepare.py" in names
+    assert any(n.startswith("gym/bundled/") and n.endswith("test.jsonl.gz") for n in names)  # offline demo data
     site = out / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)],
                    check=True, capture_output=True, timeout=300)

@@ -101,6 +101,17 @@ def validate(jobs: list[PrepareJob]) -> None:
         raise GymError("nothing prepared; fix these first:\n  - " + "\n  - ".join(problems))
 
 
+def is_prepared(job: PrepareJob) -> bool:
+    """The prepared file exists and was made with the same prepare arguments (a file without a manifest,
+    placed by hand, counts as prepared)."""
+    from gym.download import read_manifest
+
+    if not job.output_path.is_file():
+        return False
+    manifest = read_manifest(job.output_path)
+    return manifest is None or manifest.get("prepare_args", job.args) == job.args
+
+
 def run_job(job: PrepareJob, progress: bool = True) -> dict[str, Any]:
     """Prepare one benchmark; returns a status row (errors are caught so other benchmarks go on)."""
     from gym.download import PrepareContext
@@ -170,7 +181,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     results = []
     force = bool(OmegaConf.select(cfg, "prepare.force"))
     for job in jobs:
-        if not force and job.output_path.is_file():
+        if not force and is_prepared(job):
             log.info("%s: already prepared at %s (prepare.force=true prepares it again)", job.name, job.output_path)
             results.append({"benchmark": job.name, "path": str(job.output_path), "status": "cached"})
         else:
