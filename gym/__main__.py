@@ -14,9 +14,9 @@ from typing import Any
 # Hydra versions whose internal `run_and_report` (how Hydra reports a failed composition) gym wraps to
 # print one line; with any other version gym leaves Hydra's own reporting alone.
 HYDRA_REPORT_VERSIONS = ("1.3.",)
-# What a run dir holds before a task writes anything: these alone do not make a run worth keeping.
+# What a run dir holds before a task writes anything: these alone do not make a run worth keeping
+# (a search, a run refused at the start); a run that wrote results keeps them and its gym.log.
 RUN_DIR_BOOKKEEPING = {".hydra", "gym.log"}
-RESULTLESS_TASKS = {"search"}  # tasks that never write results into their run dir
 
 
 def _is_multirun() -> bool:
@@ -41,7 +41,6 @@ def run_task(cfg: Any) -> Any:
     log = logging.getLogger("gym")
     multirun = _is_multirun()
     status: dict[str, Any] = {"task": cfg.task.name, "status": "ok"}
-    keep = cfg.task.name not in RESULTLESS_TASKS
     try:
         check_task_knobs(cfg)
         check_output_path(cfg)
@@ -50,7 +49,6 @@ def run_task(cfg: Any) -> Any:
             status["summary"] = result
         return result
     except GymError as exc:
-        keep = False
         print(f"gym: error: {exc}", file=sys.stderr, flush=True)
         log_to_file(f"error: {exc}")
         status.update(status="failed", error=str(exc))
@@ -60,7 +58,6 @@ def run_task(cfg: Any) -> Any:
     except BrokenPipeError:
         quiet_exit_on_closed_pipe()
     except OSError as exc:  # the file system said no: a path the user gave, not a bug
-        keep = False
         message = f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
         print(f"gym: error: {message}", file=sys.stderr, flush=True)
         log_to_file(f"error: {message}")
@@ -87,7 +84,7 @@ def run_task(cfg: Any) -> Any:
     finally:
         if multirun:
             write_json_atomic(run_dir(cfg) / JOB_STATUS_FILE, json.loads(json.dumps(status, default=str)))
-        elif not keep:
+        else:
             remove_run_dir_without_results(run_dir(cfg), cfg.task.name)
 
 

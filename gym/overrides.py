@@ -92,9 +92,13 @@ def check_argv(argv: list[str]) -> list[str]:
         if task not in TASKS:
             raise GymError(f"unknown task '{task}'{did_you_mean(task, TASKS)}; tasks: {', '.join(TASKS)}")
     dirs = _config_dirs(flag_values, overrides)
+    adds = set()
     for override in overrides:
-        _check_override(override, tasks, dirs)
-    return argv
+        if _check_override(override, tasks, dirs):
+            adds.add(override.input_line)
+    # a key inside an empty mapping of the task's file (e2e's `aggregate: {}`, `prepare_args: {}`) is new to
+    # Hydra, which wants a '+' for it: add it rather than refuse what the docs show
+    return [f"+{arg}" if arg in adds else arg for arg in argv]
 
 
 def parse(args: list[str]) -> list[Any]:
@@ -140,25 +144,26 @@ def _config_dirs(flag_values: list[str], overrides: list[Any]) -> list[Path]:
     return config_dirs(extra)
 
 
-def _check_override(override: Any, tasks: list[str], dirs: list[Path]) -> None:
+def _check_override(override: Any, tasks: list[str], dirs: list[Path]) -> bool:
+    """Raise on a mistake; True when the override needs a '+' to add its key."""
     key = override.key_or_group
     if override.is_hydra_override() or override.is_delete() or override.package:
         if key == "hydra/launcher":
             for name in _names(override):
                 _check_launcher(name)
-        return
+        return False
     groups = _groups(tuple(dirs))
     if key in groups:
         for name in _names(override):
             _check_choice(key, name, groups[key])
-        return
+        return False
     if key == "benchmarks":
         for name in _names(override):
             if name not in groups.get("benchmark", ()) and name != "all":
                 raise unknown_benchmark(name, [*groups.get("benchmark", ()), "all"])
-        return
-    for task in tasks or ["search"]:
-        _check_key(key, task, override.is_add() or override.is_force_add())
+    adding = override.is_add() or override.is_force_add()
+    needs_plus = [_check_key(key, task, adding) for task in tasks or ["search"]]
+    return not adding and all(needs_plus)
 
 
 def _check_launcher(name: str) -> None:
@@ -192,12 +197,18 @@ def _groups(dirs: tuple[Path, ...]) -> dict[str, set[str]]:
     return groups
 
 
-def _check_key(key: str, task: str, adding: bool) -> None:
+def _check_key(key: str, task: str, adding: bool) -> bool:
+    """Raise if `key` is not one of task's keys; True when it lies inside one of the task file's empty mappings."""
     leaves, open_nodes = known_keys(task)
     parts = key.split(".")
-    prefixes = {".".join(parts[:i]) for i in range(1, len(parts))}
-    if key in leaves or prefixes & open_nodes or any(leaf.startswith(key + ".") for leaf in leaves):
-        return
+    if task == "e2e" and parts[0] in STEP_KNOBS and len(parts) > 1:  # e2e's aggregate.<k>: a key of that task
+        _check_key(".".join(parts[1:]), parts[0], adding)
+        return parts[0] in EMPTY_IN_FILE.get(task, ())
+    prefixes = [".".join(parts[:i]) for i in range(1, len(parts))]
+    if key in leaves or any(leaf.startswith(key + ".") for leaf in leaves):
+        return False
+    if set(prefixes) & open_nodes:
+        return any(prefix in EMPTY_IN_FILE.get(task, ()) for prefix in prefixes)
     renamed = RENAMED.get(task, {}).get(key)
     if renamed:
         raise GymError(f"task={task} has no '{key}' key: {renamed}")
@@ -223,6 +234,11 @@ def _key_hint(key: str, leaves: set[str], task: str) -> str:
     if scored:
         return f" (did you mean {', '.join(path for _, path in sorted(scored)[:3])}?)"
     return f" (python -m gym task={task} --cfg job shows every key)"
+
+
+STEP_KNOBS = ("aggregate", "profile")  # e2e's knobs holding another task's keys
+# Mappings a task's file leaves empty ({}), which a user fills with new keys.
+EMPTY_IN_FILE = {"e2e": ("aggregate", "profile"), "prepare": ("prepare_args",), "profile": ("prepared",)}
 
 
 @lru_cache(maxsize=16)

@@ -215,3 +215,10 @@ def check_task_knobs(cfg: Any) -> None:
         key = getattr(exc, "full_key", None) or "?"
         message = str(exc).splitlines()[0]
         raise GymError(f"conf/task/{task}.yaml: bad value for '{key}': {message}") from None
+    for key in AT_LEAST_ONE:  # 0 would silently mean "the default" or "nothing"
+        value = cfg.get(key) if key in names else None
+        if value is not None and int(value) < 1:
+            raise GymError(f"{key}={value} must be at least 1" + (" (or null for the default)" if key != "concurrency" else ""))
+
+
+AT_LEAST_ONE = ("concurrency", "num_repeats", "limit")

@@ -13,8 +13,9 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from gym.catalog import active_config_dirs, benchmark_files
-from gym.config import compose_benchmark, to_plain
+from gym.config import compose_benchmark, run_dir, to_plain
 from gym.errors import GymError, log_to_file, unknown_benchmark
+from gym.io import write_json_atomic
 from gym.paths import resolve_script
 
 log = logging.getLogger("gym.prepare")
@@ -201,13 +202,27 @@ def run(cfg: DictConfig) -> dict[str, Any]:
             results.append(run_job(job))
     _print_table(results)
     failed = [r for r in results if r["status"] == "failed"]
+    report = _report_path(cfg)
+    if report is not None:
+        write_json_atomic(report, sorted(results, key=lambda r: r["benchmark"]))
     if len(failed) == 1 and len(results) == 1:
         raise GymError(f"{failed[0]['benchmark']}: {failed[0]['error']}")
     if failed:
         log_to_file("failed to prepare:\n" + "\n".join(f"  {r['benchmark']}: {r['error']}" for r in failed))
-        raise GymError(f"{len(failed)} of {len(results)} benchmarks failed to prepare (errors in the table above; "
-                       f"full messages in the run's gym.log){_common_hint(failed)}")
+        where = f"; whole messages in {report}" if report else ""
+        raise GymError(f"{len(failed)} of {len(results)} benchmarks failed to prepare (table above{where})"
+                       f"{_common_hint(failed)}")
     return {"prepared": [r["benchmark"] for r in results]}
+
+
+REPORT = "prepare.json"  # in the run dir: one row per benchmark (status, rows, sha256, path, error)
+
+
+def _report_path(cfg: DictConfig) -> Path | None:
+    """Where the per-benchmark report goes: the run dir of a CLI run (none when called as a function)."""
+    from hydra.core.hydra_config import HydraConfig
+
+    return run_dir(cfg) / REPORT if cfg.get("run_dir") or HydraConfig.initialized() else None
 
 
 ERROR_WIDTH = 90  # characters of each failed benchmark's error shown in the table
@@ -223,7 +238,7 @@ def _common_hint(failed: list[dict[str, Any]]) -> str:
     """The download hint once for all (failures without a network differ only in the file named)."""
     if any("; ways out:" in (r.get("error") or "") for r in failed):
         return ("; without internet: data.mirror=<URL or dir in `wget -x` layout>, or put each file where its "
-                "error in gym.log says, or data.offline=true")
+                "error says, or data.offline=true")
     return ""
 
 
