@@ -16,6 +16,8 @@ TASKS = {
     "aggregate": "gym.tasks.aggregate",
     "profile": "gym.tasks.profile",
     "e2e": "gym.tasks.e2e",
+    "reverify": "gym.tasks.reverify",
+    "export": "gym.tasks.export",
 }
 
 
