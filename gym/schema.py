@@ -139,8 +139,8 @@ class SearchKnobs:
     gated: Optional[bool] = None
     needs_judge: Optional[bool] = None
     needs_sandbox: Optional[bool] = None
-    limit: int = 0
-    output: str = "table"
+    max_rows: int = 0
+    format: str = "table"
 
 
 @dataclass
@@ -153,7 +153,6 @@ class PrepareOptions:
 class PrepareKnobs:
     benchmarks: Any = None
     n_jobs: int = 1
-    use_cached: bool = False
     prepare_args: Dict[str, Any] = field(default_factory=dict)
     prepare: PrepareOptions = field(default_factory=PrepareOptions)
 
@@ -180,7 +179,7 @@ class AggregateKnobs:
     rollouts: Any = None
     compare: Any = None
     k: Any = None
-    output: str = "table"
+    format: str = "table"
 
 
 @dataclass
@@ -248,3 +247,10 @@ def check_task_knobs(cfg: Any) -> None:
         key = getattr(exc, "full_key", None) or "?"
         message = str(exc).splitlines()[0]
         raise GymError(f"conf/task/{task}.yaml: bad value for '{key}': {message}") from None
+    for key in AT_LEAST_ONE:  # 0 would silently mean "the default" or "nothing"
+        value = cfg.get(key) if key in names else None
+        if value is not None and int(value) < 1:
+            raise GymError(f"{key}={value} must be at least 1" + (" (or null for the default)" if key != "concurrency" else ""))
+
+
+AT_LEAST_ONE = ("concurrency", "num_repeats", "limit")
