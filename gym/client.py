@@ -40,6 +40,7 @@ class Completion:
     attempts: int = 0
     latency_s: float = 0.0
     error: str | None = None
+    choices: list["Completion"] | None = None  # every choice of an n > 1 reply (gym.model_calls splits them)
 
 
 def split_reasoning(content: str | None, reasoning: str | None = None) -> tuple[str, str | None]:
@@ -96,6 +97,7 @@ class ModelClient:
         self.down_after = down_after or max(16, 2 * pool_size)
         self._connection_failures = 0
         self.endpoint_down = False
+        self.limiter: Any = None  # concurrency=auto: a gym.concurrency.AdaptiveLimit gating each attempt
 
     @property
     def session(self) -> requests.Session:
@@ -143,11 +145,13 @@ class ModelClient:
         return {"base_url": self.base_url, "model": self.model, "served_models": models}
 
     # -- requests -----------------------------------------------------------------------------------
-    def _payload(self, messages: list[dict[str, str]], seed: int | None) -> tuple[str, dict[str, Any]]:
+    def _payload(self, messages: list[dict[str, str]], seed: int | None, n: int = 1) -> tuple[str, dict[str, Any]]:
         sampling = {k: v for k, v in self.sampling.items() if v is not None and k not in ("extra_body", "seed")}
         extra = dict(self.sampling.get("extra_body") or {})
         if seed is not None:
             sampling["seed"] = seed
+        if n > 1:
+            sampling["n"] = n
         if self.api == "chat":
             return "/chat/completions", {"model": self.model, "messages": messages, **sampling, **extra}
         if self.api == "completions":
@@ -177,14 +181,19 @@ class ModelClient:
         choices = body.get("choices")
         if not choices:
             raise _Transient("reply has no choices")
-        choice = choices[0]
+        result = self._choice(choices[0], body.get("usage"))
+        if len(choices) > 1:
+            result.choices = split_choices([self._choice(c, None) for c in choices], body.get("usage"))
+        return result
+
+    def _choice(self, choice: dict[str, Any], usage: dict | None) -> Completion:
         if self.api == "chat":
             message = choice.get("message") or {}
             text, reasoning = split_reasoning(message.get("content"),
                                               message.get("reasoning_content") or message.get("reasoning"))
         else:
             text, reasoning = split_reasoning(choice.get("text"))
-        return Completion("ok", text, reasoning, choice.get("finish_reason"), body.get("usage"))
+        return Completion("ok", text, reasoning, choice.get("finish_reason"), usage)
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
@@ -193,8 +202,9 @@ class ModelClient:
             jitter = self._rng.uniform(0.5, 1.0)
         return min(self.backoff_cap, self.backoff_base * 2 ** attempt) * jitter
 
-    def complete(self, messages: list[dict[str, str]], seed: int | None = None) -> Completion:
-        path, payload = self._payload(messages, seed)
+    def complete(self, messages: list[dict[str, str]], seed: int | None = None, n: int = 1) -> Completion:
+        """One request; with n > 1 (chat/completions `n`) the reply's choices are in `.choices`."""
+        path, payload = self._payload(messages, seed, n)
         url = self.base_url + path
         started = time.perf_counter()
         attempt = 0
@@ -217,7 +227,7 @@ class ModelClient:
 
     def _attempt(self, url: str, payload: dict[str, Any]) -> Completion:
         try:
-            reply = self.session.post(url, data=json.dumps(payload), timeout=(10, self.timeout))
+            reply = self._post(url, payload)
         except requests.Timeout:
             raise _Transient(f"timed out after {self.timeout:g}s") from None
         except requests.ConnectionError as exc:
@@ -246,6 +256,18 @@ class ModelClient:
             raise _Transient("reply is not a JSON object")
         return self._parse(body)
 
+    def _post(self, url: str, payload: dict[str, Any]) -> requests.Response:
+        gate = self.limiter
+        if gate is None:
+            return self.session.post(url, data=json.dumps(payload), timeout=(10, self.timeout))
+        epoch, started, status = gate.acquire(), time.perf_counter(), None
+        try:
+            reply = self.session.post(url, data=json.dumps(payload), timeout=(10, self.timeout))
+            status = reply.status_code
+            return reply
+        finally:
+            gate.release(epoch, status, time.perf_counter() - started)
+
     def close(self) -> None:
         with self._lock:
             for session in self._sessions:
@@ -262,6 +284,19 @@ def api_key_from_env(env_name: str | None, setting: str) -> str | None:
     if not key:
         raise GymError(f"{setting}={env_name}, but the environment variable {env_name} is not set")
     return key
+
+
+def split_choices(choices: list[Completion], usage: dict | None) -> list[Completion]:
+    """Per-choice usage for an n > 1 reply: the prompt is shared, the completion tokens (reported only
+    in total) are split in proportion to each choice's text length."""
+    usage = usage or {}
+    total = usage.get("completion_tokens")
+    lengths = [len(c.text or "") + len(c.reasoning or "") for c in choices]
+    for choice, length in zip(choices, lengths):
+        share = None if total is None else round(total * length / sum(lengths)) if sum(lengths) else total // len(choices)
+        choice.usage = {"prompt_tokens": usage.get("prompt_tokens"), "completion_tokens": share,
+                        "total_tokens": None if share is None else (usage.get("prompt_tokens") or 0) + share}
+    return choices
 
 
 def _retry_after(reply: requests.Response) -> float | None:

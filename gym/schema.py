@@ -72,6 +72,8 @@ class MockServerConfig:
     max_context_tokens: int = 1_000_000  # longer prompts get HTTP 400 context_length_exceeded
     retry_after: float = 1.0  # Retry-After seconds sent with injected 429s
     hang_seconds: float = 3600.0  # how long an injected hang lasts
+    task_accuracy: Optional[str] = None  # "beta:A:B": per-task accuracies drawn from Beta(A, B)
+    rate_limit: Optional[int] = None  # 429 + Retry-After above this many requests in flight
 
 
 @dataclass
@@ -83,6 +85,8 @@ class ModelConfig:
     api_key_env: Optional[str] = None  # NAME of the env var holding the key (never the key itself)
     timeout: float = 600.0  # seconds per request
     max_retries: int = 5  # attempts after the first
+    max_concurrency: int = 256  # ceiling for concurrency=auto
+    n_per_request: bool = False  # a task's repeats as one request with n=k
     sampling: SamplingConfig = field(default_factory=SamplingConfig)
     mock: MockServerConfig = field(default_factory=MockServerConfig)
 
@@ -142,13 +146,33 @@ class PrepareKnobs:
 
 
 @dataclass
+class AdaptiveKnobs:
+    enabled: bool = False
+    min_repeats: int = 4
+    max_repeats: Optional[int] = None
+    step: int = 2
+    confidence: float = 0.95
+    split_extremes: bool = True
+    hard_max: float = 0.25
+    easy_min: float = 0.75
+
+
+@dataclass
+class CacheKnobs:
+    dir: Optional[str] = None
+    max_mb: float = 10000
+
+
+@dataclass
 class CollectKnobs:
-    concurrency: int = 32
+    concurrency: Any = 32  # a number, or "auto"
     limit: Optional[int] = None
     num_repeats: Optional[int] = None
     resume: bool = False
     output: Optional[str] = None
     progress: bool = True
+    adaptive: AdaptiveKnobs = field(default_factory=AdaptiveKnobs)
+    cache: CacheKnobs = field(default_factory=CacheKnobs)
 
 
 @dataclass
@@ -216,3 +240,10 @@ def check_task_knobs(cfg: Any) -> None:
         key = getattr(exc, "full_key", None) or "?"
         message = str(exc).splitlines()[0]
         raise GymError(f"conf/task/{task}.yaml: bad value for '{key}': {message}") from None
+    if "concurrency" in names:  # a number or "auto": a union the dataclass schema cannot express
+        from gym.concurrency import parse_concurrency
+
+        try:
+            parse_concurrency(cfg.concurrency, 1)
+        except GymError as exc:
+            raise GymError(f"conf/task/{task}.yaml: bad value for 'concurrency': {exc}") from None

@@ -20,7 +20,11 @@ from typing import Any
 
 from omegaconf import DictConfig
 
+from gym.adaptive import AdaptiveRule, Rounds, replay_rewards
 from gym.client import Completion, ModelClient, api_key_from_env
+from gym.concurrency import AdaptiveLimit, parse_concurrency
+from gym.model_calls import ModelCalls
+from gym.response_cache import open_cache
 from gym.config import run_dir, to_plain
 from gym.errors import GymError
 from gym.io import JsonlAppender, iter_jsonl, sha256_file, write_json_atomic
@@ -82,7 +86,8 @@ def start_endpoint(cfg: DictConfig, stack: ExitStack, data_path: Path) -> str:
                             latency=mock["latency"], faults=mock.get("faults") or {},
                             model_name=model_cfg.name or "gym-mock", reasoning=mock["reasoning"],
                             max_context_tokens=mock["max_context_tokens"], retry_after=mock["retry_after"],
-                            hang_seconds=mock["hang_seconds"])
+                            hang_seconds=mock["hang_seconds"], task_accuracy=mock.get("task_accuracy"),
+                            rate_limit=mock.get("rate_limit"))
         base_url = server.start()
         stack.callback(server.stop)
         log.info("reference server (model=mock) listening at %s", base_url)
@@ -103,14 +108,15 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         raise GymError(f"num_repeats={repeats} must be at least 1")
     system, user = bench.prompt.system, bench.prompt.user  # read once: OmegaConf access is slow per row
     prompts = [build_messages(system, user, row, f"{data_path} line {i + 1}") for i, row in enumerate(rows)]
-    concurrency = int(cfg.get("concurrency") or 1)
-    if concurrency < 1:
-        raise GymError(f"concurrency={concurrency} must be at least 1")
+    mode, concurrency = parse_concurrency(cfg.get("concurrency"), cfg.model.get("max_concurrency", 256))
     out_path = Path(cfg.get("output") or run_dir(cfg) / "rollouts.jsonl")
     resuming = bool(cfg.get("resume")) or out_path.is_file()
     api_key = api_key_from_env(cfg.model.get("api_key_env"), "model.api_key_env")
     sampling = {k: v for k, v in to_plain(cfg.model.sampling).items() if v not in (None, {}, [])}
     base_seed = sampling.pop("seed", None)
+    rule = AdaptiveRule.from_config(cfg.adaptive, repeats) if cfg.get("adaptive", {}).get("enabled") else None
+    if rule is not None:
+        repeats = rule.max_repeats
 
     with ExitStack() as stack:
         base_url = start_endpoint(cfg, stack, data_path)
@@ -118,73 +124,119 @@ def run(cfg: DictConfig) -> dict[str, Any]:
                              timeout=cfg.model.timeout, max_retries=cfg.model.max_retries, pool_size=concurrency,
                              sampling=sampling)
         stack.callback(client.close)
+        if mode == "auto":
+            client.limiter = AdaptiveLimit(concurrency)
         fingerprint = client.fingerprint()  # fails fast, before anything is written
         verifier = make_verifier(bench.verifier.family, to_plain(bench.verifier.options))
         stack.callback(verifier.close)
         judge_model = connect_judge(cfg, stack, verifier, base_url, data_path, concurrency)
+        cache = open_cache(cfg, stack)
+        calls = ModelCalls(client, cfg.model.get("n_per_request", False), cache)
 
         data_sha = sha256_file(data_path)
         done = read_done(out_path) if resuming else {}
-        work = []
-        for task_index, messages in enumerate(prompts):
-            for rollout_index in range(repeats):
+        rounds = Rounds(rule, len(rows)) if rule is not None else None
+        keys: dict[tuple[int, int], tuple[int | None, str]] = {}
+
+        def key_of(task_index: int, rollout_index: int) -> tuple[int | None, str]:
+            if (task_index, rollout_index) not in keys:
                 seed = None if base_seed is None else int(base_seed) + rollout_index
-                key = rollout_key(data_sha, task_index, messages, {**sampling, "seed": seed}, client.model,
-                                  client.api, rollout_index, judge_model)
-                if done.get(key) not in FINAL:
-                    work.append((task_index, rollout_index, seed, key))
-        total = len(rows) * repeats
+                keys[task_index, rollout_index] = seed, rollout_key(
+                    data_sha, task_index, prompts[task_index], {**sampling, "seed": seed}, client.model, client.api,
+                    rollout_index, judge_model)
+            return keys[task_index, rollout_index]
+
+        if rounds is not None and done:
+            replay_rewards(out_path, rounds, key_of, repeats)
+
+        def plan() -> tuple[list[int], list[tuple[int, int, int | None, str]]]:
+            targets = rounds.targets() if rounds is not None else [repeats] * len(rows)
+            work = []
+            for task_index, target in enumerate(targets):
+                for rollout_index in range(target):
+                    seed, key = key_of(task_index, rollout_index)
+                    if done.get(key) not in FINAL:
+                        work.append((task_index, rollout_index, seed, key))
+            return targets, work
+
+        targets, work = plan()
+        total = sum(targets)
         skipped = total - len(work)
         if resuming:
             log.info("resuming %s: %d of %d rollouts already done, %d to run", out_path, skipped, total, len(work))
         write_json_atomic(run_dir(cfg) / "run.json", {"status": "running", "rollouts": str(out_path), **fingerprint})
 
-        def one(item: tuple[int, int, int | None, str]) -> dict[str, Any]:
-            task_index, rollout_index, seed, key = item
+        def one(group: tuple[int, list]) -> list[dict[str, Any]]:
+            task_index, members = group
             row = rows[task_index]
-            completion = client.complete(prompts[task_index], seed=seed)
-            return make_rollout(bench.name, client.model, row, prompts[task_index], task_index, rollout_index, key,
-                                completion, verifier)
+            out = []
+            for (rollout_index, _, key), completion, cached in calls.complete(prompts[task_index], members):
+                rollout = make_rollout(bench.name, client.model, row, prompts[task_index], task_index, rollout_index,
+                                       key, completion, verifier)
+                if cached:
+                    rollout["cached"] = True
+                if rule is not None:
+                    rollout["adaptive"] = rule.spec()
+                out.append(rollout)
+            return out
 
         started = time.perf_counter()
         counts: Counter = Counter()
         reward_sum = 0.0
+        ran = 0
         pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="rollout")
         with JsonlAppender(out_path) as sink, _progress_bar(len(work), cfg.get("progress", True)) as bar:
-            futures = [pool.submit(one, item) for item in work]
-            try:
-                for future in as_completed(futures):
-                    rollout = future.result()
-                    sink.write(rollout)
-                    counts[rollout["status"]] += 1
-                    reward_sum += rollout["reward"] or 0.0
-                    scored = counts["ok"] + counts["model_error"]
-                    bar.update(1)
-                    bar.set_postfix(acc=f"{100 * reward_sum / scored:.1f}%" if scored else "-",
-                                    model_err=counts["model_error"], infra_err=counts["infra_error"], refresh=False)
-            except BaseException:
-                # What finished is on disk; queued rollouts are dropped and requests in flight not waited for.
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
+            while work:  # one round for a fixed run; adaptive runs add rounds while tasks are undecided
+                futures = [pool.submit(one, group) for group in calls.groups(work)]
+                try:
+                    for future in as_completed(futures):
+                        for rollout in future.result():
+                            sink.write(rollout)
+                            done[rollout["key"]] = rollout["status"]
+                            if rounds is not None:
+                                rounds.record(rollout["task_index"], rollout["rollout_index"], rollout["status"],
+                                              rollout["reward"])
+                            counts[rollout["status"]] += 1
+                            reward_sum += rollout["reward"] or 0.0
+                            scored = counts["ok"] + counts["model_error"]
+                            bar.update(1)
+                            bar.set_postfix(acc=f"{100 * reward_sum / scored:.1f}%" if scored else "-",
+                                            model_err=counts["model_error"], infra_err=counts["infra_error"],
+                                            refresh=False)
+                except BaseException:
+                    # What finished is on disk; queued rollouts are dropped and requests in flight not waited for.
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    raise
+                ran += len(work)
+                if rounds is None or counts["infra_error"]:
+                    break  # infra errors: the undecided tasks wait for a resume
+                rounds.rounds += 1
+                targets, work = plan()
+                bar.total += len(work)
         pool.shutdown()
         elapsed = time.perf_counter() - started
+        total = sum(targets)
 
     scored = counts["ok"] + counts["model_error"]
     summary = {
         "benchmark": bench.name, "model": client.model, "rollouts_file": str(out_path),
         "tasks": len(rows), "num_repeats": repeats, "expected_rollouts": total, "skipped_done": skipped,
-        "ran": len(work), "counts": dict(counts), "seconds": round(elapsed, 3),
-        "rollouts_per_s": round(len(work) / elapsed, 2) if elapsed > 0 else None,
+        "ran": ran, "counts": dict(counts), "seconds": round(elapsed, 3),
+        "rollouts_per_s": round(ran / elapsed, 2) if elapsed > 0 else None,
         "accuracy_percent_this_run": round(100 * reward_sum / scored, 2) if scored else None,
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        **calls.summary(), "concurrency": client.limiter.summary() if client.limiter else {"mode": "fixed",
+                                                                                           "settled": concurrency},
     }
+    if rounds is not None:
+        summary["adaptive"] = rounds.summary(targets)
     summary["headline"] = {"benchmark": bench.name, "model": client.model,
                            "pass@1": summary["accuracy_percent_this_run"], "ci95": None}
     write_json_atomic(run_dir(cfg) / "run.json", {**summary, "status": "done" if not counts["infra_error"] else "incomplete",
                                                   "endpoint": fingerprint})
     print(_summary_text(summary), flush=True)
     if counts["infra_error"]:
-        raise GymError(f"{counts['infra_error']} of {len(work)} rollouts hit infrastructure errors (kept out of every "
+        raise GymError(f"{counts['infra_error']} of {ran} rollouts hit infrastructure errors (kept out of every "
                        f"score); finish them with: python -m gym task=collect benchmark={bench.name} resume=true "
                        f"output={out_path} (plus the same model settings)")
     return summary
