@@ -133,6 +133,7 @@ def correct_entry(entry: dict[str, Any], group: "pd.DataFrame", task_index: "np.
     table = per_task(rule, prefixes(group, task_index), sorted({1, *ks}))
     cols = {k: col for col, k in enumerate(sorted({1, *ks}))}
     entry["pass@1"] = mean_ci(table[:, cols[1]])
+    entry["k_values"] = [k for k in ks if k <= rule.min_repeats]
     if "pass@k" in entry:
         entry["pass@k"] = {str(k): mean_ci(table[:, cols[k]]) for k in ks if k <= rule.min_repeats}
     for family in ("majority@k", "pass@1[avg-of-k]"):
@@ -146,3 +147,21 @@ def correct_entry(entry: dict[str, Any], group: "pd.DataFrame", task_index: "np.
     entry["adaptive"] = {"rule": rule.spec(), "estimator": METHOD, "not_estimable": {
         f"pass@k, majority@k, pass@1[avg-of-k] for k > {rule.min_repeats}":
             "tasks stopped early have no k-th rollout, and which tasks stopped depends on their rewards"}}
+
+
+def correct_profile(prof: "pd.DataFrame", group: "pd.DataFrame") -> None:
+    """Per-task profile rows of an adaptive group (in place): a task is complete when the rule decided
+    it (expected_rollouts = where it stopped); pass@k columns hold the unbiased estimates for
+    k <= min_repeats and are dropped (NaN) above, where no unbiased estimate exists."""
+    import numpy as np
+
+    rule = rule_of(group)
+    if rule is None:
+        return
+    rewards = prefixes(group, prof["task_index"].to_numpy())
+    prof["expected_rollouts"] = np.array([rule.wanted(r) for r in rewards], dtype=np.int64)
+    prof["complete"] = np.array([rule.stop_point(r) is not None for r in rewards])
+    ks = sorted(int(c[5:]) for c in prof.columns if c.startswith("pass@"))
+    table = per_task(rule, rewards, ks)
+    for col, k in enumerate(ks):
+        prof[f"pass@{k}"] = 100.0 * table[:, col]
