@@ -1,7 +1,8 @@
 """Adaptive repeats (`adaptive.enabled=true`): sample a task only until its difficulty bucket is known.
 
 Rounds: every task gets `min_repeats` rollouts; then, at each checkpoint min_repeats, min_repeats +
-step, ..., max_repeats, a task whose bucket is still undecided gets `step` more. The rule decides on
+step, ..., max_repeats, a task whose bucket is still undecided gets `step` more. There is no barrier
+between rounds: a task's next rollouts are sent as soon as its previous ones are in. The rule decides on
 the pass rate the task WOULD show after max_repeats rollouts (the number a fixed run reports), so an
 adaptive run aims at the same buckets as a fixed run of max_repeats:
 
@@ -15,9 +16,12 @@ Error control over rounds: the stop is a posterior statement about the state rea
 every round does not inflate it (no optional-stopping penalty, unlike repeated frequentist tests):
 for tasks drawn from the prior, P(wrong bucket) <= 1 − confidence whatever the number of rounds.
 
-Buckets are the profile's (unsolved = 0, hard <= hard_max, medium, easy >= easy_min, solved = 1).
-With `split_extremes=false` unsolved/hard and easy/solved are one bucket each (three buckets), which
-stops far earlier: telling 0/32 from 1/32 takes almost all 32 rollouts.
+Buckets (split_extremes=false, the default): hard (pass rate <= hard_max, unsolved included),
+medium, easy (>= easy_min, solved included): an all-fail or all-pass task stops after 6 of 32.
+With `split_extremes=true` the rule also tells unsolved (0) from hard and solved (1) from easy, as
+task=profile does; that needs about 30 of 32 rollouts for those tasks (0/32 and 1/32 look alike
+until the end), so it saves far less. In an adaptive run's profile, "unsolved"/"solved" then means
+no success/no failure in the rollouts it took.
 
 The decision depends only on (s, m) at checkpoints, so replaying it over a task's rollouts in
 rollout_index order gives the same stop on resume, after kill -9, and in aggregate. Rewards in
@@ -45,7 +49,7 @@ class AdaptiveRule:
     confidence: float = 0.95
     hard_max: float = 0.25
     easy_min: float = 0.75
-    split_extremes: bool = True
+    split_extremes: bool = False
     _cache: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -81,7 +85,7 @@ class AdaptiveRule:
         max_repeats = knobs.get("max_repeats") or num_repeats
         return cls(int(knobs.get("min_repeats", 4)), int(max_repeats), int(knobs.get("step", 2)),
                    float(knobs.get("confidence", 0.95)), float(knobs.get("hard_max", 0.25)),
-                   float(knobs.get("easy_min", 0.75)), bool(knobs.get("split_extremes", True)))
+                   float(knobs.get("easy_min", 0.75)), bool(knobs.get("split_extremes", False)))
 
     # -- the rule ----------------------------------------------------------------------------------
     def checkpoints(self) -> list[int]:
@@ -145,7 +149,9 @@ class Rounds:
     def __init__(self, rule: AdaptiveRule, n_tasks: int):
         self.rule = rule
         self.rewards: list[dict[int, float]] = [{} for _ in range(n_tasks)]
-        self.rounds = 0
+        self.in_flight = [0] * n_tasks
+        self.stalled: set[int] = set()  # tasks with an infra_error this run: undecidable until a resume
+        self.extensions = 0
 
     def record(self, task_index: int, rollout_index: int, status: str, reward: float | None) -> None:
         if status in ("ok", "model_error"):
@@ -157,15 +163,42 @@ class Rounds:
             out.append(got[len(out)])
         return out
 
+    def target(self, task_index: int) -> int:
+        return self.rule.wanted(self.prefix(task_index))
+
     def targets(self) -> list[int]:
-        return [self.rule.wanted(self.prefix(task)) for task in range(len(self.rewards))]
+        return [self.target(task) for task in range(len(self.rewards))]
+
+    def sent(self, work: Sequence[tuple]) -> None:
+        for item in work:
+            self.in_flight[item[0]] += 1
+
+    def landed(self, rollouts: Sequence[dict], task_work: Any) -> list:
+        """Record finished rollouts; returns the next work of each task that has nothing left in flight
+        (`task_work(task)` lists a task's missing rollouts up to the rule's current target)."""
+        tasks = set()
+        for rollout in rollouts:
+            task = rollout["task_index"]
+            self.in_flight[task] -= 1
+            self.record(task, rollout["rollout_index"], rollout["status"], rollout["reward"])
+            if rollout["status"] not in ("ok", "model_error"):
+                self.stalled.add(task)
+            tasks.add(task)
+        more = []
+        for task in sorted(tasks):
+            if not self.in_flight[task] and task not in self.stalled:
+                more += task_work(task)
+        if more:
+            self.extensions += 1
+        self.sent(more)
+        return more
 
     def summary(self, targets: list[int]) -> dict[str, Any]:
         stopped: dict[str, int] = {}
         for target in targets:
             stopped[str(target)] = stopped.get(str(target), 0) + 1
         fixed = len(targets) * self.rule.max_repeats
-        return {"rule": self.rule.spec(), "rounds": self.rounds, "rollouts_wanted": sum(targets),
+        return {"rule": self.rule.spec(), "rollouts_wanted": sum(targets),
                 "fixed_run_rollouts": fixed, "saving": round(fixed / max(1, sum(targets)), 3),
                 "tasks_by_stop": dict(sorted(stopped.items(), key=lambda kv: int(kv[0])))}
 

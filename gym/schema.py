@@ -74,6 +74,7 @@ class MockServerConfig:
     hang_seconds: float = 3600.0  # how long an injected hang lasts
     task_accuracy: Optional[str] = None  # "beta:A:B": per-task accuracies drawn from Beta(A, B)
     rate_limit: Optional[int] = None  # 429 + Retry-After above this many requests in flight
+    max_n: int = 128  # largest n (samples per request) accepted; 1 = a server that refuses n > 1
 
 
 @dataclass
@@ -152,7 +153,7 @@ class AdaptiveKnobs:
     max_repeats: Optional[int] = None
     step: int = 2
     confidence: float = 0.95
-    split_extremes: bool = True
+    split_extremes: bool = False
     hard_max: float = 0.25
     easy_min: float = 0.75
 

@@ -64,7 +64,7 @@ def real_runs(tasks: int, max_repeats: int) -> None:
         same3 = sum(COARSE[prof["buckets"][t]] == COARSE[fixed_prof["buckets"][t]] for t in fixed_prof["buckets"]) / tasks
         print(f"{label}: {summary['model_requests']} model calls = {fixed['model_requests'] / summary['model_requests']:.2f}x "
               f"fewer; same 5-bucket {100 * same:.1f}%, same 3-bucket {100 * same3:.1f}%; "
-              f"pass@1 {fmt(prof['pass@1'])}; rounds {summary['adaptive']['rounds']}")
+              f"pass@1 {fmt(prof['pass@1'])}")
 
 
 def fmt(ci: dict) -> str:

@@ -12,7 +12,8 @@ import json
 import logging
 import time
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor, as_completed
+import queue
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from datetime import datetime, timezone
 from pathlib import Path
@@ -87,7 +88,7 @@ def start_endpoint(cfg: DictConfig, stack: ExitStack, data_path: Path) -> str:
                             model_name=model_cfg.name or "gym-mock", reasoning=mock["reasoning"],
                             max_context_tokens=mock["max_context_tokens"], retry_after=mock["retry_after"],
                             hang_seconds=mock["hang_seconds"], task_accuracy=mock.get("task_accuracy"),
-                            rate_limit=mock.get("rate_limit"))
+                            rate_limit=mock.get("rate_limit"), max_n=mock.get("max_n", 128))
         base_url = server.start()
         stack.callback(server.stop)
         log.info("reference server (model=mock) listening at %s", base_url)
@@ -149,17 +150,14 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         if rounds is not None and done:
             replay_rewards(out_path, rounds, key_of, repeats)
 
-        def plan() -> tuple[list[int], list[tuple[int, int, int | None, str]]]:
-            targets = rounds.targets() if rounds is not None else [repeats] * len(rows)
-            work = []
-            for task_index, target in enumerate(targets):
-                for rollout_index in range(target):
-                    seed, key = key_of(task_index, rollout_index)
-                    if done.get(key) not in FINAL:
-                        work.append((task_index, rollout_index, seed, key))
-            return targets, work
+        def task_work(task_index: int, target: int | None = None) -> list[tuple[int, int, int | None, str]]:
+            """The rollouts of a task not done yet, up to its target (the rule's, for an adaptive run)."""
+            target = rounds.target(task_index) if target is None else target
+            return [(task_index, i, *key_of(task_index, i)) for i in range(target)
+                    if done.get(key_of(task_index, i)[1]) not in FINAL]
 
-        targets, work = plan()
+        targets = rounds.targets() if rounds is not None else [repeats] * len(rows)
+        work = [item for task_index, target in enumerate(targets) for item in task_work(task_index, target)]
         total = sum(targets)
         skipped = total - len(work)
         if resuming:
@@ -185,37 +183,49 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         reward_sum = 0.0
         ran = 0
         pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="rollout")
+        landed: queue.SimpleQueue = queue.SimpleQueue()
+
+        def submit(items: list) -> int:
+            groups = calls.groups(items)
+            for group in groups:
+                pool.submit(one, group).add_done_callback(landed.put)
+            return len(groups)
+
+        if rounds is not None:
+            rounds.sent(work)
         with JsonlAppender(out_path) as sink, _progress_bar(len(work), cfg.get("progress", True)) as bar:
-            while work:  # one round for a fixed run; adaptive runs add rounds while tasks are undecided
-                futures = [pool.submit(one, group) for group in calls.groups(work)]
-                try:
-                    for future in as_completed(futures):
-                        for rollout in future.result():
-                            sink.write(rollout)
-                            done[rollout["key"]] = rollout["status"]
-                            if rounds is not None:
-                                rounds.record(rollout["task_index"], rollout["rollout_index"], rollout["status"],
-                                              rollout["reward"])
-                            counts[rollout["status"]] += 1
-                            reward_sum += rollout["reward"] or 0.0
-                            scored = counts["ok"] + counts["model_error"]
-                            bar.update(1)
-                            bar.set_postfix(acc=f"{100 * reward_sum / scored:.1f}%" if scored else "-",
-                                            model_err=counts["model_error"], infra_err=counts["infra_error"],
-                                            refresh=False)
-                except BaseException:
-                    # What finished is on disk; queued rollouts are dropped and requests in flight not waited for.
-                    pool.shutdown(wait=False, cancel_futures=True)
-                    raise
-                ran += len(work)
-                if rounds is None or counts["infra_error"]:
-                    break  # infra errors: the undecided tasks wait for a resume
-                rounds.rounds += 1
-                targets, work = plan()
-                bar.total += len(work)
+            outstanding = submit(work)
+            try:
+                while outstanding:
+                    try:
+                        future = landed.get(timeout=1.0)
+                    except queue.Empty:
+                        continue
+                    outstanding -= 1
+                    rollouts = future.result()
+                    for rollout in rollouts:
+                        sink.write(rollout)
+                        done[rollout["key"]] = rollout["status"]
+                        counts[rollout["status"]] += 1
+                        reward_sum += rollout["reward"] or 0.0
+                    ran += len(rollouts)
+                    scored = counts["ok"] + counts["model_error"]
+                    bar.update(len(rollouts))
+                    bar.set_postfix(acc=f"{100 * reward_sum / scored:.1f}%" if scored else "-",
+                                    model_err=counts["model_error"], infra_err=counts["infra_error"], refresh=False)
+                    if rounds is not None:  # adaptive: a task's next rollouts go out as soon as its last ones are in
+                        more = rounds.landed(rollouts, task_work)
+                        bar.total += len(more)
+                        outstanding += submit(more)
+            except BaseException:
+                # What finished is on disk; queued rollouts are dropped and requests in flight not waited for.
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
         pool.shutdown()
         elapsed = time.perf_counter() - started
-        total = sum(targets)
+        if rounds is not None:
+            targets = rounds.targets()
+            total = sum(targets)
 
     scored = counts["ok"] + counts["model_error"]
     summary = {
