@@ -1,8 +1,10 @@
 """How many requests collect keeps in flight: a fixed number, or `concurrency=auto` (AIMD).
 
 `auto` starts from a safe value and adapts like TCP congestion control:
+  * slow start: until the first sign of overload, +1 per clean reply (the limit doubles per round trip);
   * additive increase: +1 after a full window of clean replies (as many as the current limit), i.e.
-    about +1 per round trip while the endpoint keeps up;
+    about +1 per round trip while the endpoint keeps up; within 10 % of the limit where the endpoint
+    last pushed back, +1 only every 8 windows, so the run stays just below it instead of probing it;
   * multiplicative decrease: × `decrease` on a 429 or 503 (the endpoint says it is overloaded), or when
     the smoothed latency climbs above `latency_tolerance` × the best latency seen (requests queue up
     inside the server); at most once per window, so one burst of rejections is one signal;
@@ -57,6 +59,8 @@ class AdaptiveLimit:
         self.decreases = 0
         self.overloads = 0
         self._clean = 0  # clean replies since the last change
+        self._ceiling: float | None = None  # the limit at the last overload
+        self.latency_cuts = 0
         self._epoch = 0  # bumped at each decrease: replies to requests sent before it are not new signals
         self._best_latency: float | None = None
         self._smoothed: float | None = None
@@ -78,10 +82,14 @@ class AdaptiveLimit:
             self.in_flight -= 1
             if status in OVERLOAD_STATUS:
                 self.overloads += 1
+                if epoch == self._epoch:
+                    self._ceiling = self.limit
                 self._cut(epoch)
             elif status is not None and status < 500 and latency is not None:
                 self._observe_latency(epoch, latency)
-            self._cond.notify_all()
+            free = int(self.limit) - self.in_flight
+            if free > 0:
+                self._cond.notify(free)  # wake only as many waiting threads as there are slots
 
     def _observe_latency(self, epoch: int, latency: float) -> None:
         self._best_latency = latency if self._best_latency is None else min(self._best_latency, latency)
@@ -89,13 +97,20 @@ class AdaptiveLimit:
         floor = max(self._best_latency, 0.005)  # sub-5 ms jitter on loopback is noise, not queueing
         if self._smoothed > self.latency_tolerance * floor and self.limit > 1:
             if epoch == self._epoch:
+                self.latency_cuts += 1
                 self._cut(epoch)
                 self._smoothed = floor  # judge the new limit afresh
             return
         self._clean += 1
-        if self._clean >= int(self.limit) and self.limit < self.cap:
+        if not self.decreases and self.limit < self.cap:  # slow start
+            self._set(min(self.cap, self.limit + 1))
+        elif self._clean >= int(self.limit) * self._windows() and self.limit < self.cap:
             self._clean = 0
             self._set(min(self.cap, self.limit + 1))
+
+    def _windows(self) -> int:
+        """Clean windows per +1: 1, or 8 close below the last overload point."""
+        return 8 if self._ceiling is not None and self.limit + 1 > 0.9 * self._ceiling else 1
 
     def _cut(self, epoch: int) -> None:
         if epoch != self._epoch:
@@ -126,4 +141,5 @@ class AdaptiveLimit:
 
     def summary(self) -> dict[str, Any]:
         return {"mode": "auto", "settled": self.settled(), "final": int(self.limit), "peak": self.peak,
-                "max": self.cap, "decreases": self.decreases, "overload_replies": self.overloads}
+                "max": self.cap, "decreases": self.decreases, "latency_decreases": self.latency_cuts,
+                "overload_replies": self.overloads}

@@ -27,18 +27,21 @@ def test_parse_concurrency():
 
 def test_additive_increase_multiplicative_decrease_within_the_cap():
     limit = AdaptiveLimit(cap=10, start=4)
-    for _ in range(200):  # clean, steady replies: grows by one per window, stops at the cap
+    for _ in range(6):  # slow start: one more per clean reply
         limit.release(limit.acquire(), 200, 0.05)
-    assert limit.limit == 10 and limit.peak == 10
+    assert limit.limit == 10 and limit.peak == 10  # ...and never above the cap
     epochs = [limit.acquire() for _ in range(3)]  # three requests in flight when the server pushes back
     for epoch in epochs:
         limit.release(epoch, 429, 0.01)
     assert int(limit.limit) == 7 and limit.decreases == 1  # one congestion event, one cut
     limit.release(limit.acquire(), 503, 0.01)
     assert int(limit.limit) == 5 and limit.decreases == 2
+    for _ in range(5):  # after a decrease: +1 per window of clean replies (5 replies at limit 5)
+        limit.release(limit.acquire(), 200, 0.05)
+    assert int(limit.limit) == 6
     for _ in range(50):  # latency climbing far above the best seen: queueing in the server
         limit.release(limit.acquire(), 200, 0.5)
-    assert limit.limit < 5
+    assert limit.limit < 6
 
 
 def test_acquire_blocks_beyond_the_limit():
