@@ -110,6 +110,7 @@ def run_task(cfg: DictConfig) -> Any:
     from gym.callbacks import JOB_STATUS_FILE
     from gym.config import run_dir
     from gym.io import write_json_atomic
+    from gym.runlog import to_file
     from gym.schema import check_task_knobs
 
     module = importlib.import_module(TASKS[cfg.task.name])
@@ -122,6 +123,7 @@ def run_task(cfg: DictConfig) -> Any:
         return result
     except GymError as exc:
         print(f"gym: error: {exc}", file=sys.stderr, flush=True)
+        to_file(logging.ERROR, f"gym: error: {exc}")
         status.update(status="failed", error=str(exc))
         if not _is_multirun():
             sys.exit(exc.exit_code)
@@ -133,15 +135,17 @@ def run_task(cfg: DictConfig) -> Any:
         print(f"gym: error: {exc.__class__.__name__}: {exc}", file=sys.stderr, flush=True)
         status.update(status="failed", error=f"{exc.__class__.__name__}: {exc}")
         return None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP turned into gym.resume.Interrupted
         status.update(status="interrupted")
         if _is_multirun():
             write_json_atomic(run_dir(cfg) / JOB_STATUS_FILE, status)
-        print("gym: interrupted; rerun with resume=true to continue", file=sys.stderr, flush=True)
+        message = f"gym: interrupted; {getattr(exc, 'hint', None) or 'rerun with resume=true to continue'}"
+        print(message, file=sys.stderr, flush=True)
+        to_file(logging.WARNING, message)
         sys.stdout.flush()
         # Everything finished is already on disk (rows are flushed as they complete); exit now rather than
         # wait for requests still in flight, which can take up to the model timeout.
-        os._exit(130)
+        os._exit(getattr(exc, "exit_code", 130))
     finally:
         if _is_multirun():
             write_json_atomic(run_dir(cfg) / JOB_STATUS_FILE, json.loads(json.dumps(status, default=str)))

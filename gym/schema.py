@@ -49,6 +49,7 @@ class BenchmarkConfig:
     needs_sandbox: bool = False
     subsets: List[str] = field(default_factory=lambda: ["subset"])  # grouping columns for per-subset metrics
     languages: List[str] = field(default_factory=lambda: ["en"])  # languages of the tasks (search facet)
+    max_tokens: Optional[int] = None  # default output cap; model.sampling.max_tokens overrides it
     dataset: DatasetConfig = field(default_factory=DatasetConfig)
     prompt: PromptConfig = field(default_factory=PromptConfig)
     verifier: VerifierConfig = field(default_factory=VerifierConfig)
@@ -80,17 +81,31 @@ class MockServerConfig:
 
 
 @dataclass
+class ServeConfig:
+    port: Optional[int] = None  # null = a free loopback port
+    threads: Optional[int] = None  # llama.cpp inference threads; null = 1 on <= 2 cores, else half the cores
+    ctx_size: int = 4096  # llama.cpp context tokens per slot (slots = concurrency)
+    startup_timeout: float = 120.0  # seconds to wait for /v1/models to answer
+    executable: str = "vllm"  # vllm_local: the vLLM command
+    args: List[str] = field(default_factory=list)  # vllm_local: extra `vllm serve` arguments
+
+
+@dataclass
 class ModelConfig:
-    kind: str = "openai_compatible"  # openai_compatible | mock
+    kind: str = "openai_compatible"  # openai_compatible | mock | local | vllm_local
     base_url: Optional[str] = MISSING
     name: Optional[str] = None  # served model id; discovered from /v1/models when null
     api: str = "chat"  # chat | responses | completions
     api_key_env: Optional[str] = None  # NAME of the env var holding the key (never the key itself)
     timeout: float = 600.0  # seconds per request
+    rollout_timeout: Optional[float] = 1200.0  # seconds per rollout over all its attempts; null = no budget
     max_retries: int = 5  # attempts after the first
     max_concurrency: int = 256  # ceiling for concurrency=auto
     n_per_request: bool = False  # a task's repeats as one request with n=k
+    response_cache: Optional[str] = None  # this model's default cache.dir (model=local sets one)
     sampling: SamplingConfig = field(default_factory=SamplingConfig)
+    path: Optional[str] = None  # local: GGUF file (null = packaged SmolLM2); vllm_local: model to serve
+    serve: ServeConfig = field(default_factory=ServeConfig)  # local / vllm_local server settings
     mock: MockServerConfig = field(default_factory=MockServerConfig)
 
 
