@@ -75,7 +75,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
             raise
         collect_error, collected = exc, {}  # score what finished; report the failures at the end
     aggregate.run(step_config(cfg, "aggregate", rollouts=str(rollouts)))
-    profile.run(step_config(cfg, "profile", rollouts=str(rollouts), allow_partial=collect_error is not None))
+    unscored = collect_error is not None or bool((collected.get("counts") or {}).get("verifier_error"))
+    profile.run(step_config(cfg, "profile", rollouts=str(rollouts), allow_partial=unscored))
     summary = {"benchmark": cfg.benchmark.name, "model": collected.get("model"), "run_dir": str(out_dir),
                "headline": headline(out_dir / "metrics.json", cfg.benchmark.name)}
     head = summary["headline"]

@@ -90,11 +90,13 @@ def _prepared_paths(opts: dict[str, Any], benchmarks: list[str]) -> dict[str, Pa
 
 def _incomplete_error(total: dict[str, Any], completion: list[dict[str, Any]]) -> GymError:
     expected = sorted({c["expected_repeats"] for c in completion})
+    unverified = sum((c.get("counts") or {}).get("verifier_error", 0) for c in completion)
+    hint = f" (task=reverify re-scores the {unverified} verifier_error rollout(s))" if unverified else ""
     return GymError(
         f"{total['partial_tasks']} of {total['tasks']} task(s) are partial (fewer than "
         f"{'/'.join(map(str, expected))} scored rollouts) and {total['missing_tasks']} have none; "
         f"{total['completed_rollouts']}/{total['expected_rollouts']} rollouts completed "
-        f"({total['completion_pct']:.2f}%). Resume the collection, or add allow_partial=true to profile the "
+        f"({total['completion_pct']:.2f}%). Resume the collection{hint}, or add allow_partial=true to profile the "
         "completed rollouts")
 
 
