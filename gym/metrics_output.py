@@ -10,6 +10,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from gym import parse_errors
 from gym.io import atomic_path, write_json_atomic
 from gym.metrics import metric_name
 from gym.table import format_table
@@ -21,17 +22,24 @@ def metrics_for(spec: Any, k: int | list[int] | None = None) -> tuple[dict[str, 
     """(metrics.json content, the loaded RolloutSet) for a rollouts spec."""
     from gym.metrics import compute_metrics
     from gym.rollouts import load_rollouts
+    from gym.family_metrics import add_family_metrics
+    from gym.subsets import add_subsets
 
     rollouts = load_rollouts(spec)
     log.info("read %d row(s) from %d file(s)", rollouts.rows_read, len(rollouts.files))
     metrics = compute_metrics(rollouts.frame, k)
+    parse_errors.add_to_metrics(metrics, rollouts.files)  # math verdicts: LaTeX the parser could not read
+    add_subsets(metrics, rollouts, k)
+    add_family_metrics(metrics, rollouts)  # win rate, MAE, corpus BLEU, length buckets
     return {**metrics, "inputs": rollouts.summary()}, rollouts
 
 
 def write_metrics(out_dir: Path, metrics: dict[str, Any]) -> None:
     """metrics.json and metrics.csv in `out_dir`, each written atomically."""
     write_json_atomic(Path(out_dir) / "metrics.json", metrics)
-    write_csv(Path(out_dir) / "metrics.csv", csv_rows(metrics))
+    from gym.subsets import csv_rows as subset_csv_rows
+
+    write_csv(Path(out_dir) / "metrics.csv", csv_rows(metrics) + subset_csv_rows(metrics))
 
 
 def fmt_ci(metric: dict[str, Any] | None) -> str:
@@ -67,8 +75,13 @@ def metrics_table(metrics: dict[str, Any]) -> str:
         for label, e in metrics["benchmarks"].items() if e["partial_tasks"])
     notes += "".join(f"note: {label}: {e['unscored_tasks']} task(s) only have infra errors or verifier errors and are left out\n"
                      for label, e in metrics["benchmarks"].items() if e["unscored_tasks"])
+    notes += parse_errors.note_lines(metrics)
     note = notes + f"scale: percent (0-100); CI: {metrics['ci_method']}"
-    return format_table(headers, rows) + "\n" + scores_lines(metrics) + inputs_line(metrics.get("inputs") or {}) + note
+    from gym.family_metrics import family_lines
+    from gym.subsets import subsets_text
+
+    return (format_table(headers, rows) + "\n" + scores_lines(metrics) + family_lines(metrics) + subsets_text(metrics)
+            + inputs_line(metrics.get("inputs") or {}) + note)
 
 
 def scores_lines(metrics: dict[str, Any]) -> str:

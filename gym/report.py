@@ -206,6 +206,9 @@ def build_report(summary: dict[str, Any], profile: "pd.DataFrame", samples: list
         out.append(f"<p>Selected {_e(sel['selected_tasks'])} task(s) with {_e(sel['rule'])} "
                    f"-> {_e(sel.get('file'))}</p>")
 
+    from gym.subsets import html_section
+
+    out.append(html_section(summary.get("subsets") or {}, _table, _e, _ci))
     out.append("<h2>Plots</h2>" + "".join(_image(p) for p in plots if Path(p).is_file()))
 
     out.append("<h2>Tasks</h2>")

@@ -25,6 +25,7 @@ from gym.errors import GymError
 from gym.io import JsonlAppender, iter_jsonl, sha256_file, write_json_atomic
 from gym.prompts import build_messages
 from gym.rollout import FINAL, make_rollout, rollout_key
+from gym.subsets import task_subsets
 from gym.verifiers.judge import connect_judge, require_judge
 
 log = logging.getLogger("gym.collect")
@@ -92,6 +93,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         raise GymError(f"num_repeats={repeats} must be at least 1")
     system, user = bench.prompt.system, bench.prompt.user  # read once: OmegaConf access is slow per row
     prompts = [build_messages(system, user, row, f"{data_path} line {i + 1}") for i, row in enumerate(rows)]
+    subsets = task_subsets(rows, bench.get("subsets"))  # per-subset metrics read these from the rollouts
     concurrency = int(cfg.get("concurrency") or 1)
     if concurrency < 1:
         raise GymError(f"concurrency={concurrency} must be at least 1")
@@ -132,8 +134,9 @@ def run(cfg: DictConfig) -> dict[str, Any]:
             task_index, rollout_index, seed, key = item
             row = rows[task_index]
             completion = client.complete(prompts[task_index], seed=seed)
-            return make_rollout(bench.name, client.model, row, prompts[task_index], task_index, rollout_index, key,
-                                completion, verifier, data_sha)
+            rollout = make_rollout(bench.name, client.model, row, prompts[task_index], task_index, rollout_index, key,
+                                   completion, verifier, data_sha)
+            return {**rollout, "subsets": subsets[task_index]} if subsets[task_index] else rollout
 
         started = time.perf_counter()
         counts: Counter = Counter()

@@ -137,6 +137,9 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         "completion": {"groups": completion, "total": total},
         "benchmarks": groups, "overall": profiling.aggregate_profile(profile), "selection": None, "files": files,
     }
+    from gym.subsets import subset_metrics
+
+    summary["subsets"] = subset_metrics(rollouts)  # per language/subject/...: shown in the report
 
     selection: Selection = opts["selection"]
     if selection.active:
