@@ -24,3 +24,12 @@ def format_table(headers: list[str], rows: Iterable[Iterable[Any]], right: Itera
         return "  ".join(out).rstrip()
 
     return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in cells)])
+
+
+def fmt_ci(metric: dict[str, Any] | None) -> str:
+    """A metric as text: value [ci_low, ci_high], the value alone without a CI, "-" without a value."""
+    if not metric or metric.get("value") is None:
+        return "-"
+    if metric.get("ci_low") is None:
+        return f"{metric['value']:.2f}"
+    return f"{metric['value']:.2f} [{metric['ci_low']:.2f}, {metric['ci_high']:.2f}]"

@@ -185,7 +185,7 @@ def summary_text(summary: dict[str, Any]) -> str:
     from gym.profiling import BUCKETS
     from gym.rollout import UNSCORED
     from gym.table import format_table
-    from gym.metrics_output import fmt_ci
+    from gym.table import fmt_ci
 
     rows = [[label, g["model"], g["tasks"], g["complete_tasks"], fmt_ci(g["pass@1"]),
              *(g["buckets"][b] for b in BUCKETS)] for label, g in summary["benchmarks"].items()]
