@@ -105,6 +105,11 @@ def response_text(response: dict) -> tuple[str | None, str | None]:
     return ("".join(texts) if texts else None), ("\n".join(thoughts) if thoughts else None)
 
 
+def key_of(row: dict, path: Path) -> str:
+    """The gym key of a NeMo Gym row: the one gym's export kept, else `<file>:<task>:<rollout>`."""
+    return _dict(row.get("gym")).get("key") or f"{path}:{row.get('_ng_task_index')}:{row.get('_ng_rollout_index')}"
+
+
 def to_gym(row: dict, path: Path, where: str) -> Rollout:
     """A full gym row (current version) from a NeMo Gym row; what gym's export kept under `gym` comes back."""
     fields = read_fields(row, path, where)
@@ -120,7 +125,7 @@ def to_gym(row: dict, path: Path, where: str) -> Rollout:
     return {
         "schema_version": SCHEMA_VERSION, "benchmark": fields["benchmark"], "model": fields["model"],
         "task_index": fields["task_index"], "rollout_index": fields["rollout_index"],
-        "key": extra.get("key") or fields["key"], "status": fields["status"], "reward": fields["reward"],
+        "key": key_of(row, path), "status": fields["status"], "reward": fields["reward"],
         "scores": row.get("scores"), "extracted_answer": row.get("extracted_answer"),
         "expected_answer": row.get("expected_answer"), "prompt": prompt or [], "response": text, "reasoning": reasoning,
         "verifier": _dict(extra.get("verifier")), "error": error, "attempts": extra.get("attempts"),
