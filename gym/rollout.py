@@ -74,6 +74,8 @@ class Rollout(TypedDict, total=False):
     data_sha256: Optional[str]
     subsets: dict
     reverified: dict
+    cached: bool
+    adaptive: str
 
 
 OPTIONAL = ("subsets", "reverified")  # fields only some rows carry
@@ -104,6 +106,8 @@ FIELDS: dict[str, str] = {
     "data_sha256": "sha256 of the prepared file (version 2)",
     "subsets": "the task's groups for per-subset metrics, e.g. {language: de}; absent when it has none",
     "reverified": "on rows written by task=reverify: {time, status, reward, extracted_answer} before",
+    "cached": "true when the reply came from the response cache (cache.dir), not from a model call",
+    "adaptive": "on rows of an adaptive-repeats run: the stopping rule that sampled them (gym.adaptive)",
 }
 
 

@@ -15,7 +15,7 @@ A sweep's jobs are grouped: the W&B group / the MLflow tag `gym.sweep` is the sw
 key from WANDB_API_KEY itself (`tracker.mode=offline` writes under the run dir for `wandb sync`).
 MLflow logs to `tracker.tracking_uri`, else $MLFLOW_TRACKING_URI, else a file store in the run dir (the
 sweep dir for a sweep), which MLflow 3 keeps behind MLFLOW_ALLOW_FILE_STORE: gym sets it for its own store.
-Both libraries are optional extras (`pip install 'gym[wandb]'` / `'gym[mlflow]'`), imported only here.
+Both libraries are optional extras (`pip install 'gym-eval-harness[wandb]'` / `[mlflow]`), imported only here.
 """
 
 from __future__ import annotations
@@ -195,7 +195,8 @@ class TrackerCallback(Callback):
             import importlib.util
 
             if importlib.util.find_spec(EXTRAS[kind]) is None:
-                self._fail(f"tracker={kind} needs the '{kind}' extra: pip install 'gym[{kind}]'")
+                self._fail(f"tracker={kind} needs the '{kind}' extra: pip install 'gym-eval-harness[{kind}]' "
+                           f"(or '.[{kind}]' in a checkout)")
 
     def on_job_end(self, config: DictConfig, job_return: Any, **kwargs: Any) -> None:
         from hydra.core.hydra_config import HydraConfig
