@@ -55,13 +55,26 @@ def wandb_records(run_file: Path):
             yield record
 
 
+def test_logged_config_has_no_secrets():
+    from omegaconf import OmegaConf
+
+    from gym.trackers import public_config
+
+    cfg = OmegaConf.create({"task": {"name": "collect"}, "hydra": {"run": {"dir": "${oops}"}},
+                            "model": {"api_key_env": "MY_KEY", "api_key": SECRET, "name": "m"},
+                            "data": {"hf_token": SECRET, "mirror": None}, "tracker": {"kind": "wandb"},
+                            "extra": [{"password": SECRET, "keep": 1}]})
+    public = public_config(cfg)
+    assert SECRET not in json.dumps(public) and "hydra" not in public
+    assert public["model"] == {"api_key_env": "MY_KEY", "name": "m"} and public["extra"] == [{"keep": 1}]
+
+
 def test_wandb_offline(tmp_path):
     pytest.importorskip("wandb")  # the dev extra installs it
     source = rollouts(tmp_path / "run" / "rollouts.jsonl")
     out = tmp_path / "agg"
     result = run_gym("task=aggregate", f"rollouts={source}", "tracker=wandb", "tracker.mode=offline",
-                     f"+extra_token={SECRET}", "model.api_key_env=MY_KEY", f"hydra.run.dir={out}",
-                     env={"WANDB_SILENT": "true"})
+                     "model.api_key_env=MY_KEY", f"hydra.run.dir={out}", env={"WANDB_SILENT": "true", "MY_KEY": SECRET})
     assert result.returncode == 0, result.stderr
     assert "logged to W&B run" in result.stderr
     (run_file,) = out.glob("wandb/offline-run-*/run-*.wandb")
@@ -70,7 +83,7 @@ def test_wandb_offline(tmp_path):
     run = next(r.run for r in records if r.WhichOneof("record_type") == "run")
     config = {item.key: json.loads(item.value_json) for item in run.config.update}
     assert config["task"] == {"name": "aggregate"} and config["model"]["api_key_env"] == "MY_KEY"
-    assert "extra_token" not in config and "hydra" not in config
+    assert "hydra" not in config
     assert run.project == "gym" and run.display_name.startswith("aggregate/")
     summary = {item.key: json.loads(item.value_json) for r in records if r.WhichOneof("record_type") == "summary"
                for item in r.summary.update if item.key}
@@ -91,7 +104,8 @@ def test_mlflow_sweep_in_a_file_store(tmp_path, monkeypatch):
     b = rollouts(tmp_path / "b" / "rollouts.jsonl", "aime24", shift=1)
     sweep = tmp_path / "sweep"
     result = run_gym("-m", "task=profile", f"rollouts={a},{b}", "tracker=mlflow", "report=false",
-                     f"+extra_token={SECRET}", f"hydra.sweep.dir={sweep}", env={"MLFLOW_TRACKING_URI": "", "MLFLOW_ALLOW_FILE_STORE": ""})
+                     "model.api_key_env=MY_KEY", f"hydra.sweep.dir={sweep}",
+                     env={"MLFLOW_TRACKING_URI": "", "MLFLOW_ALLOW_FILE_STORE": "", "MY_KEY": SECRET})
     assert result.returncode == 0, result.stderr
     from mlflow.tracking import MlflowClient
 
