@@ -300,7 +300,8 @@ def _read_slow(path: Path) -> "pa.Table":
         cols["prompt_tokens"].append(_number(prompt_tokens))
         cols["completion_tokens"].append(_number(completion_tokens))
         cols["latency_s"].append(latency)
-        cols["adaptive"].append(None if nemo or not isinstance(row.get("adaptive"), str) else row["adaptive"])
+        adaptive = row.get("adaptive")  # never on NeMo Gym rows
+        cols["adaptive"].append(adaptive if isinstance(adaptive, str) and not nemo_gym.is_nemo_row(row) else None)
     types = {"task_index": pa.int64(), "rollout_index": pa.int64(), "reward": pa.float64(),
              "prompt_tokens": pa.float64(), "completion_tokens": pa.float64(), "latency_s": pa.float64()}
     table = {name: pa.array(values, types.get(name, pa.string())) for name, values in cols.items()}
