@@ -40,21 +40,22 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
 MS_BIND, MS_REC, MS_PRIVATE, MNT_DETACH = 4096, 16384, 1 << 18, 2
 MOUNT_FLAGS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC, "noatime": 1024, "nodiratime": 2048,
                "relatime": 1 << 21}  # flags a read-only remount inside a user namespace must keep
-# arch -> (audit arch, capset, pivot_root, execveat, clone, clone3, socket, refused: fork vfork execve ptrace
-#          setpgid setsid io_uring*3 unshare setns mount umount2 pivot_root chroot process_vm_readv/writev kcmp)
+# arch -> (audit arch, capset, pivot_root, execveat, clone, clone3, socket, kill, refused: fork vfork execve
+#          ptrace setpgid setsid io_uring*3 unshare setns mount umount2 pivot_root chroot process_vm_readv/writev kcmp)
 ARCHES = {
-    "x86_64": (0xC000003E, 126, 155, 322, 56, 435, 41,
+    "x86_64": (0xC000003E, 126, 155, 322, 56, 435, 41, 62,
                (57, 58, 59, 101, 109, 112, 425, 426, 427, 272, 308, 165, 166, 155, 161, 310, 311, 312)),
-    "aarch64": (0xC00000B7, 91, 41, 281, 220, 435, 198,
+    "aarch64": (0xC00000B7, 91, 41, 281, 220, 435, 198, 129,
                 (221, 117, 154, 157, 425, 426, 427, 97, 268, 40, 39, 41, 51, 270, 271, 272)),
 }
 SOURCE_FD, EXEC_FD, PEER_IN, PEER_OUT = 9, 10, 3, 4  # fds of a program process; the judge's pipe ends
 AT_EMPTY_PATH = 0x1000
 STDERR_TAIL = 4000
 WORKDIR = "/work"
-# What the fresh interpreter runs first: read the program from fd 9, then run it as `python solution.py` would.
-LOADER = ("import sys as _s\n_f = open(9, 'rb')\n_f.seek(0)\n_c = compile(_f.read(), 'solution.py', 'exec')\n_f.close()\n"
-          "_s.argv[:] = ['solution.py']\n__file__ = 'solution.py'\ndel _s, _f\nexec(_c)\n")
+# What the fresh interpreter runs first: read the program from fd 9, then run it as `python solution.py` would
+# (threads get 32 MiB stacks: the default, the stack rlimit, would eat the address space limit).
+LOADER = ("import sys as _s, _thread as _t\n_t.stack_size(32 << 20)\n_f = open(9, 'rb')\n_f.seek(0)\n_c = compile(_f.read(), 'solution.py', 'exec')\n_f.close()\n"
+          "_s.argv[:] = ['solution.py']\n__file__ = 'solution.py'\ndel _s, _t, _f\nexec(_c)\n")
 
 _libc = None
 _victims: list[int] = []  # processes to kill and reap before exiting on SIGTERM
@@ -197,8 +198,9 @@ def _drop_capabilities(arch: tuple) -> None:
 # -- the per-process restrictions ------------------------------------------------------------------------
 def _seccomp() -> None:
     """Refuse new processes, exec (except of the interpreter on fd 10), sockets other than AF_UNIX,
-    io_uring, ptrace and cross-process memory access, mounts, namespaces, leaving the process group."""
-    audit, _, _, execveat, clone, clone3, sock, refused = _arch()
+    io_uring, ptrace and cross-process memory access, mounts, namespaces, leaving the process group,
+    signalling process groups or every process at once."""
+    audit, _, _, execveat, clone, clone3, sock, kill, refused = _arch()
     allow, eperm, enosys = 0x7FFF0000, 0x00050001, 0x00050026
     ld, jeq, jset, jge, ret = 0x20, 0x15, 0x45, 0x35, 0x06  # classic BPF opcodes
     # (code, jump if true, jump if false, k); jumps count instructions after the next one
@@ -212,6 +214,9 @@ def _seccomp() -> None:
              # execveat(10, "", ..., AT_EMPTY_PATH): the one exec the supervisor does (fexecve)
              (jeq, 0, 6, execveat), (ld, 0, 0, 16), (jeq, 0, 2, EXEC_FD), (ld, 0, 0, 48), (jeq, 1, 0, AT_EMPTY_PATH),
              (ret, 0, 0, eperm), (ret, 0, 0, allow),
+             # kill(0 or negative): whole process groups, or everything the user may signal
+             (jeq, 0, 5, kill), (ld, 0, 0, 16), (jeq, 2, 0, 0), (jge, 1, 0, 0x80000000), (ret, 0, 0, allow),
+             (ret, 0, 0, eperm),
              (ret, 0, 0, allow)]  # clone only for threads; sockets only AF_UNIX
     raw = b"".join(code.to_bytes(2, "little") + bytes((jt, jf)) + k.to_bytes(4, "little") for code, jt, jf, k in prog)
     buffer = ctypes.create_string_buffer(raw, len(raw))
@@ -227,10 +232,12 @@ def _seccomp() -> None:
 def _limit(limits: dict, timeout: float, output_limit: int) -> None:
     memory = limits["memory_mb"] << 20
     cpu = int(timeout) + 2
-    for kind, value in ((resource.RLIMIT_AS, memory), (resource.RLIMIT_CPU, cpu),
-                        (resource.RLIMIT_FSIZE, output_limit), (resource.RLIMIT_NOFILE, limits["open_files"]),
-                        (resource.RLIMIT_CORE, 0), (resource.RLIMIT_NPROC, limits["processes"]),
-                        (resource.RLIMIT_STACK, min(memory, 1 << 30))):
+    settings = [(resource.RLIMIT_AS, memory), (resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, output_limit),
+                (resource.RLIMIT_NOFILE, limits["open_files"]), (resource.RLIMIT_CORE, 0),
+                (resource.RLIMIT_STACK, min(memory, 1 << 30))]
+    if not limits.get("host_root"):  # RLIMIT_NPROC counts every process of the host user: useless for root,
+        settings.append((resource.RLIMIT_NPROC, limits["processes"]))  # where the address space bounds threads
+    for kind, value in settings:
         hard = resource.getrlimit(kind)[1]
         value = value if hard == resource.RLIM_INFINITY else min(value, hard)
         resource.setrlimit(kind, (value, value if kind != resource.RLIMIT_CPU else value + 1))
@@ -405,6 +412,9 @@ def _emit(message: dict) -> None:
 def main() -> None:
     signal.signal(signal.SIGTERM, _on_terminate)  # gym's way to stop us: we take our children down first
     job = json.loads(sys.stdin.buffer.read())
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)  # the job (with every run's judge) stays with no process
+    os.close(null)
     try:
         if job["mechanism"] == "namespaces":
             _enter_namespaces(job["view"], job["limits"]["disk_mb"])
@@ -412,6 +422,8 @@ def main() -> None:
             if os.getcwd() != WORKDIR or not os.path.isdir("/proc/self") or os.path.exists(job["probe_absent"]):
                 raise OSError("the bubblewrap sandbox does not look as requested")
             _prctl(PR_SET_NO_NEW_PRIVS, 1)
+        elif job["mechanism"] != "none":
+            raise OSError(f"unknown mechanism {job['mechanism']!r}")
         python_fd = os.open(job["python"], os.O_RDONLY | os.O_CLOEXEC)
         _prctl(PR_SET_DUMPABLE, 0)  # programs may not open our /proc files or read our memory
     except OSError as exc:

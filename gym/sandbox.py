@@ -229,7 +229,9 @@ def python_view() -> dict:
 
 
 def bwrap_arguments(view: dict, disk_mb: int) -> list[str]:
-    args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+    # --as-pid-1: the supervisor (not dumpable) is PID 1; bubblewrap's own init would hold our pipes and be
+    # open to the program through /proc/1/fd.
+    args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1", "--cap-drop", "ALL",
             "--hostname", "sandbox"]
     for kind, *paths in view["entries"]:
         if kind == "ro":
@@ -323,6 +325,8 @@ def execute(source: str, runs: list[Run], limits: dict, mechanism: str, total_ti
     import subprocess
     import tempfile
 
+    if mechanism not in (*MECHANISMS, "none"):
+        raise ValueError(f"unknown sandbox mechanism {mechanism!r}")
     started = time.monotonic()
     if total_timeout is None:
         total_timeout = sum(run.timeout for run in runs) + 10
@@ -331,7 +335,7 @@ def execute(source: str, runs: list[Run], limits: dict, mechanism: str, total_ti
     env = {"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
            "PYTHONPATH": view["pythonpath"]}
     payload = json.dumps({"mechanism": mechanism, "view": view, "python": view["python"], "env": env,
-                          "limits": limits, "source": source, "probe_absent": os.path.dirname(CHILD),
+                          "limits": {**limits, "host_root": os.getuid() == 0}, "source": source, "probe_absent": os.path.dirname(CHILD),
                           "runs": [{"stdin": r.stdin, "timeout": float(r.timeout), "output_limit": int(r.output_limit),
                                     "judge": r.judge} for r in runs]}).encode("utf-8", errors="surrogateescape")
     stdin, errors = tempfile.TemporaryFile(), tempfile.TemporaryFile()
