@@ -2,8 +2,9 @@
 
 gym starts it as `python -I -S -B -c <this file's text>` (standard library only, no file of the checkout
 needed), either inside bubblewrap, which has already built the sandbox, or directly, in which case it
-builds the same sandbox itself (mechanism "namespaces"). It reads one JSON job on stdin, writes one
-JSON line per finished run on stdout, and for each run:
+builds the same sandbox itself (mechanism "namespaces"). It reads one job on stdin, writes one
+message per finished run on stdout (both in marshal format, length-prefixed on the way out: no json,
+whose import would cost more than the rest of the start-up), and for each run:
 
 * starts the program in a fresh interpreter: fork, rlimits, a seccomp filter, then exec of
   `python -s -S -B -c LOADER` with the source on fd 9; nothing of this process is left in it;
@@ -22,12 +23,10 @@ fails ends the supervisor with `{"ready": false}`: gym then refuses to run the p
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import fcntl
-import json
+import marshal
 import os
-import platform
 import resource
 import select
 import signal
@@ -58,12 +57,26 @@ LOADER = ("import sys as _s, _thread as _t\n_t.stack_size(32 << 20)\n_f = open(9
           "_s.argv[:] = ['solution.py']\n__file__ = 'solution.py'\ndel _s, _t, _f\nexec(_c)\n")
 
 _libc = None
+
+
+class _quiet:
+    """contextlib.suppress without importing contextlib (start-up time counts here)."""
+
+    def __init__(self, *kinds) -> None:
+        self.kinds = kinds
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, value, trace) -> bool:
+        return kind is not None and issubclass(kind, self.kinds)
+
 _victims: list[int] = []  # processes to kill and reap before exiting on SIGTERM
 
 
 def _on_terminate(signum, frame) -> None:
     for pid in _victims:
-        with contextlib.suppress(OSError):
+        with _quiet(OSError):
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
     os._exit(128 + signum)
@@ -100,9 +113,9 @@ def _mount(source, target: str, fstype, flags: int, data=None) -> None:
 
 
 def _arch() -> tuple:
-    arch = ARCHES.get(platform.machine())
+    arch = ARCHES.get(os.uname().machine)
     if arch is None:
-        raise OSError(f"no seccomp table for {platform.machine()}")
+        raise OSError(f"no seccomp table for {os.uname().machine}")
     return arch
 
 
@@ -262,7 +275,7 @@ def _start_program(job: dict, run: dict, fds: dict[int, int], python_fd: int) ->
         keep = set(fds) | {EXEC_FD}
         for fd in range(3, 64):
             if fd not in keep:
-                with contextlib.suppress(OSError):
+                with _quiet(OSError):
                     os.close(fd)
         os.closerange(64, 1 << 16)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -272,7 +285,7 @@ def _start_program(job: dict, run: dict, fds: dict[int, int], python_fd: int) ->
         _seccomp()
         os.execve(EXEC_FD, [job["python"], "-s", "-S", "-B", "-c", LOADER], job["env"])
     except BaseException as exc:
-        with contextlib.suppress(OSError):
+        with _quiet(OSError):
             os.write(2, f"sandbox: cannot start the program: {exc}\n".encode())
     os._exit(127)
 
@@ -299,10 +312,10 @@ def _start_judge(job: dict, run: dict, fds: dict[int, int]) -> int:
     except BaseException:
         import traceback
 
-        with contextlib.suppress(BaseException):
+        with _quiet(BaseException):
             traceback.print_exc()
     finally:
-        with contextlib.suppress(BaseException):
+        with _quiet(BaseException):
             sys.stdout.flush()
         os._exit(code)
 
@@ -373,7 +386,7 @@ def _run_one(job: dict, run: dict, python_fd: int, source_fd: int, init: bool) -
         elapsed = time.monotonic() - started
         for pid in (program, judge):
             if pid:
-                with contextlib.suppress(OSError):
+                with _quiet(OSError):
                     os.kill(pid, signal.SIGKILL)
         if status is None:
             os.waitpid(judge or program, 0)
@@ -381,7 +394,7 @@ def _run_one(job: dict, run: dict, python_fd: int, source_fd: int, init: bool) -
             os.waitpid(program, 0)
         _victims.clear()
         if init:  # PID 1 of the namespace: nothing else may outlive the run
-            with contextlib.suppress(OSError):
+            with _quiet(OSError):
                 os.kill(-1, signal.SIGKILL)
                 while os.waitpid(-1, os.WNOHANG)[0]:
                     pass
@@ -404,14 +417,15 @@ def _run_one(job: dict, run: dict, python_fd: int, source_fd: int, init: bool) -
 
 
 def _emit(message: dict) -> None:
-    data = (json.dumps(message) + "\n").encode()
+    body = marshal.dumps(message)
+    data = len(body).to_bytes(4, "little") + body
     while data:
         data = data[os.write(1, data):]
 
 
 def main() -> None:
     signal.signal(signal.SIGTERM, _on_terminate)  # gym's way to stop us: we take our children down first
-    job = json.loads(sys.stdin.buffer.read())
+    job = marshal.loads(globals().get("JOB") or sys.stdin.buffer.read())  # JOB: see gym.sandbox.BOOTSTRAP
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)  # the job (with every run's judge) stays with no process
     os.close(null)
