@@ -20,7 +20,7 @@ from gym.errors import GymError, did_you_mean
 
 MATCH_THRESHOLD = 75  # thefuzz score (0-100) a field must reach for a benchmark to match
 _TOKEN_SPLIT = re.compile(r"[\s_\-/.,:;()\[\]]+")
-FILTERS = ("domain", "verifier", "gated", "needs_judge", "needs_sandbox")
+FILTERS = ("domain", "verifier", "language", "gated", "needs_judge", "needs_sandbox")
 
 
 def _dataset_names(entry: BenchmarkEntry) -> list[str]:
@@ -34,6 +34,13 @@ def _dataset_names(entry: BenchmarkEntry) -> list[str]:
         elif len(parts) > 4:
             names.append(f"{parts[3]}/{parts[4]}")
     return names
+
+
+def language_filter(entries: list[BenchmarkEntry], wanted: str) -> list[BenchmarkEntry]:
+    known = {code for e in entries for code in e.languages}
+    if wanted.lower() not in {code.lower() for code in known}:
+        raise GymError(f"no benchmark has language={wanted}{did_you_mean(wanted, known)}; known: {', '.join(sorted(known))}")
+    return [e for e in entries if wanted.lower() in (code.lower() for code in e.languages)]
 
 
 def score(query: str, entry: BenchmarkEntry) -> int:
@@ -71,7 +78,9 @@ def find(cfg: DictConfig) -> list[dict[str, Any]]:
         wanted = cfg.get(key)
         if wanted is None:
             continue
-        if key in ("domain", "verifier"):
+        if key == "language":  # a benchmark matches when any of its languages is the one asked for
+            entries = language_filter(entries, str(wanted))
+        elif key in ("domain", "verifier"):
             values = {getattr(e, key) for e in entries}
             if str(wanted) not in values:
                 raise GymError(f"no benchmark has {key}={wanted}{did_you_mean(str(wanted), values)}; "
@@ -88,8 +97,8 @@ def find(cfg: DictConfig) -> list[dict[str, Any]]:
             hits.append({**entry.to_dict(), "score": match, "prepared": is_prepared(entry, data_root),
                          "data_path": str(entry.data_path(data_root))})
     hits.sort(key=lambda h: (-h["score"], h["name"]))
-    limit = int(cfg.get("limit") or 0)
-    return hits[:limit] if limit > 0 else hits
+    max_rows = int(cfg.get("max_rows") or 0)
+    return hits[:max_rows] if max_rows > 0 else hits
 
 
 def format_hits(hits: list[dict[str, Any]], width: int | None) -> str:
@@ -120,7 +129,7 @@ def show(cfg: DictConfig) -> dict[str, Any]:
     info["prepare_command"] = f"python -m gym task=prepare benchmark={name}"
     info["run_command"] = f"python -m gym task=e2e benchmark={name} model=vllm model.base_url=http://127.0.0.1:8000/v1"
     info["config"] = OmegaConf.to_container(bench, resolve=True)
-    if cfg.get("output") == "json":
+    if cfg.get("format") == "json":
         print(json.dumps(info, indent=2))
         return info
     text = [f"{name}: {bench.description}", ""]
@@ -137,12 +146,12 @@ def show(cfg: DictConfig) -> dict[str, Any]:
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
-    if cfg.get("output") not in ("table", "json"):
-        raise GymError(f"output={cfg.get('output')} is not one of: table, json")
+    if cfg.get("format") not in ("table", "json"):
+        raise GymError(f"format={cfg.get('format')} is not one of: table, json")
     if cfg.get("benchmark") is not None:
         return show(cfg)
     hits = find(cfg)
-    if cfg.output == "json":
+    if cfg.format == "json":
         print(json.dumps(hits, indent=2))
     elif not hits:
         query = cfg.get("query") or ""
