@@ -62,12 +62,15 @@ def verify_all(verifier, rows: list[dict], answer) -> dict[str, tuple[float, dic
         return dict(pool.map(one, rows))
 
 
-def test_every_human_eval_plus_canonical_solution_passes_and_every_pass_body_fails(verifier):
-    rows = human_eval_rows()
-    passed = verify_all(verifier, rows, canonical)
+def test_every_human_eval_plus_canonical_solution_passes(verifier):
+    passed = verify_all(verifier, human_eval_rows(), canonical)
     assert {task: details.get("failure") for task, (reward, details) in passed.items() if reward != 1.0} == {}
-    assert passed["HumanEval/15"][1]["plus"]["tests"] > 100  # the outputs that once overflowed the cap
-    failed = verify_all(verifier, rows, do_nothing)
+    for task in ("HumanEval/15", "HumanEval/130"):  # outputs of MBs per input, once over the output cap
+        assert passed[task][1]["plus"]["tests"] > 100 and passed[task][1]["passing_plus_tests"]
+
+
+def test_every_human_eval_plus_pass_body_fails(verifier):
+    failed = verify_all(verifier, human_eval_rows(), do_nothing)
     assert {task for task, (reward, _) in failed.items() if reward != 0.0} == set()
 
 
