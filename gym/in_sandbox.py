@@ -47,7 +47,7 @@ ARCHES = {
     "aarch64": (0xC00000B7, 91, 41, 281, 220, 435, 198, 129,
                 (221, 117, 154, 157, 425, 426, 427, 97, 268, 40, 39, 41, 51, 270, 271, 272)),
 }
-SOURCE_FD, EXEC_FD, PEER_IN, PEER_OUT = 9, 10, 3, 4  # fds of a program process; the judge's pipe ends
+SOURCE_FD, EXEC_FD, STATUS_FD, PEER_IN, PEER_OUT = 9, 10, 11, 3, 4  # fds of a program process; the judge's pipes
 AT_EMPTY_PATH = 0x1000
 STDERR_TAIL = 4000
 WORKDIR = "/work"
@@ -264,15 +264,36 @@ def _remap(fds: dict[int, int]) -> None:
         os.close(fd)
 
 
+class SetupFailed(Exception):
+    """A restriction could not be applied to a process: nothing may run with less (gym: verifier error)."""
+
+
+def _started(pid: int, status_read: int) -> int:
+    """The parent's half of the fork/exec status pipe: EOF alone (closed by exec) or one b"+" means set up."""
+    report = b""
+    while chunk := os.read(status_read, 4096):
+        report += chunk
+    os.close(status_read)
+    if report.lstrip(b"+"):
+        os.waitpid(pid, 0)
+        _victims.remove(pid)
+        raise SetupFailed(report.lstrip(b"+").decode("utf-8", "replace"))
+    return pid
+
+
 def _start_program(job: dict, run: dict, fds: dict[int, int], python_fd: int) -> int:
-    """Fork and exec a fresh interpreter running the program; `fds` maps child fd -> our fd."""
+    """Fork and exec a fresh interpreter running the program; `fds` maps child fd -> our fd. A failure
+    before exec comes back through a close-on-exec pipe, which the program never holds (so it cannot fake one)."""
+    status_read, status_write = os.pipe2(os.O_CLOEXEC)
     pid = _fork()
     if pid:
-        return pid
+        os.close(status_write)
+        return _started(pid, status_read)
     try:
-        _remap({**fds, EXEC_FD: python_fd})
+        _remap({**fds, EXEC_FD: python_fd, STATUS_FD: status_write})
         os.set_inheritable(EXEC_FD, False)
-        keep = set(fds) | {EXEC_FD}
+        os.set_inheritable(STATUS_FD, False)
+        keep = set(fds) | {EXEC_FD, STATUS_FD}
         for fd in range(3, 64):
             if fd not in keep:
                 with _quiet(OSError):
@@ -286,24 +307,34 @@ def _start_program(job: dict, run: dict, fds: dict[int, int], python_fd: int) ->
         os.execve(EXEC_FD, [job["python"], "-s", "-S", "-B", "-c", LOADER], job["env"])
     except BaseException as exc:
         with _quiet(OSError):
-            os.write(2, f"sandbox: cannot start the program: {exc}\n".encode())
+            os.write(STATUS_FD, f"cannot start the program: {exc}".encode())
     os._exit(127)
 
 
 def _start_judge(job: dict, run: dict, fds: dict[int, int]) -> int:
     """Fork the judge: it runs the test code in this (non-dumpable) process image, not the program."""
+    status_read, status_write = os.pipe2(os.O_CLOEXEC)
     pid = _fork()
     if pid:
-        return pid
+        os.close(status_write)
+        return _started(pid, status_read)
     code = 1
     try:
-        _remap(fds)
-        os.closerange(5, 1 << 16)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_SETMASK, set())
-        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        _limit(job["limits"], run["timeout"], 1 << 20)
-        _seccomp()
+        try:
+            _remap({**fds, STATUS_FD: status_write})
+            os.closerange(5, STATUS_FD)
+            os.closerange(STATUS_FD + 1, 1 << 16)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_SETMASK, set())
+            _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            _limit(job["limits"], run["timeout"], 1 << 20)
+            _seccomp()
+            os.write(STATUS_FD, b"+")
+        except BaseException as exc:
+            os.write(STATUS_FD, f"cannot start the judge: {exc}".encode())
+            raise
+        finally:
+            os.close(STATUS_FD)
         sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
         sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
         scope = {"__name__": "judge", "__builtins__": __builtins__, "PEER_IN": PEER_IN, "PEER_OUT": PEER_OUT}
@@ -447,7 +478,11 @@ def main() -> None:
     _emit({"ready": True, "mechanism": job["mechanism"]})
     init = os.getpid() == 1
     for index, run in enumerate(job["runs"]):
-        result = _run_one(job, run, python_fd, source_fd, init)
+        try:
+            result = _run_one(job, run, python_fd, source_fd, init)
+        except SetupFailed as exc:
+            _emit({"sandbox_error": str(exc)})
+            os._exit(3)
         result["index"] = index
         _emit(result)
 

@@ -418,6 +418,8 @@ def _collect(proc, runs: list[Run], outcome: Outcome, deadline: float,
             continue
         message = marshal.loads(bytes(buffer[4:4 + size]))
         del buffer[:4 + size]
+        if "sandbox_error" in message:  # a restriction failed to apply to a process: refuse, never run weaker
+            raise SandboxUnavailable(f"sandbox ({outcome.mechanism}) refused a run: {message['sandbox_error']}")
         if "ready" in message:
             if not message["ready"]:
                 outcome.error = message.get("error") or "sandbox could not start"

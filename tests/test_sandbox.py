@@ -296,6 +296,11 @@ def test_a_failed_isolation_step_refuses_to_run(mechanism, monkeypatch):
     with pytest.raises(VerifierError, match="sandbox refused"):
         verifier.verify({"question": "q", "unit_tests": {"inputs": [""], "outputs": ["1"], "fn_name": None}},
                         "```python\nprint(1)\n```")
+    monkeypatch.setattr(sandbox_module, "_view", view)
+    for judge in (None, "print('pass')"):  # a restriction that cannot be applied to a process (rlimits here)
+        with pytest.raises(SandboxUnavailable, match="refused a run: cannot start the program"):
+            execute("print(1)", [Run("", 5, judge=judge)], {**sandbox_module.DEFAULT_LIMITS, "memory_mb": "lots"},
+                    mechanism, 30, None)
     with pytest.raises(ValueError, match="unknown sandbox mechanism"):
         execute("print(1)", [Run("", 5)], sandbox_module.DEFAULT_LIMITS, False, 30, None)
     assert children_of_this_process() == set()
