@@ -1,7 +1,7 @@
 """Every canonical solution of the real HumanEval+ release scores 1 and every `pass` body scores 0, through
 the code verifier exactly as collect calls it; the same for the mbpp and livecodebench fixtures.
 
-HumanEval+ is tests/fixtures/humanevalplus/HumanEvalPlus.jsonl.gz, an exact copy of the EvalPlus release
+HumanEval+ is tests/fixtures/real/humanevalplus/HumanEvalPlus.jsonl.gz, an exact copy of the EvalPlus release
 (Apache-2.0, LICENSE beside it). Its tasks 15 and 130 return outputs of several MB for each of ~100 plus
 inputs (far more than any output cap): they are compared by digest.
 """
@@ -28,7 +28,7 @@ def human_eval_rows() -> list[dict]:
     spec = importlib.util.spec_from_file_location("human_eval_prepare", BENCHMARKS_DIR / "human_eval" / "prepare.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    with gzip.open(FIXTURES / "humanevalplus" / "HumanEvalPlus.jsonl.gz", "rt", encoding="utf-8") as handle:
+    with gzip.open(FIXTURES / "real" / "humanevalplus" / "HumanEvalPlus.jsonl.gz", "rt", encoding="utf-8") as handle:
         items = [json.loads(line) for line in handle]
     rows = [module.convert(item, index)[0] for index, item in enumerate(items)]
     assert len(rows) == 164 and all(rows)
