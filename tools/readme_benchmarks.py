@@ -34,8 +34,9 @@ FAMILY_NOTES = {
     "exact": "normalised exact or set match of the final answer",
     "judge": "an LLM judge through the same client (retries, typed failures; a judge failure is `infra_error`, "
              "never 0); some check with math-verify first",
-    "code": "generated code against the tests in a sandbox: user/network/mount/PID namespaces, read-only file "
-            "system, seccomp, rlimits, timeouts",
+    "code": "generated code against the tests in a [sandbox](#code-sandbox) (bubblewrap, else namespaces): an "
+            "allow-listed read-only view, no network, a fresh interpreter under seccomp and rlimits; a pass is "
+            "reported by the test side, never inferred from an exit status",
 }
 
 
