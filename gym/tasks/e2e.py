@@ -60,10 +60,18 @@ def headline(metrics_path: Path, benchmark: str) -> dict[str, Any]:
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
-    from gym.tasks import aggregate, collect, profile
+    from gym import resume
 
     if cfg.get("benchmark") is None:
         raise GymError("choose a benchmark: benchmark=<name> (python -m gym task=search lists them)")
+    with resume.signals_as_interrupts():
+        # resume=true: continue the run's own rollouts file and keep every output in the first run's dir
+        return _run(resume.resolve(cfg))
+
+
+def _run(cfg: DictConfig) -> dict[str, Any]:
+    from gym.tasks import aggregate, collect, profile
+
     out_dir = run_dir(cfg)
     prepare_if_needed(cfg)
     rollouts = Path(cfg.get("output") or out_dir / "rollouts.jsonl")
