@@ -157,3 +157,41 @@ def test_gym_log_gets_warnings_summary_and_errors(prepared, tmp_path):
                      "limit=2", f"hydra.run.dir={tmp_path / 'failed'}")
     assert_clean_failure(failed, "cannot reach")
     assert "gym: error: cannot reach the model endpoint" in (tmp_path / "failed" / "gym.log").read_text()
+
+
+def _task_pids(marker: str) -> list[int]:
+    """Pids of submitit task processes (`python -m submitit.core._submit <folder>`) under `marker`."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, ValueError):
+            continue
+        if "submitit.core._submit" in cmdline and marker in cmdline:
+            pids.append(int(proc.name))
+    return pids
+
+
+@pytest.mark.slow
+def test_submitit_sweep_job_resumes_after_preemption(prepared, tmp_path):
+    """submitit's pre-emption signal (USR2) checkpoints and requeues the job; the requeued job runs again in
+    its own job dir and continues the rollouts already there instead of starting over."""
+    sweep = tmp_path / "sweep"
+    proc = subprocess.Popen([sys.executable, "-m", "gym", "-m", "task=collect", "benchmark=gsm8k", "model=mock",
+                             "limit=10", "num_repeats=2", "concurrency=1", "model.mock.latency=0.1", "progress=false",
+                             "hydra/launcher=submitit_local", f"hydra.sweep.dir={sweep}"],
+                            cwd=ROOT, env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out = sweep / "0_gsm8k_mock" / "rollouts.jsonl"
+    wait = threading.Event()
+    for _ in range(12000):
+        if proc.poll() is not None or (out.is_file() and out.read_text().count("\n") >= 3):
+            break
+        wait.wait(0.01)
+    pids = _task_pids(str(sweep))
+    assert len(pids) == 1, pids
+    os.kill(pids[0], signal.SIGUSR2)
+    stdout, stderr = proc.communicate(timeout=180)
+    assert proc.returncode == 0, stderr
+    rows = read_rollouts(out)
+    assert len({r["key"] for r in rows}) == 20 == len(rows)  # finished, nothing done twice
+    assert "resuming" in (out.parent / "gym.log").read_text()  # the requeued job continued the file
