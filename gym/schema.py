@@ -47,15 +47,9 @@ class BenchmarkConfig:
     gated: bool = False
     needs_judge: bool = False
     needs_sandbox: bool = False
-<<<<<<< HEAD
-    max_tokens: Optional[int] = None  # default output cap; model.sampling.max_tokens overrides it
-    subsets: List[str] = field(default_factory=lambda: ["subset"])  # grouping columns for per-subset metrics
-    languages: List[str] = field(default_factory=lambda: ["en"])  # languages of the tasks (search facet)
-=======
     subsets: List[str] = field(default_factory=lambda: ["subset"])  # grouping columns for per-subset metrics
     languages: List[str] = field(default_factory=lambda: ["en"])  # languages of the tasks (search facet)
     max_tokens: Optional[int] = None  # default output cap; model.sampling.max_tokens overrides it
->>>>>>> main
     dataset: DatasetConfig = field(default_factory=DatasetConfig)
     prompt: PromptConfig = field(default_factory=PromptConfig)
     verifier: VerifierConfig = field(default_factory=VerifierConfig)

@@ -30,7 +30,8 @@ if os.environ.get("FAKE_VLLM_FAIL"):
     sys.exit(3)
 name = args[args.index("--served-model-name") + 1] if "--served-model-name" in args else args[1]
 os.execv(sys.executable, [sys.executable, "-m", "gym.mock_server", "--port", args[args.index("--port") + 1],
-                          "--model-name", name, "--data", os.environ["FAKE_VLLM_DATA"]])
+                          "--model-name", name, "--data", os.environ["FAKE_VLLM_DATA"],
+                          "--latency", os.environ.get("FAKE_VLLM_LATENCY", "0")])
 """
 
 
@@ -65,6 +66,32 @@ def test_vllm_local_runs_and_is_stopped(fake_vllm, tmp_path):
     endpoint = json.loads((tmp_path / "run" / "run.json").read_text())["endpoint"]
     with pytest.raises(requests.ConnectionError):
         requests.get(endpoint["base_url"] + "/models", timeout=5)
+
+
+@pytest.mark.slow
+def test_a_started_server_is_stopped_when_gym_gets_sigterm(fake_vllm, tmp_path, prepared):
+    import signal
+    import subprocess
+    import threading
+
+    from tests.conftest import ROOT
+
+    run = tmp_path / "run"
+    env = {**os.environ, "FAKE_VLLM_LATENCY": "uniform:0.01:3", "GYM_DATA_DIR": str(prepared.parents[1])}
+    proc = subprocess.Popen([sys.executable, "-m", "gym", "task=collect", "benchmark=gsm8k", "model=vllm_local",
+                             "model.path=m", "limit=10", "num_repeats=2", "concurrency=2", "progress=false",
+                             f"hydra.run.dir={run}"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    out, wait = run / "rollouts.jsonl", threading.Event()
+    for _ in range(6000):
+        if proc.poll() is not None or (out.is_file() and out.read_text().count("\n") >= 1):
+            break
+        wait.wait(0.01)
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 143, stderr
+    with pytest.raises(ProcessLookupError):
+        os.kill(json.loads(fake_vllm.read_text())["pid"], 0)
 
 
 def test_vllm_local_failures_are_one_line(fake_vllm, tmp_path, monkeypatch):

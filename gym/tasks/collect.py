@@ -3,13 +3,8 @@
 Crash safety: each rollout is appended and flushed as it finishes; its key hashes everything that
 defines it (prepared-file sha, rendered prompt, sampling, model id, rollout index), so a resumed run
 skips keys already `ok`/`model_error`, redoes `infra_error`/`verifier_error`, and never mixes in stale rows.
-<<<<<<< HEAD
-The row itself is defined in gym/rollout.py. Ctrl-C, SIGTERM and SIGHUP stop at once with run.json saying "interrupted" and the exact resume
-command (gym.resume). Endpoints are started and checked by gym.endpoints.
-=======
 The row itself is defined in gym/rollout.py. Ctrl-C, SIGTERM and SIGHUP stop at once with run.json saying
 "interrupted" and the exact resume command (gym.resume). Endpoints are started and checked by gym.endpoints.
->>>>>>> main
 """
 
 from __future__ import annotations
