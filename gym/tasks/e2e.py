@@ -66,7 +66,15 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         raise GymError("choose a benchmark: benchmark=<name> (python -m gym task=search lists them)")
     with resume.signals_as_interrupts():
         # resume=true: continue the run's own rollouts file and keep every output in the first run's dir
-        return _run(resume.resolve(cfg))
+        cfg = resume.resolve(cfg)
+        try:
+            return _run(cfg)
+        except KeyboardInterrupt as exc:  # outside collect (prepare, aggregate, profile): the same exact hint
+            if getattr(exc, "hint", None):
+                raise
+            rollouts = Path(cfg.get("output") or run_dir(cfg) / "rollouts.jsonl")
+            raise resume.Interrupted(getattr(exc, "signum", 2),
+                                     f"continue with: {resume.resume_command(cfg, rollouts)}") from None
 
 
 def _run(cfg: DictConfig) -> dict[str, Any]:
