@@ -72,7 +72,8 @@ def metrics_table(metrics: dict[str, Any]) -> str:
     notes = "".join(
         f"note: {label}: {e['partial_tasks']} task(s) have fewer scored rollouts than {e['rollouts_per_task']['max']}, "
         f"so k stops at {e['rollouts_per_task']['min']}\n"
-        for label, e in metrics["benchmarks"].items() if e["partial_tasks"])
+        for label, e in metrics["benchmarks"].items() if e["partial_tasks"] and "adaptive" not in e)
+    notes += "".join(adaptive_note(label, e["adaptive"]) for label, e in metrics["benchmarks"].items() if "adaptive" in e)
     notes += "".join(f"note: {label}: {e['unscored_tasks']} task(s) only have infra errors or verifier errors and are left out\n"
                      for label, e in metrics["benchmarks"].items() if e["unscored_tasks"])
     notes += parse_errors.note_lines(metrics)
@@ -82,6 +83,12 @@ def metrics_table(metrics: dict[str, Any]) -> str:
 
     return (format_table(headers, rows) + "\n" + scores_lines(metrics) + family_lines(metrics) + subsets_text(metrics)
             + inputs_line(metrics.get("inputs") or {}) + note)
+
+
+def adaptive_note(label: str, adaptive: dict[str, Any]) -> str:
+    """What an adaptive run's figures are, and which ones it cannot give."""
+    missing = "; ".join(f"{name}: not estimable without bias ({why})" for name, why in adaptive["not_estimable"].items())
+    return f"note: {label}: adaptive repeats ({adaptive['rule']}); {adaptive['estimator']}\nnote: {label}: {missing}\n"
 
 
 def scores_lines(metrics: dict[str, Any]) -> str:
