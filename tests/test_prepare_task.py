@@ -227,3 +227,14 @@ def test_many_failures_give_a_short_table_and_leave_no_empty_dirs(user_setup):
     report = json.loads((s["tmp"] / "r" / "prepare.json").read_text())
     assert all(r["status"] == "failed" and "ways out" in r["error"] for r in report)
     assert "ways out" in (s["tmp"] / "r" / "gym.log").read_text()
+
+
+def test_e2e_on_a_user_benchmark_composes_its_steps_on_the_user_search_path(user_setup):
+    s = user_setup
+    run = s["tmp"] / "e2e"
+    result = run_gym("task=e2e", "benchmark=toy", "model=mock", "num_repeats=2", "progress=false", "aggregate.k=[1,2]",
+                     f"data.mirror={s['url']}", *s["args"], f"hydra.run.dir={run}")
+    assert result.returncode == 0, result.stderr
+    metrics = json.loads((run / "metrics.json").read_text())
+    assert metrics["benchmarks"]["toy"]["tasks"] == 2 and (run / "report.html").is_file()
+    assert json.loads((run / "prepare.json").read_text())[0]["benchmark"] == "toy"
