@@ -51,3 +51,14 @@ def test_unbundled_download_failure_names_the_ways_out(tmp_path, no_network):
     assert "data.mirror=<URL or dir holding example.org/data/rows.jsonl>" in message
     assert str(tmp_path / "gsm8k" / "raw" / "example.org" / "data" / "rows.jsonl") in message
     assert "data.offline=true" in message
+
+
+def test_local_mirror_with_decoded_names(tmp_path):
+    """A URL with %2F in its path is found in a local mirror that stores it as a folder (as the fixtures do)."""
+    url = "https://huggingface.co/datasets/org/set/resolve/refs%2Fconvert%2Fparquet/default/test/0000.parquet"
+    mirror = tmp_path / "mirror"
+    stored = mirror / "huggingface.co/datasets/org/set/resolve/refs/convert/parquet/default/test/0000.parquet"
+    stored.parent.mkdir(parents=True)
+    stored.write_bytes(b"PAR1")
+    path = context(tmp_path, mirror=str(mirror), offline=True).fetch(url)
+    assert path.read_bytes() == b"PAR1"
