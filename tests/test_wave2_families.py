@@ -432,3 +432,18 @@ def test_judgement_metrics_in_aggregate(tmp_path, data_dir, mirror_url):
     fm = json.loads((tmp_path / "agg" / "metrics.json").read_text())["benchmarks"]["proof_bench_judge"]["family_metrics"]
     assert fm["family"] == "label" and sum(fm["confusion"].values()) == 20
     assert 0 < fm["accuracy"]["value"] < 100 and fm["f1"] is not None
+
+
+def test_flores200_pairs_by_id(tmp_path, mirror_url):
+    rows = _prepared("flores200", tmp_path, mirror_url, targets=["fra_Latn", "jpn_Jpan"])
+    assert len(rows) == 6 and rows[0]["text"] == "The bridge was closed for repairs last week."
+    assert rows[0]["expected_answer"].startswith("[fra_Latn]") and "into French" in rows[0]["question"]
+    with pytest.raises(GymError, match="targets"):
+        _prepared("flores200", tmp_path / "bad", mirror_url, targets=["eng_Latn"])
+
+
+def test_translation_tokenize_option():
+    assert make_verifier("translation", {"tokenize": "char"}).verify(
+        {"expected_answer": "abc", "target_language": "fr_FR"}, "abc").details["tokenize"] == "char"
+    with pytest.raises(GymError, match="tokenize"):
+        make_verifier("translation", {"tokenize": "words"})
