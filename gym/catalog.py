@@ -34,6 +34,8 @@ class BenchmarkEntry:
     gated: bool = False
     needs_judge: bool = False
     needs_sandbox: bool = False
+    languages: list[str] = field(default_factory=lambda: ["en"])  # language codes of the tasks
+    subsets: list[str] = field(default_factory=list)  # grouping columns of the per-subset metrics
     sources: list[str] = field(default_factory=list)
     config_path: str = ""
 
@@ -132,6 +134,8 @@ def read_entry(name: str, path: Path) -> BenchmarkEntry:
         gated=flag("gated"),
         needs_judge=flag("needs_judge"),
         needs_sandbox=flag("needs_sandbox"),
+        languages=[str(code) for code in values.get("languages") or ["en"]],
+        subsets=[str(column) for column in values.get("subsets") or []],
         sources=[str(s) for s in dataset.get("sources") or []],
         config_path=str(path),
     )

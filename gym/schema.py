@@ -47,6 +47,8 @@ class BenchmarkConfig:
     gated: bool = False
     needs_judge: bool = False
     needs_sandbox: bool = False
+    subsets: List[str] = field(default_factory=lambda: ["subset"])  # grouping columns for per-subset metrics
+    languages: List[str] = field(default_factory=lambda: ["en"])  # languages of the tasks (search facet)
     dataset: DatasetConfig = field(default_factory=DatasetConfig)
     prompt: PromptConfig = field(default_factory=PromptConfig)
     verifier: VerifierConfig = field(default_factory=VerifierConfig)
@@ -119,6 +121,7 @@ class SearchKnobs:
     query: Any = ""
     domain: Optional[str] = None
     verifier: Optional[str] = None
+    language: Optional[str] = None
     gated: Optional[bool] = None
     needs_judge: Optional[bool] = None
     needs_sandbox: Optional[bool] = None
@@ -192,8 +195,23 @@ class ProfileKnobs:
     samples_per_bucket: int = 2
 
 
+@dataclass
+class ReverifyKnobs:
+    rollouts: Any = None
+    concurrency: int = 16
+    examples: int = 3
+    k: Any = None
+
+
+@dataclass
+class ExportKnobs:
+    rollouts: Any = None
+    format: str = "nemo_gym"
+    output_dir: Optional[str] = None
+
+
 TASK_KNOBS = {"search": SearchKnobs, "prepare": PrepareKnobs, "collect": CollectKnobs, "e2e": E2EKnobs,
-              "aggregate": AggregateKnobs, "profile": ProfileKnobs}
+              "aggregate": AggregateKnobs, "profile": ProfileKnobs, "reverify": ReverifyKnobs, "export": ExportKnobs}
 
 
 def check_task_knobs(cfg: Any) -> None:

@@ -116,8 +116,49 @@ def read_last_judgement_yes_no(text: str) -> Reading:
     return Reading(CORRECT if word == "YES" else INCORRECT, f"Judgement: {word}", True)
 
 
+_NUMBER = r"(\d+(?:\.\d+)?)"
+_FINAL_SCORE = re.compile(rf"FINAL_SCORE\s*[:=]?\s*\[?\s*{_NUMBER}\s*\]?\s*(?:/|out\s+of)\s*"
+                          rf"(?:MAX_POSSIBLE_SCORE\s*)?\[?\s*{_NUMBER}\s*\]?", re.IGNORECASE)
+RUBRIC_PASS = 7.0  # of 10
+
+
+def read_rubric_score(text: str) -> Reading:
+    """FrontierScience research: the last "FINAL_SCORE: N/M" (also "FINAL_SCORE[N] / MAX_POSSIBLE_SCORE[M]"),
+    scaled to 10; a score of 7 or more passes.
+
+    The reference takes the last score-like fragment anywhere ("7/10", "7 out of 10", "Score: 7"), so a
+    fraction or date in the grader's notes can become the grade; here only the FINAL_SCORE line counts.
+    """
+    matches = _FINAL_SCORE.findall(text)
+    if not matches:
+        return Reading(INCORRECT, None, False)
+    score, maximum = (float(v) for v in matches[-1])
+    if maximum <= 0 or score > maximum:
+        return Reading(INCORRECT, f"FINAL_SCORE: {score:g}/{maximum:g}", False)
+    scaled = 10.0 * score / maximum
+    return Reading(CORRECT if scaled >= RUBRIC_PASS else INCORRECT, f"{scaled:g}/10", True)
+
+
+_POINTS = re.compile(r"<points>\s*(\d+)\s*(?:out\s+of|/)\s*7\s*</points>", re.IGNORECASE)
+PROOF_PASS = 6  # of 7
+
+
+def read_points_of_7(text: str) -> Reading:
+    """IMO-ProofBench: the last "<points>N out of 7</points>"; 6 or 7 points count as a correct proof."""
+    matches = _POINTS.findall(text)
+    if not matches:
+        return Reading(INCORRECT, None, False)
+    points = int(matches[-1])
+    if points > 7:
+        return Reading(INCORRECT, f"{points}/7", False)
+    return Reading(CORRECT if points >= PROOF_PASS else INCORRECT, f"{points}/7", True)
+
+
 # Checked in this order by the reference server's judge (most specific marker first).
 FORMATS: dict[str, VerdictFormat] = {f.name: f for f in (
+    VerdictFormat("rubric_score", "FINAL_SCORE", "FINAL_SCORE: 10/10", "FINAL_SCORE: 0/10", read_rubric_score),
+    VerdictFormat("points_of_7", "<points>", "<points>7 out of 7</points>", "<points>0 out of 7</points>",
+                  read_points_of_7),
     VerdictFormat("boxed_correct", "\\boxed{Correct}", "\\boxed{Correct}", "\\boxed{Incorrect}", read_boxed_correct),
     VerdictFormat("last_judgement_yes_no", "Judgement: YES", "Judgement: YES", "Judgement: NO",
                   read_last_judgement_yes_no),

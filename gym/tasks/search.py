@@ -20,7 +20,7 @@ from gym.errors import GymError, did_you_mean
 
 MATCH_THRESHOLD = 75  # thefuzz score (0-100) a field must reach for a benchmark to match
 _TOKEN_SPLIT = re.compile(r"[\s_\-/.,:;()\[\]]+")
-FILTERS = ("domain", "verifier", "gated", "needs_judge", "needs_sandbox")
+FILTERS = ("domain", "verifier", "language", "gated", "needs_judge", "needs_sandbox")
 
 
 def _dataset_names(entry: BenchmarkEntry) -> list[str]:
@@ -34,6 +34,13 @@ def _dataset_names(entry: BenchmarkEntry) -> list[str]:
         elif len(parts) > 4:
             names.append(f"{parts[3]}/{parts[4]}")
     return names
+
+
+def language_filter(entries: list[BenchmarkEntry], wanted: str) -> list[BenchmarkEntry]:
+    known = {code for e in entries for code in e.languages}
+    if wanted.lower() not in {code.lower() for code in known}:
+        raise GymError(f"no benchmark has language={wanted}{did_you_mean(wanted, known)}; known: {', '.join(sorted(known))}")
+    return [e for e in entries if wanted.lower() in (code.lower() for code in e.languages)]
 
 
 def score(query: str, entry: BenchmarkEntry) -> int:
@@ -71,7 +78,9 @@ def find(cfg: DictConfig) -> list[dict[str, Any]]:
         wanted = cfg.get(key)
         if wanted is None:
             continue
-        if key in ("domain", "verifier"):
+        if key == "language":  # a benchmark matches when any of its languages is the one asked for
+            entries = language_filter(entries, str(wanted))
+        elif key in ("domain", "verifier"):
             values = {getattr(e, key) for e in entries}
             if str(wanted) not in values:
                 raise GymError(f"no benchmark has {key}={wanted}{did_you_mean(str(wanted), values)}; "
