@@ -35,6 +35,15 @@ FAMILY_NOTES = {
              "never 0); some check with math-verify first",
     "code": "generated code against the tests in a sandbox: user/network/mount/PID namespaces, read-only file "
             "system, seccomp, rlimits, timeouts",
+    "pairwise": "an LLM judge compares the answer with a baseline answer in both orders; pass@1 is the win rate "
+                "(ties half), with a bootstrap CI and per category",
+    "sql": "the last `sql` code block and the gold query run on the task's SQLite database (read-only, time limit, "
+           "row cap); equal result sets score 1",
+    "long_context": "deterministic checks (node-set F1, prefix + similarity ratio, boxed letter); pass@1 per "
+                    "prompt-size bucket with context-length refusals counted",
+    "label": "the model grades: its verdict label (\"Judgement: Yes/No\" or a 4-way grade) against the gold label; "
+             "accuracy, precision/recall/F1 or MAE",
+    "translation": "sentence BLEU (reward) and chrF with sacrebleu; corpus BLEU and chrF per language pair",
 }
 
 
