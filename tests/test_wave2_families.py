@@ -447,3 +447,37 @@ def test_translation_tokenize_option():
         {"expected_answer": "abc", "target_language": "fr_FR"}, "abc").details["tokenize"] == "char"
     with pytest.raises(GymError, match="tokenize"):
         make_verifier("translation", {"tokenize": "words"})
+
+
+# -- Spider 2.0-Lite ------------------------------------------------------------------------------------
+def test_spider2_column_comparison():
+    from gym.verifiers.sql import columns_match
+
+    gold = [("Leeds", "3"), ("York", "1")]
+    assert columns_match(gold, [(1, "York", 1.004), (2, "Leeds", 3)], None, ignore_order=True)  # extra column, 0.01
+    assert not columns_match(gold, [("York", 1), ("Leeds", 3)], None, ignore_order=False)  # order matters here
+    assert columns_match(gold, [("Leeds", 99), ("York", 98)], [0], ignore_order=True)  # only condition column 0
+    assert not columns_match(gold, [("Leeds", 3)], None, ignore_order=True)  # a row missing
+    assert columns_match([("0",)], [(None,)], None, ignore_order=True)  # NULL counts as 0, as the evaluator
+    assert columns_match([], [], None, ignore_order=True) and not columns_match([("1",)], [], None, ignore_order=True)
+
+
+def test_spider2_verifier_any_gold_set(db_root):
+    verifier = make_verifier("sql", {"db_root": str(db_root), "compare": "columns"})
+    row = {"db_id": "demo", "gold_result": [[["9"]], [["2"], ["2"]]], "ignore_order": True, "condition_cols": []}
+    assert verifier.verify(row, "```sql\nSELECT id FROM t WHERE name = 'b'\n```").reward == 1.0  # second set
+    assert verifier.verify(row, "```sql\nSELECT id FROM t WHERE id = 1\n```").reward == 0.0
+    with pytest.raises(GymError, match="compare"):
+        make_verifier("sql", {"db_root": str(db_root), "compare": "bag"})
+
+
+def test_spider2_prepare(tmp_path, mirror_url):
+    rows = _prepared("spider2_lite", tmp_path, mirror_url)
+    assert [r["id"] for r in rows] == ["local001", "local002", "local003", "local004"]  # bq001 left out
+    assert rows[0]["db_id"] == "Soccer-League" and rows[0]["gold_result"] == [[["4"]]]
+    assert len(rows[2]["gold_result"]) == 2 and rows[1]["condition_cols"] == [0, 1]
+    assert (tmp_path / "spider2_lite" / "databases" / "Soccer-League" / "Soccer-League.sqlite").is_file()
+    page = tmp_path / "page.html"
+    page.write_text("<html>Google Drive can't scan this file for viruses</html>")
+    with pytest.raises(GymError, match="in a browser"):
+        _prepared("spider2_lite", tmp_path / "html", mirror_url, sqlite_zip=str(page))
