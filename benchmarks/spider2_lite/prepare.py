@@ -19,11 +19,10 @@ downloads of large files, in which case download it in a browser and pass
 from __future__ import annotations
 
 import csv
-import json
 import shutil
 import zipfile
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gym.errors import GymError
 from gym.sql_schema import schema_text
