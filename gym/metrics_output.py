@@ -13,7 +13,7 @@ from typing import Any
 from gym import parse_errors
 from gym.io import atomic_path, write_json_atomic
 from gym.metrics import metric_name
-from gym.table import format_table
+from gym.table import display_name, format_table
 
 log = logging.getLogger("gym.aggregate")
 
@@ -22,6 +22,7 @@ def metrics_for(spec: Any, k: int | list[int] | None = None) -> tuple[dict[str, 
     """(metrics.json content, the loaded RolloutSet) for a rollouts spec."""
     from gym.metrics import compute_metrics
     from gym.rollouts import load_rollouts
+    from gym.family_metrics import add_family_metrics
     from gym.subsets import add_subsets
 
     rollouts = load_rollouts(spec)
@@ -29,9 +30,7 @@ def metrics_for(spec: Any, k: int | list[int] | None = None) -> tuple[dict[str, 
     metrics = compute_metrics(rollouts.frame, k)
     parse_errors.add_to_metrics(metrics, rollouts.files)  # math verdicts: LaTeX the parser could not read
     add_subsets(metrics, rollouts, k)
-    from gym.family_metrics import add_family_metrics  # win rate, MAE, corpus BLEU, length buckets
-
-    add_family_metrics(metrics, rollouts)
+    add_family_metrics(metrics, rollouts)  # win rate, MAE, corpus BLEU, length buckets
     return {**metrics, "inputs": rollouts.summary()}, rollouts
 
 
@@ -66,7 +65,7 @@ def metrics_table(metrics: dict[str, Any]) -> str:
         pass_name, pass_top = _top(entry, "pass@k")
         maj_name, maj_top = _top(entry, "majority@k")
         no_answer = entry["no_answer"]["value"]
-        rows.append([entry["benchmark"], entry["model"], entry["tasks"], entry["rollouts"], fmt_ci(entry["pass@1"]),
+        rows.append([entry["benchmark"], display_name(entry["model"]), entry["tasks"], entry["rollouts"], fmt_ci(entry["pass@1"]),
                      f"{pass_name} {fmt_ci(pass_top)}", f"{maj_name} {fmt_ci(maj_top)}",
                      "-" if no_answer is None else f"{no_answer:.2f}", entry["counts"]["infra_error"],
                      entry["counts"].get("verifier_error", 0)])
@@ -81,7 +80,7 @@ def metrics_table(metrics: dict[str, Any]) -> str:
     from gym.family_metrics import family_lines
     from gym.subsets import subsets_text
 
-    return (format_table(headers, rows) + "\n" + scores_lines(metrics) + subsets_text(metrics) + family_lines(metrics)
+    return (format_table(headers, rows) + "\n" + scores_lines(metrics) + family_lines(metrics) + subsets_text(metrics)
             + inputs_line(metrics.get("inputs") or {}) + note)
 
 

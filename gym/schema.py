@@ -49,6 +49,7 @@ class BenchmarkConfig:
     needs_sandbox: bool = False
     subsets: List[str] = field(default_factory=lambda: ["subset"])  # grouping columns for per-subset metrics
     languages: List[str] = field(default_factory=lambda: ["en"])  # languages of the tasks (search facet)
+    max_tokens: Optional[int] = None  # default output cap; model.sampling.max_tokens overrides it
     dataset: DatasetConfig = field(default_factory=DatasetConfig)
     prompt: PromptConfig = field(default_factory=PromptConfig)
     verifier: VerifierConfig = field(default_factory=VerifierConfig)
@@ -77,15 +78,28 @@ class MockServerConfig:
 
 
 @dataclass
+class ServeConfig:
+    port: Optional[int] = None  # null = a free loopback port
+    threads: Optional[int] = None  # llama.cpp inference threads; null = 1 on <= 2 cores, else half the cores
+    ctx_size: int = 4096  # llama.cpp context tokens per slot (slots = concurrency)
+    startup_timeout: float = 120.0  # seconds to wait for /v1/models to answer
+    executable: str = "vllm"  # vllm_local: the vLLM command
+    args: List[str] = field(default_factory=list)  # vllm_local: extra `vllm serve` arguments
+
+
+@dataclass
 class ModelConfig:
-    kind: str = "openai_compatible"  # openai_compatible | mock
+    kind: str = "openai_compatible"  # openai_compatible | mock | local | vllm_local
     base_url: Optional[str] = MISSING
     name: Optional[str] = None  # served model id; discovered from /v1/models when null
     api: str = "chat"  # chat | responses | completions
     api_key_env: Optional[str] = None  # NAME of the env var holding the key (never the key itself)
     timeout: float = 600.0  # seconds per request
+    rollout_timeout: Optional[float] = 1200.0  # seconds per rollout over all its attempts; null = no budget
     max_retries: int = 5  # attempts after the first
     sampling: SamplingConfig = field(default_factory=SamplingConfig)
+    path: Optional[str] = None  # local: GGUF file (null = packaged SmolLM2); vllm_local: model to serve
+    serve: ServeConfig = field(default_factory=ServeConfig)  # local / vllm_local server settings
     mock: MockServerConfig = field(default_factory=MockServerConfig)
 
 
@@ -125,8 +139,8 @@ class SearchKnobs:
     gated: Optional[bool] = None
     needs_judge: Optional[bool] = None
     needs_sandbox: Optional[bool] = None
-    limit: int = 0
-    output: str = "table"
+    max_rows: int = 0
+    format: str = "table"
 
 
 @dataclass
@@ -139,7 +153,6 @@ class PrepareOptions:
 class PrepareKnobs:
     benchmarks: Any = None
     n_jobs: int = 1
-    use_cached: bool = False
     prepare_args: Dict[str, Any] = field(default_factory=dict)
     prepare: PrepareOptions = field(default_factory=PrepareOptions)
 
@@ -166,7 +179,7 @@ class AggregateKnobs:
     rollouts: Any = None
     compare: Any = None
     k: Any = None
-    output: str = "table"
+    format: str = "table"
 
 
 @dataclass
@@ -234,3 +247,10 @@ def check_task_knobs(cfg: Any) -> None:
         key = getattr(exc, "full_key", None) or "?"
         message = str(exc).splitlines()[0]
         raise GymError(f"conf/task/{task}.yaml: bad value for '{key}': {message}") from None
+    for key in AT_LEAST_ONE:  # 0 would silently mean "the default" or "nothing"
+        value = cfg.get(key) if key in names else None
+        if value is not None and int(value) < 1:
+            raise GymError(f"{key}={value} must be at least 1" + (" (or null for the default)" if key != "concurrency" else ""))
+
+
+AT_LEAST_ONE = ("concurrency", "num_repeats", "limit")
