@@ -187,3 +187,26 @@ def test_readme_table_is_generated_from_the_catalog(tmp_path):
     assert f"{len(load_catalog())} benchmarks" in section
     for entry in load_catalog():
         assert re.search(rf"(?<![\w-]){re.escape(entry.name)}(?![\w-])", section), entry.name
+
+
+def test_fill_in_the_middle_answers(tmp_path, mirror_url):
+    _, rows = run("human_eval_infilling", tmp_path, mirror_url)
+    add, even = rows[0], rows[1]
+    assert "<FILL_ME>" in add["question"] and add["prefix"].endswith("return ")
+    verifier = make_verifier("code", {})
+    try:
+        def reward(row, block):
+            return verifier.verify(row, f"Here it is:\n\n```python\n{block}```").reward
+
+        assert reward(add, "a + b\n") == 1.0  # the fence's newline is not part of a mid-line span
+        assert reward(even, "    return n % 2 == 0\n") == 1.0
+        assert reward(even, "    return n % 2 == 0\n\n") == 1.0
+        assert reward(add, add["prefix"] + "a + b\n") == 1.0  # the whole prefix repeated is dropped
+        assert reward(add, "a - b\n") == 0.0
+        assert reward(even, "return n % 2 == 0\n") == 0.0  # indentation is the model's job
+        _, single = run("human_eval_infilling", tmp_path / "single", mirror_url, split="single_line")
+        assert single[0]["metadata"]["split"] == "single_line"
+        with pytest.raises(GymError, match="unknown split"):
+            run("human_eval_infilling", tmp_path / "bad", mirror_url, split="whole")
+    finally:
+        verifier.close()

@@ -14,6 +14,8 @@ the end means a cut-off answer and no code). Rows pick the tests:
   every output matches under EvalPlus' rules (float tolerance `atol`, special oracles). Per-test time
   limit max(min_time_limit, time_limit_factor x reference time). Reward 1 only if base AND plus pass;
   the secondary score `base_tests` (details["scores"]) is 1 when the base tests alone pass.
+* `prefix` + `suffix` + `test` + `entry_point` (HumanEval-Infilling): the answer is the middle; see
+  gym.verifiers.code_fim.
 * otherwise `test` + `entry_point` (HumanEval style): the program, the test code and
   `check(entry_point)` run once; exit status 0 passes.
 
@@ -36,6 +38,7 @@ from gym.verifiers.base import Verdict, Verifier
 from gym.verifiers.code_compare import close, extract_code, stdout_matches
 from gym.verifiers.code_driver import DRIVER, Opaque, decode_value, encode_value  # noqa: F401  (Opaque re-exported)
 from gym.verifiers.code_evalplus import evalplus_matches, mbpp_inputs, reference_outputs
+from gym.verifiers import code_fim
 
 PREAMBLE = "\n".join(
     [f"from {name} import *" for name in ("string", "re", "datetime", "collections", "heapq", "bisect", "copy", "math",
@@ -137,6 +140,8 @@ class CodeVerifier(Verifier):
             details = self._unit_tests(row["unit_tests"], PREAMBLE + code)
         elif row.get("base_input") is not None and row.get("canonical_solution") is not None:
             details = self._evalplus(row, _with_prompt(code, row))
+        elif code_fim.is_fim_row(row) and isinstance(row.get("test"), str) and row.get("entry_point"):
+            details = self._fim(row, code)
         elif isinstance(row.get("test"), str) and row.get("entry_point"):
             program = f"{_with_prompt(code, row)}\n\n{row['test']}\n\ncheck({row['entry_point']})\n"
             outcome = self.sandbox.run(program, [Run("", self.timeout, self.output_limit)],
@@ -152,6 +157,19 @@ class CodeVerifier(Verifier):
         details["isolated"] = self.isolated
         passed = details.pop("_passed", details["passed"] == details["tests"])
         return Verdict(1.0 if passed else 0.0, code, details)
+
+    def _fim(self, row: dict, code: str) -> dict:
+        """HumanEval-Infilling: prefix + middle + suffix + tests (gym.verifiers.code_fim)."""
+        details: dict[str, Any] = {"tests": 1, "passed": 0}
+        for middle in code_fim.middles(code, row):
+            outcome = self.sandbox.run(code_fim.program(row, middle), [Run("", self.timeout, self.output_limit)],
+                                       total_timeout=self.total_timeout)
+            result = outcome.results[0] if outcome.results else None
+            if result is not None and result.status == "ok":
+                return {"tests": 1, "passed": 1}
+            details["failure"] = {"reason": f"program {result.status}" if result else outcome.error,
+                                  "stderr": _brief(result.stderr.strip(), 1000) if result else ""}
+        return details
 
     # LiveCodeBench ----------------------------------------------------------------------------------
     def _unit_tests(self, tests: dict, program: str) -> dict:
@@ -272,4 +290,6 @@ def reference_program(row: dict, correct: bool = True) -> str | None:
     entry, solution = row.get("entry_point"), row.get("canonical_solution")
     if not entry or not isinstance(solution, str):
         return None
+    if code_fim.is_fim_row(row):
+        return code_fim.reference_middle(row, correct)
     return _with_prompt(solution, row) if correct else f"def {entry}(*args, **kwargs):\n    return None\n"
