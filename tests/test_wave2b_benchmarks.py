@@ -38,6 +38,8 @@ EXPECTED = {
     "physics": (2, "judge", ["en"]),
     "ugphysics": (13, "judge", ["en"]),
     "imo_proofbench": (2, "judge", ["en"]),
+    "human_eval_infilling": (3, "code", ["en"]),
+    "litmus-bench": (4, "typed", ["en"]),
 }
 
 
@@ -210,3 +212,32 @@ def test_fill_in_the_middle_answers(tmp_path, mirror_url):
             run("human_eval_infilling", tmp_path / "bad", mirror_url, split="whole")
     finally:
         verifier.close()
+
+
+@pytest.mark.parametrize("wrapper, kind, gold, text, reward", [
+    ("boxed", "count", "13", "There are 13 amide bonds: \\boxed{13}", 1.0),
+    ("boxed", "count", "13", "\\boxed{13.0}", 1.0),
+    ("boxed", "count", "4", "\\boxed{4.4}", 0.0),  # the reference rounds this to 4
+    ("boxed", "count", "4", "$\\boxed{\\text{4}}$", 1.0),
+    ("boxed", "count", "6", "first \\boxed{5}, then \\boxed{6}", 1.0),
+    ("boxed", "count", "6", "((6))", 0.0),  # not the wrapper the prompt asked for
+    ("boxed", "count", "3", "\\boxed{3 or 4}", 0.0),
+    ("double_paren", "count", "3", "First guess ((2)), corrected: (( 3 ))", 1.0),
+    ("double_paren", "bool", "1", "It has one.\n\n((yes))", 1.0),  # the reference reads no number here
+    ("double_paren", "bool", "0", "((No.))", 1.0),
+    ("double_paren", "bool", "1", "((2))", 0.0),
+    ("boxed", "bool", "1", "\\boxed{\\text{True}}", 1.0),
+    ("boxed", "count", "2", "no answer", 0.0),
+])
+def test_typed_answers(wrapper, kind, gold, text, reward):
+    verdict = make_verifier("typed").verify(
+        {"answer_wrapper": wrapper, "answer_kind": kind, "expected_answer": gold}, text)
+    assert verdict.reward == reward, verdict.details
+
+
+def test_litmus_rows(tmp_path, mirror_url):
+    _, rows = run("litmus-bench", tmp_path, mirror_url)
+    assert [(r["answer_kind"], r["answer_wrapper"], r["expected_answer"]) for r in rows] == [
+        ("count", "boxed", "2"), ("count", "double_paren", "1"), ("bool", "boxed", "1"), ("bool", "double_paren", "0")]
+    with pytest.raises(GymError, match="answer_wrapper"):
+        make_verifier("typed").verify({"expected_answer": "1"}, "((1))")

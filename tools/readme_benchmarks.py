@@ -34,7 +34,9 @@ FAMILY_NOTES = {
     "judge": "an LLM judge through the same client (retries, typed failures; a judge failure is `infra_error`, "
              "never 0); some check with math-verify first",
     "code": "generated code against the tests in a sandbox: user/network/mount/PID namespaces, read-only file "
-            "system, seccomp, rlimits, timeouts",
+            "system, seccomp, rlimits, timeouts (fill-in-the-middle: prefix + answer + suffix)",
+    "typed": "the last answer in the wrapper the prompt asked for (`\\boxed{}` or `((...))`), compared as a whole "
+             "count or a yes/no",
 }
 
 

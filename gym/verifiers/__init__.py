@@ -26,6 +26,7 @@ FAMILIES: dict[str, str] = {
     "judge": "gym.verifiers.judge:JudgeVerifier",
     "qa": "gym.verifiers.qa:QAVerifier",
     "code": "gym.verifiers.code:CodeVerifier",
+    "typed": "gym.verifiers.typed:TypedVerifier",
 }
 
 
