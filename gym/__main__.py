@@ -26,6 +26,8 @@ TASKS = {
     "aggregate": "gym.tasks.aggregate",
     "profile": "gym.tasks.profile",
     "e2e": "gym.tasks.e2e",
+    "reverify": "gym.tasks.reverify",
+    "export": "gym.tasks.export",
 }
 
 LAUNCHER_EXTRAS = {"local": ("hydra_plugins.hydra_joblib_launcher", "parallel"),

@@ -1,7 +1,7 @@
 """Metric functions over a rollout frame (see gym.rollouts for its columns). Scale: percent (0-100).
 
-Definitions (all per (benchmark, model) group; `infra_error` rows are left out of every denominator
-and only counted; a `model_error` rollout scores 0):
+Definitions (all per (benchmark, model) group; `infra_error` and `verifier_error` rows are left out of
+every denominator and only counted; a `model_error` rollout scores 0):
 
 * per-task values first, then the mean over tasks, so every metric is a mean over TASKS and its
   95% CI is a t-interval over tasks (mean ± t(0.975, T-1) · sd / √T of the per-task values).
@@ -28,6 +28,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
+from gym.rollout import SCORED, STATUSES
+
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
     import pandas as pd
@@ -39,7 +41,6 @@ PASS_AT_K_METHOD = ("expected max reward over random k-subsets of a task's rollo
 MAJORITY_RULE = ("most frequent non-null extracted answer among the first k rollouts scores its mean reward; "
                  "ties score the mean over the tied answers (a uniformly random pick, never the rewards); "
                  "no answer = 0")
-SCORED = ("ok", "model_error")
 
 # Two-sided 95% critical values of Student's t for 1..30 degrees of freedom.
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
@@ -239,7 +240,7 @@ def group_metrics(group: "pd.DataFrame", k: int | Sequence[int] | None = None) -
     import pandas as pd
 
     status = group["status"].astype(str)
-    counts = {name: int((status == name).sum()) for name in ("ok", "model_error", "infra_error")}
+    counts = {name: int((status == name).sum()) for name in STATUSES}
     arrays = TaskArrays(group)
     all_tasks = group["task_index"].nunique()
     entry: dict[str, Any] = {

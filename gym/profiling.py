@@ -8,7 +8,7 @@ percent; thresholds and bucket edges are given as fractions of 1 (0.25 = a 25 % 
 
 Completion: a task is complete when it has `expected_repeats` scored rollouts (default: the largest
 number of rollouts any task of its benchmark/model got), partial with fewer, and missing with none
-(only infra errors). Tasks that never appear in the rollouts are not known here and not counted.
+(only infra or verifier errors). Tasks that never appear in the rollouts are not known here and not counted.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 from gym.errors import GymError
+from gym.rollout import STATUSES
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -107,11 +108,13 @@ def task_profile(frame: "pd.DataFrame", expected_repeats: int | None,
         scored = group[group["status"].isin(SCORED)]
         stats = scored.groupby("task_index")["reward"].agg(["count", "mean", "std", "min", "max", "median"])
         infra = group[group["status"] == "infra_error"].groupby("task_index").size()
+        unverified = group[group["status"] == "verifier_error"].groupby("task_index").size()
         ok = group[group["status"] == "ok"].groupby("task_index")[["prompt_tokens", "completion_tokens"]].mean()
         prof = pd.DataFrame({
             "benchmark": str(bench), "model": str(model), "task_index": stats.index.to_numpy(np.int64),
             "rollouts": stats["count"].to_numpy(np.int64), "expected_rollouts": expected,
             "infra_errors": infra.reindex(stats.index, fill_value=0).to_numpy(np.int64),
+            "verifier_errors": unverified.reindex(stats.index, fill_value=0).to_numpy(np.int64),
         })
         prof["complete"] = prof["rollouts"] >= expected
         for stat in ("mean", "std", "min", "max", "median"):
@@ -135,6 +138,7 @@ def task_profile(frame: "pd.DataFrame", expected_repeats: int | None,
             "completion_pct": round(100.0 * done / max(1, expected * n_tasks), 4),
             "tasks": n_tasks, "complete_tasks": complete, "partial_tasks": len(prof) - complete,
             "missing_tasks": n_tasks - len(prof),
+            "counts": {name: int((group["status"] == name).sum()) for name in STATUSES},
         })
     profile = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
     return profile, completion
@@ -189,7 +193,8 @@ def profile_records(profile: "pd.DataFrame") -> Iterable[dict[str, Any]]:
         yield {
             "benchmark": row["benchmark"], "model": row["model"], "task_index": int(row["task_index"]),
             "rollouts": int(row["rollouts"]), "expected_rollouts": int(row["expected_rollouts"]),
-            "infra_errors": int(row["infra_errors"]), "complete": bool(row["complete"]),
+            "infra_errors": int(row["infra_errors"]), "verifier_errors": int(row["verifier_errors"]),
+            "complete": bool(row["complete"]),
             "reward": {stat: _round(row[f"reward_{stat}"], 6) for stat in ("mean", "std", "min", "max", "median")},
             "pass_rate": _round(row["pass_rate"]),
             "pass@k": {c[5:]: _round(row[c]) for c in pass_cols if _round(row[c]) is not None},

@@ -12,6 +12,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
+from gym.rollout import UNSCORED
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
@@ -178,10 +180,11 @@ def build_report(summary: dict[str, Any], profile: "pd.DataFrame", samples: list
     out.append("<h2>Completion</h2>")
     rows = [[_e(c["benchmark"]), _e(c["model"]), _e(c["expected_repeats"]),
              f"{c['completed_rollouts']}/{c['expected_rollouts']}", _num(c["completion_pct"]), _e(c["tasks"]),
-             _e(c["complete_tasks"]), _e(c["partial_tasks"]), _e(c["missing_tasks"])]
+             _e(c["complete_tasks"]), _e(c["partial_tasks"]), _e(c["missing_tasks"]),
+             *(_e((c.get("counts") or {}).get(status, 0)) for status in UNSCORED)]
             for c in summary["completion"]["groups"]]
     out.append(_table(["benchmark", "model", "expected repeats", "rollouts", "completion %", "tasks", "complete",
-                       "partial", "missing"], rows))
+                       "partial", "missing", *(status.replace("_", " ") + "s" for status in UNSCORED)], rows))
 
     out.append("<h2>Metrics</h2>")
     rows = []

@@ -13,18 +13,17 @@ Row validation
 --------------
 * A malformed line raises GymError with file:line; a torn last line without a newline (a write cut
   by a crash) is skipped and counted.
-* `reward` missing, null or NaN counts as missing: on an `ok` row that is an error (file:line) since
-  the row claims a verified answer; a `model_error` row scores 0 by definition; an `infra_error`
-  row keeps null (it is excluded from every denominator).
-* A reward outside [0, 1] and an unknown status are errors.
+* Each row is checked by gym.rollout (the row schema): `schema_version` absent = version 1, a newer
+  version than gym knows is refused; `reward` missing, null or NaN on an `ok` row is an error
+  (file:line) since the row claims a verified answer; a `model_error` row scores 0 by definition;
+  `infra_error` and `verifier_error` rows keep null (excluded from every denominator).
+* A reward outside [0, 1] and an unknown status (for the row's version) are errors.
 
 Secondary scores: a row's `scores` object {name: number in [0, 1]} becomes float columns
 `scores.<name>` (null where a row lacks the name); see gym.rollout_scores.
 
-NeMo Gym rollout files (`_ng_task_index`, `_ng_rollout_index`, `agent_ref.name`,
-`response.usage.input_tokens/output_tokens`) are read too: status "ok", benchmark from
-`agent_ref.name` (else the file stem), model from `response.model` (else "unknown"),
-key "<file>:<task>:<rollout>".
+NeMo Gym rollout files (`_ng_task_index`, `_ng_rollout_index`, ...) are read too; the mapping lives
+in gym/nemo_gym.py.
 
 Speed: files are parsed by pyarrow's multi-threaded JSON reader keeping only the needed columns;
 anything it cannot take as is (odd types, rows failing validation, blank lines) is re-read
@@ -40,9 +39,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-from gym import rollout_scores
+from gym import nemo_gym, rollout_scores
 from gym.errors import GymError
 from gym.io import complete_end, count_lines
+from gym.rollout import STATUSES, STATUSES_BY_VERSION, check_row
+from gym.rollout import number as _number
 from gym.rollout_files import find_rollout_files
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -51,7 +52,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 log = logging.getLogger("gym.rollouts")
 
-STATUSES = ("ok", "model_error", "infra_error")
 COLUMNS = ("benchmark", "model", "task_index", "rollout_index", "key", "status", "reward",
            "extracted_answer", "prompt_tokens", "completion_tokens", "latency_s", "source", "ordinal")
 _BLOCK_SIZE = 16 << 20  # pyarrow needs one block to hold a whole line
@@ -134,14 +134,14 @@ def _first_rows(path: Path, limit: int = 1000) -> list[dict | None]:
 
 
 def _is_nemo(row: dict | None) -> bool:
-    return isinstance(row, dict) and "_ng_task_index" in row and "task_index" not in row
+    return nemo_gym.is_nemo_row(row)
 
 
 def _schemas(score_names: Sequence[str] = ()) -> tuple["pa.Schema", "pa.Schema"]:
     import pyarrow as pa
 
     gym_schema = pa.schema([
-        ("benchmark", pa.string()), ("model", pa.string()), ("task_index", pa.int64()),
+        ("schema_version", pa.int64()), ("benchmark", pa.string()), ("model", pa.string()), ("task_index", pa.int64()),
         ("rollout_index", pa.int64()), ("key", pa.string()), ("status", pa.string()),
         ("reward", pa.float64()), ("extracted_answer", pa.string()), ("latency_s", pa.float64()),
         ("usage", pa.struct([("prompt_tokens", pa.int64()), ("completion_tokens", pa.int64())])),
@@ -151,7 +151,9 @@ def _schemas(score_names: Sequence[str] = ()) -> tuple["pa.Schema", "pa.Schema"]
         ("_ng_task_index", pa.int64()), ("_ng_rollout_index", pa.int64()), ("reward", pa.float64()),
         ("extracted_answer", pa.string()), ("agent_ref", pa.struct([("name", pa.string())])),
         ("response", pa.struct([("model", pa.string()), ("usage", pa.struct([
-            ("input_tokens", pa.int64()), ("output_tokens", pa.int64())]))])),
+            ("input_tokens", pa.int64()), ("output_tokens", pa.int64())])), ("status", pa.string())])),
+        ("_ng_failure_class", pa.string()), ("latency_s", pa.float64()),
+        ("scores", rollout_scores.struct_type(score_names)),
     ])
     return gym_schema, nemo_schema
 
@@ -181,21 +183,30 @@ def _read_fast(path: Path, end: int, nemo: bool, score_names: Sequence[str] = ()
         return None
     n = table.num_rows
     if nemo:
+        if table.column("_ng_failure_class").null_count < n:  # a failures file: the slow reader maps classes
+            return None
         usage = pc.struct_field(table.column("response"), [1])
         agent = pc.struct_field(table.column("agent_ref"), [0])
         model = pc.struct_field(table.column("response"), [0])
+        failed = pc.fill_null(pc.equal(pc.struct_field(table.column("response"), [2]), "failed"), False)
         task, rollout = table.column("_ng_task_index"), table.column("_ng_rollout_index")
         columns = {
             "benchmark": pc.fill_null(agent, path.stem), "model": pc.fill_null(model, "unknown"),
             "task_index": task, "rollout_index": rollout,
             "key": pc.binary_join_element_wise(str(path), pc.cast(task, pa.string()),
                                                pc.cast(rollout, pa.string()), ":"),
-            "status": pa.repeat(pa.scalar("ok", pa.string()), n),
+            "status": pc.if_else(failed, "model_error", "ok"),
             "reward": table.column("reward"), "extracted_answer": table.column("extracted_answer"),
             "prompt_tokens": pc.struct_field(usage, [0]), "completion_tokens": pc.struct_field(usage, [1]),
-            "latency_s": pa.nulls(n, pa.float64()),
+            "latency_s": table.column("latency_s"),
         }
     else:
+        version = pc.fill_null(table.column("schema_version"), 1)
+        if not pc.all(pc.is_in(version, value_set=pa.array(list(STATUSES_BY_VERSION), pa.int64()))).as_py():
+            return None  # a version gym does not read: the slow reader says so, naming the line
+        v1_statuses = pa.array(STATUSES_BY_VERSION[1])
+        if pc.any(pc.and_(pc.equal(version, 1), pc.invert(pc.is_in(table.column("status"), value_set=v1_statuses)))).as_py():
+            return None
         usage = table.column("usage")
         columns = {name: table.column(name) for name in
                    ("benchmark", "model", "task_index", "rollout_index", "key", "status", "reward",
@@ -207,6 +218,8 @@ def _read_fast(path: Path, end: int, nemo: bool, score_names: Sequence[str] = ()
     for name in ("task_index", "rollout_index", "key", "status"):
         if columns[name].null_count:
             return None
+    if pc.any(pc.equal(columns["key"], "")).as_py():
+        return None
     status = columns["status"]
     if not pc.all(pc.is_in(status, value_set=pa.array(STATUSES))).as_py():
         return None
@@ -222,7 +235,7 @@ def _read_fast(path: Path, end: int, nemo: bool, score_names: Sequence[str] = ()
     columns["prompt_tokens"] = pc.cast(columns["prompt_tokens"], pa.float64())
     columns["completion_tokens"] = pc.cast(columns["completion_tokens"], pa.float64())
     out = {name: columns[name] for name in COLUMNS[:-2]}  # same layout as the slow reader
-    if not nemo and table.column("scores").null_count < n:  # some row has scores: which names?
+    if table.column("scores").null_count < n:  # some row has scores: which names?
         names = rollout_scores.scan_names(path, end, score_names)
         if set(names) != set(score_names):
             return _read_fast(path, end, nemo, names)
@@ -231,12 +244,6 @@ def _read_fast(path: Path, end: int, nemo: bool, score_names: Sequence[str] = ()
             return None
         out.update(scores)
     return pa.table(out)
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return None if math.isnan(value) else float(value)
 
 
 def _stream_jsonl(path: Path) -> Iterable[tuple[int, dict]]:
@@ -264,43 +271,22 @@ def _read_slow(path: Path) -> "pa.Table":
     scores: list[dict[str, float] | None] = []
     for line, row in _stream_jsonl(path):
         where = f"{path}:{line}"
-        nemo = "_ng_task_index" in row and "task_index" not in row
-        if nemo:
-            task, rollout, status = row.get("_ng_task_index"), row.get("_ng_rollout_index"), "ok"
-            response = row.get("response") if isinstance(row.get("response"), dict) else {}
-            usage = response.get("usage") if isinstance(response.get("usage"), dict) else {}
-            agent = row.get("agent_ref") if isinstance(row.get("agent_ref"), dict) else {}
-            benchmark = agent.get("name") or path.stem
-            model = response.get("model") or "unknown"
-            key = f"{path}:{task}:{rollout}"
-            prompt_tokens, completion_tokens = usage.get("input_tokens"), usage.get("output_tokens")
-            latency = None
-            scores.append(None)
+        if nemo_gym.is_nemo_row(row):
+            fields = nemo_gym.read_fields(row, path, where)
+            benchmark, model, key = fields["benchmark"], fields["model"], fields["key"]
+            task, rollout, status, reward = (fields["task_index"], fields["rollout_index"], fields["status"],
+                                             fields["reward"])
+            prompt_tokens, completion_tokens = fields["prompt_tokens"], fields["completion_tokens"]
+            latency = _number(fields["latency_s"])
+            scores.append(rollout_scores.row_scores(fields["scores"], where))
         else:
-            task, rollout, status = row.get("task_index"), row.get("rollout_index"), row.get("status")
+            _, reward = check_row(row, where)
+            task, rollout, status, key = row["task_index"], row["rollout_index"], row["status"], row["key"]
             usage = row.get("usage") if isinstance(row.get("usage"), dict) else {}
             benchmark, model = row.get("benchmark") or "unknown", row.get("model") or "unknown"
-            key = row.get("key")
-            if not isinstance(key, str) or not key:
-                raise GymError(f"{where}: rollout row has no 'key'")
             prompt_tokens, completion_tokens = usage.get("prompt_tokens"), usage.get("completion_tokens")
             latency = _number(row.get("latency_s"))
             scores.append(rollout_scores.row_scores(row.get("scores"), where))
-        for name, value in (("task_index", task), ("rollout_index", rollout)):
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise GymError(f"{where}: '{name}' must be an integer, got {value!r}")
-        if status not in STATUSES:
-            raise GymError(f"{where}: unknown status {status!r} (expected one of {', '.join(STATUSES)})")
-        reward = _number(row.get("reward"))
-        if reward is None and row.get("reward") is not None and not isinstance(row.get("reward"), float):
-            raise GymError(f"{where}: reward must be a number, got {row.get('reward')!r}")
-        if reward is None and status == "ok":
-            raise GymError(f"{where}: status 'ok' but the reward is missing, null or NaN; "
-                           "fix or remove the row (only infra_error rows may lack a reward)")
-        if reward is None and status == "model_error":
-            reward = 0.0
-        if reward is not None and not 0.0 <= reward <= 1.0:
-            raise GymError(f"{where}: reward {reward} outside [0, 1]")
         answer = row.get("extracted_answer")
         cols["benchmark"].append(str(benchmark))
         cols["model"].append(str(model))

@@ -1,22 +1,26 @@
-"""Run untrusted Python programs in a sandboxed subprocess (Linux).
+"""Run untrusted Python programs in a sandbox (Linux), gym's side.
 
     sandbox = Sandbox(memory_mb=1024)
     outcome = sandbox.run(source, [Run(stdin="1 2\\n", timeout=5)])
     outcome.results[0].stdout
 
-One `run` starts gym/in_sandbox.py as a script (`python -I -B in_sandbox.py`, standard library only)
-in a new session with a scrubbed environment and a fresh temp dir. It enters new user, mount, network, PID,
-IPC and UTS namespaces, remounts every file system read-only, covers home directories with empty
-mounts, mounts a size-capped tmpfs as its work dir and a fresh /proc, drops all capabilities, then runs each `Run` in a forked child with rlimits
-(address space, CPU, file size, processes, open files) and a seccomp filter refusing fork/exec,
-non-Unix sockets, io_uring, ptrace, mounts and leaving the process group. Results stream back as
-JSON lines, so callers can stop at the first failing test. On overrun or early stop the sandbox is
-sent SIGTERM (it kills and reaps its child; PID 1 of the namespace dying takes everything inside
-along) and its process group is killed last.
+One `run` starts the supervisor (gym/in_sandbox.py, see its docstring) in a sandbox built by one of two
+mechanisms, chosen once per process:
 
-Whether isolation works is probed once per process (connect to 127.0.0.1, delete a file outside the
-work dir). Without it `Sandbox` refuses to run unless `allow_unsandboxed=True`: then only the rlimits,
-the seccomp filter, the session and the timeouts apply.
+* `bwrap`: bubblewrap (when `bwrap` is on PATH and passes the probe), the primary mechanism;
+* `namespaces`: the supervisor builds the same sandbox itself with user/mount/network/PID namespaces.
+
+Both give the program the same view, an allow-list: the Python installation it runs on (interpreter,
+shared libraries, standard library, the base installation's site-packages), read-only; /etc/ld.so.cache;
+/dev/null and /dev/urandom; a private /proc; an empty, size-capped, writable tmpfs at /work (its cwd,
+HOME and TMPDIR). Nothing else: not the checkout, the data, $HOME, the rest of /etc or the host's /tmp.
+Its network namespace is empty (no TCP/UDP, and abstract Unix sockets are per namespace); no host
+socket file is in its view. Each run is a fresh interpreter under rlimits and a seccomp filter.
+
+Each mechanism is probed once per process with a hostile program (network, host files, writes). If
+none works, `Sandbox` refuses to run unless `allow_unsandboxed=True`: then only rlimits, seccomp, a
+session and timeouts apply (mechanism `none`). A sandbox that fails to start raises SandboxUnavailable:
+it never runs a program with less isolation than it chose.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import contextlib
 import json
 import os
 import select
+import shutil
 import signal
 import sys
 import threading
@@ -32,18 +37,22 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-# The script the sandbox process runs (standard library only, see its docstring). This module is the
-# parent side, used by gym: imports beyond the standard library stay inside functions.
+# The supervisor's source; it runs as `python -c`, so no file of the checkout is needed in the sandbox.
 CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "in_sandbox.py")
+WORKDIR = "/work"
+MECHANISMS = ("bwrap", "namespaces")
 
 
 @dataclass
 class Run:
-    """One execution of the program: its stdin, wall-clock limit (the CPU limit follows) and stdout cap."""
+    """One execution of the program: its stdin, wall-clock limit (the CPU limit follows) and stdout cap.
+    With `judge` (Python source), the run's verdict is what that code writes: it runs in a process of
+    its own, talks to the program over a pipe (see gym.verifiers.code_driver) and its output is `stdout`."""
 
     stdin: str = ""
     timeout: float = 10.0
     output_limit: int = 1 << 20  # bytes of stdout kept; more ends the run with status output_limit
+    judge: str | None = None
 
 
 @dataclass
@@ -59,10 +68,14 @@ class RunResult:
 @dataclass
 class Outcome:
     results: list[RunResult]  # in run order; fewer than asked when stopped early or on error
-    isolated: bool
+    mechanism: str  # bwrap | namespaces | none
     error: str | None = None  # why runs are missing (time limit, sandbox ended), None when all ran or stopped
     stopped: bool = False  # on_result asked to stop
     time_s: float = 0.0
+
+    @property
+    def isolated(self) -> bool:
+        return self.mechanism != "none"
 
 
 class SandboxUnavailable(RuntimeError):
@@ -70,52 +83,166 @@ class SandboxUnavailable(RuntimeError):
 
 
 DEFAULT_LIMITS = {"memory_mb": 2048, "processes": 64, "open_files": 256, "disk_mb": 256}
-_isolation_lock = threading.Lock()
-_isolation: tuple[bool, str] | None = None
+_lock = threading.Lock()
+_probed: dict[str, tuple[bool, str]] = {}
+_view: dict | None = None
 
 
 class Sandbox:
     """Thread-safe runner; at most `max_parallel` sandboxes run at once across all callers."""
 
     def __init__(self, *, max_parallel: int | None = None, allow_unsandboxed: bool = False, memory_mb: int = 2048,
-                 processes: int = 64, open_files: int = 256, disk_mb: int = 256) -> None:
+                 processes: int = 64, open_files: int = 256, disk_mb: int = 256, mechanism: str = "auto") -> None:
         self.limits = {"memory_mb": int(memory_mb), "processes": int(processes), "open_files": int(open_files),
                        "disk_mb": int(disk_mb)}
+        if mechanism not in ("auto", *MECHANISMS):
+            from gym.errors import GymError
+
+            raise GymError(f"sandbox mechanism {mechanism!r} is not one of auto, {', '.join(MECHANISMS)}")
+        self.requested = mechanism
         self.allow_unsandboxed = allow_unsandboxed
         self.max_parallel = max(1, int(max_parallel or os.cpu_count() or 1))
         self._slots = threading.BoundedSemaphore(self.max_parallel)
-        self.isolated: bool | None = None
+        self.mechanism: str | None = None
 
-    def check(self) -> bool:
-        """Whether runs are isolated; a GymError when they cannot be and that was not allowed."""
-        isolated, reason = probe_isolation()
-        if not isolated and not self.allow_unsandboxed:
+    @property
+    def isolated(self) -> bool | None:
+        return None if self.mechanism is None else self.mechanism != "none"
+
+    def check(self) -> str:
+        """The mechanism runs will use; a GymError when none isolates and that was not allowed."""
+        candidates = MECHANISMS if self.requested == "auto" else (self.requested,)
+        reasons = []
+        for name in candidates:
+            works, how = probe_isolation(name)
+            if works:
+                self.mechanism = name
+                return name
+            reasons.append(f"{name}: {how}")
+        if not self.allow_unsandboxed or self.requested != "auto":
             from gym.errors import GymError
 
-            raise GymError(f"running generated code needs process isolation (user, mount and network namespaces), "
-                           f"which this machine does not provide ({reason}); set verifier option "
-                           f"allow_unsandboxed=true to run it with resource limits only")
-        self.isolated = isolated
-        return isolated
+            hint = ("; set verifier option allow_unsandboxed=true to run it with resource limits only"
+                    if self.requested == "auto" else "")
+            raise GymError(f"running generated code needs an isolating sandbox, which this machine does not "
+                           f"provide ({'; '.join(reasons)}){hint}")
+        self.mechanism = "none"
+        return "none"
 
     def run(self, source: str, runs: list[Run], *, total_timeout: float | None = None,
             on_result: Callable[[int, RunResult], bool | None] | None = None) -> Outcome:
         """Run `source` once per `Run`, in order; `on_result` returning False stops the rest."""
-        if self.isolated is None:
+        if self.mechanism is None:
             self.check()
         with self._slots:
-            return execute(source, runs, self.limits, bool(self.isolated), total_timeout, on_result)
+            return execute(source, runs, self.limits, str(self.mechanism), total_timeout, on_result)
 
 
-def probe_isolation() -> tuple[bool, str]:
-    """(isolated, how or why not), worked out once per process by running a probe program."""
-    global _isolation
-    with _isolation_lock:
-        if _isolation is None:
-            _isolation = _probe()
-        return _isolation
+# -- the view: what of the machine a program sees --------------------------------------------------------
+VIEW_PROBE = r"""
+import json, os, site, sys
+dynload = [p for p in sys.path if p.endswith("lib-dynload")]
+for folder in dynload:  # load every extension module once, so the libraries they need show up in maps
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".so") and not name.startswith(("_test", "xx", "_xx", "_ctypes_test")):
+            try:
+                __import__(name.split(".")[0])
+            except BaseException:
+                pass
+with open("/proc/self/maps") as handle:
+    maps = sorted({line.split()[-1] for line in handle if ".so" in line.rsplit("/", 1)[-1]})
+print(json.dumps({"path": sys.path, "site": site.getsitepackages(), "maps": maps}))
+"""
 
 
+def _interpreter_path(executable: str) -> str | None:
+    """PT_INTERP of an ELF file: the dynamic loader the kernel starts it with."""
+    import struct
+
+    with open(executable, "rb") as handle:
+        head = handle.read(64)
+        if head[:4] != b"\x7fELF" or head[4] != 2:
+            return None
+        order = "<" if head[5] == 1 else ">"
+        phoff, = struct.unpack_from(order + "Q", head, 0x20)
+        phentsize, phnum = struct.unpack_from(order + "HH", head, 0x36)
+        for index in range(phnum):
+            handle.seek(phoff + index * phentsize)
+            entry = handle.read(phentsize)
+            kind, = struct.unpack_from(order + "I", entry, 0)
+            if kind == 3:
+                offset, = struct.unpack_from(order + "Q", entry, 8)
+                size, = struct.unpack_from(order + "Q", entry, 32)
+                handle.seek(offset)
+                return handle.read(size).rstrip(b"\0").decode()
+    return None
+
+
+def _expose(path: str, entries: dict) -> None:
+    """Make `path` resolve in the view as on the host: symlinks on the way become symlinks, the end a bind."""
+    parts = [part for part in path.split("/") if part]
+    current = ""
+    for index, part in enumerate(parts):
+        current += "/" + part
+        if os.path.islink(current):
+            target = os.readlink(current)
+            entries.setdefault(current, ("symlink", target, current))
+            resolved = os.path.normpath(os.path.join(os.path.dirname(current), target))
+            rest = "/".join(parts[index + 1:])
+            _expose(os.path.join(resolved, rest) if rest else resolved, entries)
+            return
+    if os.path.exists(current):
+        entries.setdefault(current, ("ro", current))
+
+
+def python_view() -> dict:
+    """{"python", "pythonpath", "entries"}: the allow-list for this machine's base interpreter (cached)."""
+    global _view
+    with _lock:
+        if _view is not None:
+            return _view
+    import subprocess
+
+    python = os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
+    probe = subprocess.run([python, "-I", "-S", "-c", VIEW_PROBE], capture_output=True, text=True, timeout=120)
+    if probe.returncode:
+        raise SandboxUnavailable(f"cannot inspect the Python installation: {probe.stderr.strip()[-300:]}")
+    found = json.loads(probe.stdout)
+    site_dirs = [p for p in found["site"] if os.path.isdir(p)]
+    entries: dict[str, tuple] = {}
+    for name in sorted(os.listdir("/")):  # /lib -> usr/lib and friends, so default library paths resolve
+        if os.path.islink("/" + name):
+            entries["/" + name] = ("symlink", os.readlink("/" + name), "/" + name)
+    wanted = [python, _interpreter_path(python) or "", "/etc/ld.so.cache", *found["path"], *site_dirs]
+    wanted += sorted({os.path.dirname(p) for p in found["maps"] if p.startswith("/") and os.path.exists(p)})
+    for path in filter(None, wanted):
+        _expose(os.path.abspath(path), entries)
+    binds = sorted(path for path, entry in entries.items() if entry[0] == "ro")
+    covered = {p for p in entries if any(p != b and p.startswith(b.rstrip("/") + "/") for b in binds)}
+    view = [entries[p] for p in sorted(entries) if p not in covered and entries[p][0] == "ro"]
+    view += [entries[p] for p in sorted(entries) if p not in covered and entries[p][0] == "symlink"]
+    view += [("dev", "/dev/null"), ("dev", "/dev/urandom")]
+    result = {"python": python, "pythonpath": os.pathsep.join(site_dirs), "entries": view}
+    with _lock:
+        _view = result
+    return result
+
+
+def bwrap_arguments(view: dict, disk_mb: int) -> list[str]:
+    args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+            "--hostname", "sandbox"]
+    for kind, *paths in view["entries"]:
+        if kind == "ro":
+            args += ["--ro-bind", paths[0], paths[0]]
+        elif kind == "dev":
+            args += ["--dev-bind", paths[0], paths[0]]
+        else:
+            args += ["--symlink", paths[0], paths[1]]
+    return args + ["--proc", "/proc", "--size", str(disk_mb << 20), "--tmpfs", WORKDIR, "--chdir", WORKDIR,
+                   "--remount-ro", "/"]
+
+
+# -- probing --------------------------------------------------------------------------------------------
 PROBE = """
 import os, socket
 def attempt(action):
@@ -124,70 +251,112 @@ def attempt(action):
         return "open"
     except OSError:
         return "blocked"
-print(attempt(lambda: socket.create_connection(("127.0.0.1", PORT), timeout=2)), attempt(lambda: os.remove(TARGET)))
+def unix(address):
+    with socket.socket(socket.AF_UNIX) as client:
+        client.connect(address)
+print(attempt(lambda: socket.create_connection(("127.0.0.1", @PORT@), timeout=2)), attempt(lambda: os.remove(@TARGET@)),
+      attempt(lambda: open(@SECRET@).read()), attempt(lambda: unix(@UNIX@)), attempt(lambda: unix(@ABSTRACT@)),
+      len([p for p in os.listdir("/proc") if p.isdigit()]) < 8, os.getcwd())
 """
 
 
-def _probe() -> tuple[bool, str]:
+def probe_isolation(mechanism: str = "auto") -> tuple[bool, str]:
+    """(isolating, how or why not) for a mechanism ("auto": the first that works), worked out once per process."""
+    if mechanism == "auto":
+        reasons = []
+        for name in MECHANISMS:
+            works, how = probe_isolation(name)
+            if works:
+                return True, how
+            reasons.append(f"{name}: {how}")
+        return False, "; ".join(reasons)
+    with _lock:
+        known = _probed.get(mechanism)
+    if known is None:
+        known = _probe(mechanism)
+        with _lock:
+            _probed[mechanism] = known
+    return known
+
+
+def _probe(mechanism: str) -> tuple[bool, str]:
     import socket
     import tempfile
 
+    if mechanism == "bwrap" and not shutil.which("bwrap"):
+        return False, "bwrap is not on PATH"
     outside = tempfile.mkdtemp(prefix="gym-probe-")
-    target = os.path.join(outside, "keep")
-    open(target, "w").close()
+    target, secret = os.path.join(outside, "keep"), os.path.join(outside, "secret")
+    for path in (target, secret):
+        with open(path, "w") as handle:
+            handle.write("x")
     os.chmod(outside, 0o777)  # only isolation, not file modes, may stop the delete
     listener = socket.create_server(("127.0.0.1", 0))
+    unix, abstract = socket.socket(socket.AF_UNIX), socket.socket(socket.AF_UNIX)
+    unix.bind(os.path.join(outside, "sock"))
+    abstract.bind(f"\0gym-probe-{os.getpid()}-{id(abstract)}")
+    for server in (unix, abstract):
+        server.listen()
     try:
-        source = PROBE.replace("PORT", str(listener.getsockname()[1])).replace("TARGET", repr(target))
-        outcome = execute(source, [Run(timeout=20)], DEFAULT_LIMITS, True, 60, None)
+        source = (PROBE.replace("@PORT@", str(listener.getsockname()[1])).replace("@TARGET@", repr(target))
+                  .replace("@SECRET@", repr(secret)).replace("@UNIX@", repr(unix.getsockname()))
+                  .replace("@ABSTRACT@", repr(abstract.getsockname())))
+        outcome = execute(source, [Run(timeout=20)], DEFAULT_LIMITS, mechanism, 60, None)
         result = outcome.results[0] if outcome.results else None
         if result is None or result.status != "ok":
             return False, f"probe program failed: {outcome.error or (result.stderr.strip()[-300:] if result else '')}"
-        if result.stdout.split() != ["blocked", "blocked"] or not os.path.exists(target):
-            return False, f"a sandboxed program could reach 127.0.0.1 or delete outside its work dir: {result.stdout}"
-        return True, "user, mount, network and PID namespaces, read-only file systems"
+        if result.stdout.split() != ["blocked"] * 5 + ["True", WORKDIR] or not os.path.exists(target):
+            return False, f"a sandboxed program could reach out of its sandbox: {result.stdout.strip()}"
+        return True, f"{mechanism}: allow-listed read-only view, private network/PID/IPC namespaces, seccomp"
     except SandboxUnavailable as exc:
         return False, str(exc)
     finally:
-        listener.close()
+        for server in (listener, unix, abstract):
+            server.close()
         _remove_tree(outside)
 
 
-def execute(source: str, runs: list[Run], limits: dict, isolate: bool, total_timeout: float | None,
+# -- one sandbox ----------------------------------------------------------------------------------------
+def execute(source: str, runs: list[Run], limits: dict, mechanism: str, total_timeout: float | None,
             on_result: Callable[[int, RunResult], bool | None] | None) -> Outcome:
-    """One sandbox process for all `runs` (no semaphore, no isolation check: see Sandbox.run)."""
+    """One sandbox for all `runs` (no semaphore, no probe: see Sandbox.run)."""
     import subprocess
     import tempfile
 
     started = time.monotonic()
     if total_timeout is None:
         total_timeout = sum(run.timeout for run in runs) + 10
-    workdir = tempfile.mkdtemp(prefix="gym-sandbox-")
-    homes = sorted({os.path.realpath(p) for p in (os.path.expanduser("~"), "/root") if os.path.isdir(p)})
-    keep = sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.executable,
-                                                  CHILD)})
-    payload = json.dumps({"source": source, "limits": limits, "isolate": isolate, "workdir": workdir,
-                          "homes": [h for h in homes if h != "/"], "keep": keep,
-                          "runs": [{"stdin": r.stdin, "timeout": float(r.timeout), "output_limit": int(r.output_limit)}
-                                   for r in runs]}).encode("utf-8", errors="surrogateescape")
+    view = python_view()
+    workdir = tempfile.mkdtemp(prefix="gym-sandbox-") if mechanism == "none" else WORKDIR
+    env = {"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+           "PYTHONPATH": view["pythonpath"]}
+    payload = json.dumps({"mechanism": mechanism, "view": view, "python": view["python"], "env": env,
+                          "limits": limits, "source": source, "probe_absent": os.path.dirname(CHILD),
+                          "runs": [{"stdin": r.stdin, "timeout": float(r.timeout), "output_limit": int(r.output_limit),
+                                    "judge": r.judge} for r in runs]}).encode("utf-8", errors="surrogateescape")
     stdin, errors = tempfile.TemporaryFile(), tempfile.TemporaryFile()
     stdin.write(payload)
     stdin.seek(0)
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8",
-           "LC_ALL": "C.UTF-8"}
+    command = [view["python"], "-I", "-S", "-B", "-c", _supervisor_source()]
+    if mechanism == "bwrap":
+        command = bwrap_arguments(view, limits["disk_mb"]) + ["--"] + command
     try:
-        proc = subprocess.Popen([sys.executable, "-I", "-B", CHILD], stdin=stdin,
-                                stdout=subprocess.PIPE, stderr=errors, cwd=workdir, env=env, start_new_session=True)
+        proc = subprocess.Popen(command, stdin=stdin, stdout=subprocess.PIPE, stderr=errors,
+                                cwd=workdir if mechanism == "none" else "/", env=env, start_new_session=True)
     except OSError as exc:
-        _remove_tree(workdir)
-        raise SandboxUnavailable(f"cannot start the sandbox process: {exc}") from None
-    outcome = Outcome([], isolate)
+        stdin.close()
+        errors.close()
+        if mechanism == "none":
+            _remove_tree(workdir)
+        raise SandboxUnavailable(f"cannot start the sandbox ({mechanism}): {exc}") from None
+    outcome = Outcome([], mechanism)
     try:
         ready = _collect(proc, runs, outcome, started + total_timeout, on_result)
         if not ready:
             errors.seek(0)
             tail = errors.read()[-2000:].decode("utf-8", errors="replace").strip()
-            raise SandboxUnavailable(outcome.error or f"sandbox process failed to start: {tail or 'no output'}")
+            raise SandboxUnavailable(f"sandbox ({mechanism}) failed to start: "
+                                     f"{outcome.error or tail or 'no output'}")
         if outcome.error is None and not outcome.stopped and len(outcome.results) < len(runs):
             outcome.error = f"sandbox ended after {len(outcome.results)} of {len(runs)} runs"
     finally:
@@ -195,9 +364,21 @@ def execute(source: str, runs: list[Run], limits: dict, isolate: bool, total_tim
         proc.stdout.close()
         stdin.close()
         errors.close()
-        _remove_tree(workdir)
+        if mechanism == "none":
+            _remove_tree(workdir)
     outcome.time_s = round(time.monotonic() - started, 4)
     return outcome
+
+
+_supervisor: str | None = None
+
+
+def _supervisor_source() -> str:
+    global _supervisor
+    if _supervisor is None:
+        with open(CHILD, encoding="utf-8") as handle:
+            _supervisor = handle.read()
+    return _supervisor
 
 
 def _collect(proc, runs: list[Run], outcome: Outcome, deadline: float,
@@ -226,7 +407,7 @@ def _collect(proc, runs: list[Run], outcome: Outcome, deadline: float,
             if not message["ready"]:
                 outcome.error = message.get("error") or "sandbox could not start"
                 return False
-            ready, outcome.isolated = True, bool(message["isolated"])
+            ready = True
             continue
         result = RunResult(message["status"], message["exit_code"], message["signal"], message["stdout"],
                            message["stderr"], message["time_s"])
@@ -240,8 +421,8 @@ def _collect(proc, runs: list[Run], outcome: Outcome, deadline: float,
 
 def _finish(proc, graceful: bool) -> None:
     """End the sandbox leaving no orphans: after its last result it exits by itself; on SIGTERM it kills
-    and reaps what it runs. Killing the whole group is the last resort, done while the group id is still
-    ours (the leader is not reaped yet)."""
+    and reaps what it runs (bubblewrap and the namespace's PID 1 take everything inside along). Killing
+    the whole group is the last resort, done while the group id is still ours (the leader is not reaped yet)."""
     pidfd = os.pidfd_open(proc.pid)
     try:
         if not select.select([pidfd], [], [], 2.0 if graceful else 0.0)[0]:
@@ -255,8 +436,6 @@ def _finish(proc, graceful: bool) -> None:
 
 
 def _remove_tree(path: str) -> None:
-    import shutil
-
     def unlock(function, target, _exc) -> None:  # a program may chmod its files away from us
         try:
             os.chmod(os.path.dirname(target), 0o700)

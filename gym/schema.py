@@ -195,8 +195,23 @@ class ProfileKnobs:
     samples_per_bucket: int = 2
 
 
+@dataclass
+class ReverifyKnobs:
+    rollouts: Any = None
+    concurrency: int = 16
+    examples: int = 3
+    k: Any = None
+
+
+@dataclass
+class ExportKnobs:
+    rollouts: Any = None
+    format: str = "nemo_gym"
+    output_dir: Optional[str] = None
+
+
 TASK_KNOBS = {"search": SearchKnobs, "prepare": PrepareKnobs, "collect": CollectKnobs, "e2e": E2EKnobs,
-              "aggregate": AggregateKnobs, "profile": ProfileKnobs}
+              "aggregate": AggregateKnobs, "profile": ProfileKnobs, "reverify": ReverifyKnobs, "export": ExportKnobs}
 
 
 def check_task_knobs(cfg: Any) -> None:

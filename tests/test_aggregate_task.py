@@ -52,7 +52,7 @@ def test_metrics_files_and_table(tmp_path, capsys):
             "no_answer", "tokens", "latency_s"} <= set(entry)
     assert entry["pass@1"]["value"] == 50.0 and entry["pass@k"]["4"]["value"] == pytest.approx(66.6667)
     assert set(entry["pass@1"]) == {"value", "ci_low", "ci_high"}
-    assert entry["counts"] == {"ok": 12, "model_error": 0, "infra_error": 0}
+    assert entry["counts"] == {"ok": 12, "model_error": 0, "infra_error": 0, "verifier_error": 0}
     assert metrics["inputs"]["files"] == [str(path.resolve())]
     assert summary["pass@1"] == {"gsm8k": 50.0}
 

@@ -171,7 +171,8 @@ def test_test_code_rows(verifier):
     row = {key: HUMAN_EVAL[key] for key in ("question", "prompt", "entry_point", "test")}
     assert verifier.verify(row, fenced("    return sum(numbers)")).reward == 1.0
     failed = verifier.verify(row, fenced("    return 0"))
-    assert failed.reward == 0.0 and "AssertionError" in failed.details["failure"]["stderr"]
+    assert failed.reward == 0.0 and failed.details["failure"]["reason"].startswith("AssertionError")
+    assert "assert candidate([1, 2]) == 3" in failed.details["failure"]["reason"]
 
 
 def test_no_code_and_bad_rows(verifier):

@@ -124,10 +124,19 @@ def test_majority_uses_first_k_by_rollout_index():
 def test_infra_errors_excluded_model_errors_score_zero():
     status = [["ok", "ok", "infra_error", "model_error"], ["infra_error"] * 4]
     e = entry(make_frame([[1, 1, 1, 0], [1, 1, 1, 1]], status=status))
-    assert e["counts"] == {"ok": 2, "model_error": 1, "infra_error": 5}
+    assert e["counts"] == {"ok": 2, "model_error": 1, "infra_error": 5, "verifier_error": 0}
     assert e["tasks"] == 1 and e["unscored_tasks"] == 1
     assert e["pass@1"]["value"] == pytest.approx(200 / 3, abs=1e-3)
     assert e["k_values"] == [1, 2, 3]
+
+
+def test_verifier_errors_are_excluded_like_infra_errors():
+    # A verifier that could not decide is not a wrong answer: the same numbers as without those rows.
+    status = [["ok", "ok", "verifier_error", "model_error"], ["verifier_error", "infra_error", "ok", "ok"]]
+    e = entry(make_frame([[1, 1, 0, 0], [0, 0, 1, 0]], status=status))
+    assert e["counts"] == {"ok": 4, "model_error": 1, "infra_error": 1, "verifier_error": 2}
+    assert e["scored_rollouts"] == 5 and e["rollouts_per_task"] == {"min": 2, "max": 3}
+    assert e["pass@1"]["value"] == pytest.approx(100 * (2 / 3 + 1 / 2) / 2, abs=1e-3)
 
 
 def test_partial_tasks_cap_k_and_are_reported():

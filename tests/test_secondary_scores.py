@@ -15,7 +15,7 @@ from gym.errors import GymError
 from gym.metrics import mean_ci
 from gym.rollouts import _read_fast, _read_slow, load_rollouts, read_file
 from gym.tasks import aggregate
-from gym.tasks.collect import make_rollout
+from gym.rollout import make_rollout
 from gym.verifiers import make_verifier
 
 UPSTREAM = Path(__file__).resolve().parent / "fixtures" / "upstream"

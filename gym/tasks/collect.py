@@ -2,13 +2,12 @@
 
 Crash safety: each rollout is appended and flushed as it finishes; its key hashes everything that
 defines it (prepared-file sha, rendered prompt, sampling, model id, rollout index), so a resumed run
-skips keys already `ok`/`model_error`, retries `infra_error`, and never mixes in stale rows.
+skips keys already `ok`/`model_error`, redoes `infra_error`/`verifier_error`, and never mixes in stale rows.
+The row itself is defined in gym/rollout.py.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import time
 from collections import Counter
@@ -20,26 +19,16 @@ from typing import Any
 
 from omegaconf import DictConfig
 
-from gym.client import Completion, ModelClient, api_key_from_env
+from gym.client import ModelClient, api_key_from_env
 from gym.config import run_dir, to_plain
 from gym.errors import GymError
 from gym.io import JsonlAppender, iter_jsonl, sha256_file, write_json_atomic
 from gym.prompts import build_messages
+from gym.rollout import FINAL, make_rollout, rollout_key
 from gym.subsets import task_subsets
-from gym.verifiers.judge import JudgeUnavailable, connect_judge, require_judge
+from gym.verifiers.judge import connect_judge, require_judge
 
 log = logging.getLogger("gym.collect")
-FINAL = ("ok", "model_error")  # statuses a resume does not redo
-
-
-def rollout_key(data_sha: str, task_index: int, messages: list[dict], sampling: dict, model: str, api: str,
-                rollout_index: int, judge: str | None = None) -> str:
-    """Identity of one rollout; the task index keeps two identical questions apart."""
-    parts = [data_sha, task_index, messages, sampling, model, api, rollout_index]
-    if judge is not None:  # judge-graded: another judge is another experiment
-        parts.append({"judge": judge})
-    blob = json.dumps(parts, sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:32]
 
 
 def load_tasks(cfg: DictConfig) -> tuple[Path, list[dict]]:
@@ -146,7 +135,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
             row = rows[task_index]
             completion = client.complete(prompts[task_index], seed=seed)
             rollout = make_rollout(bench.name, client.model, row, prompts[task_index], task_index, rollout_index, key,
-                                   completion, verifier)
+                                   completion, verifier, data_sha)
             return {**rollout, "subsets": subsets[task_index]} if subsets[task_index] else rollout
 
         started = time.perf_counter()
@@ -164,7 +153,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
                     scored = counts["ok"] + counts["model_error"]
                     bar.update(1)
                     bar.set_postfix(acc=f"{100 * reward_sum / scored:.1f}%" if scored else "-",
-                                    model_err=counts["model_error"], infra_err=counts["infra_error"], refresh=False)
+                                    model_err=counts["model_error"], infra_err=counts["infra_error"],
+                                    verifier_err=counts["verifier_error"], refresh=False)
             except BaseException:
                 # What finished is on disk; queued rollouts are dropped and requests in flight not waited for.
                 pool.shutdown(wait=False, cancel_futures=True)
@@ -183,51 +173,19 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     }
     summary["headline"] = {"benchmark": bench.name, "model": client.model,
                            "pass@1": summary["accuracy_percent_this_run"], "ci95": None}
-    write_json_atomic(run_dir(cfg) / "run.json", {**summary, "status": "done" if not counts["infra_error"] else "incomplete",
+    unfinished = counts["infra_error"] + counts["verifier_error"]
+    write_json_atomic(run_dir(cfg) / "run.json", {**summary, "status": "incomplete" if unfinished else "done",
                                                   "endpoint": fingerprint})
     print(_summary_text(summary), flush=True)
+    if counts["verifier_error"]:
+        log.warning("%d rollout(s) the verifier could not score (verifier_error, kept out of every score); "
+                    "re-score them without model calls: python -m gym task=reverify rollouts=%s",
+                    counts["verifier_error"], out_path)
     if counts["infra_error"]:
         raise GymError(f"{counts['infra_error']} of {len(work)} rollouts hit infrastructure errors (kept out of every "
                        f"score); finish them with: python -m gym task=collect benchmark={bench.name} resume=true "
                        f"output={out_path} (plus the same model settings)")
     return summary
-
-
-def make_rollout(benchmark: str, model: str, row: dict, messages: list[dict], task_index: int, rollout_index: int,
-                 key: str, completion: Completion, verifier: Any) -> dict[str, Any]:
-    reward, answer, details = None, None, {}
-    status, error = completion.status, completion.error
-    if completion.status == "ok":
-        try:
-            verdict = verifier.verify(row, completion.text or "")
-            reward, answer, details = float(verdict.reward), verdict.extracted_answer, verdict.details
-        except GymError:
-            raise
-        except JudgeUnavailable as exc:  # the judge failed, not the model: unscored, redone on resume
-            status, error, details = "infra_error", f"judge: {exc}", exc.details
-        except Exception as exc:  # a verifier bug on one answer scores that answer 0, loudly
-            reward, details = 0.0, {"error": f"verifier failed: {exc.__class__.__name__}: {exc}"}
-    elif completion.status == "model_error":
-        reward = 0.0
-    return {
-        "benchmark": benchmark, "model": model, "task_index": task_index, "rollout_index": rollout_index, "key": key,
-        "status": status, "reward": reward, "scores": _scores(details) if status == "ok" else None,
-        "extracted_answer": answer,
-        "expected_answer": row.get("expected_answer"), "prompt": messages, "response": completion.text,
-        "reasoning": completion.reasoning, "verifier": details, "error": error,
-        "attempts": completion.attempts, "latency_s": completion.latency_s, "finish_reason": completion.finish_reason,
-        "usage": completion.usage, "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-    }
-
-
-def _scores(details: Any) -> dict[str, float] | None:
-    """The verifier's secondary scores (details["scores"]): numbers in [0, 1] by name, else None."""
-    scores = details.get("scores") if isinstance(details, dict) else None
-    if not isinstance(scores, dict):
-        return None
-    kept = {str(name): float(value) for name, value in scores.items()
-            if not isinstance(value, bool) and isinstance(value, (int, float)) and 0.0 <= value <= 1.0}
-    return kept or None
 
 
 def _progress_bar(total: int, enabled: bool):
@@ -242,5 +200,6 @@ def _summary_text(s: dict[str, Any]) -> str:
     acc = "-" if s["accuracy_percent_this_run"] is None else f"{s['accuracy_percent_this_run']:.2f}%"
     return (f"\n{s['benchmark']} × {s['model']}: {s['ran']} rollouts in {s['seconds']:.1f}s "
             f"({s['rollouts_per_s']} /s); ok {counts.get('ok', 0)}, model_error {counts.get('model_error', 0)}, "
-            f"infra_error {counts.get('infra_error', 0)}; accuracy {acc} (this run)\n"
+            f"infra_error {counts.get('infra_error', 0)}, verifier_error {counts.get('verifier_error', 0)}; "
+            f"accuracy {acc} (this run)\n"
             f"rollouts: {s['rollouts_file']}")

@@ -118,7 +118,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     if (total["partial_tasks"] or total["missing_tasks"]) and not opts["allow_partial"]:
         raise _incomplete_error(total, completion)
     if profile.empty:
-        raise GymError("no task has a scored rollout (every row is an infra_error)")
+        raise GymError("no task has a scored rollout (every row is an infra_error or verifier_error)")
 
     files: dict[str, str] = {}
     path = out_dir / "reward_profile.jsonl"
@@ -181,8 +181,9 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 
 def summary_text(summary: dict[str, Any]) -> str:
     from gym.profiling import BUCKETS
+    from gym.rollout import UNSCORED
     from gym.table import format_table
-    from gym.tasks.aggregate import fmt_ci
+    from gym.metrics_output import fmt_ci
 
     rows = [[label, g["model"], g["tasks"], g["complete_tasks"], fmt_ci(g["pass@1"]),
              *(g["buckets"][b] for b in BUCKETS)] for label, g in summary["benchmarks"].items()]
@@ -191,6 +192,10 @@ def summary_text(summary: dict[str, Any]) -> str:
              f"completion: {total['completed_rollouts']}/{total['expected_rollouts']} rollouts "
              f"({total['completion_pct']:.2f}%); tasks: {total['tasks']} total, {total['complete_tasks']} complete, "
              f"{total['partial_tasks']} partial, {total['missing_tasks']} without scored rollouts (dropped)"]
+    unscored = {status: sum((g.get("counts") or {}).get(status, 0) for g in summary["completion"]["groups"])
+                for status in UNSCORED}
+    if any(unscored.values()):
+        lines.append("left out of every score: " + ", ".join(f"{n} {status}" for status, n in unscored.items()))
     if summary["selection"]:
         lines.append(f"selected: {summary['selection']['selected_tasks']} task(s) -> {summary['selection']['file']}")
     lines.extend(f"{name}: {path}" for name, path in summary["files"].items())

@@ -14,10 +14,16 @@ the end means a cut-off answer and no code). Rows pick the tests:
   every output matches under EvalPlus' rules (float tolerance `atol`, special oracles). Per-test time
   limit max(min_time_limit, time_limit_factor x reference time). Reward 1 only if base AND plus pass;
   the secondary score `base_tests` (details["scores"]) is 1 when the base tests alone pass.
-* `prefix` + `suffix` + `test` + `entry_point` (HumanEval-Infilling): the answer is the middle; see
-  gym.verifiers.code_fim.
-* otherwise `test` + `entry_point` (HumanEval style): the program, the test code and
-  `check(entry_point)` run once; exit status 0 passes.
+* `prefix` + `suffix` + `test` + `entry_point` (HumanEval-Infilling): the answer is the middle, and
+  prefix + middle + suffix is tested like a HumanEval program (see gym.verifiers.code_fim).
+* otherwise `test` + `entry_point` (HumanEval style): the test code runs in a judge process of its own
+  and calls the program's function through a pipe (arguments and return values cross as data, as
+  with fn_name); the answer passes only when the judge reports that `check(entry_point)` returned.
+  The program never sees the test code, and no exit status, exit hook or signal of its own counts.
+
+Return values whose encoding exceeds 1 MiB are compared by SHA-256 of a canonical form (ints and
+floats of equal value alike), exactly, so that outputs of any size are judged without holding them;
+float tolerance applies to smaller outputs only.
 
 A HumanEval-style answer that does not define the entry point is taken as the function body and
 the prompt goes first; one that does gets the rest of the prompt (imports, helper functions) but not
@@ -27,16 +33,18 @@ its stub. Tests stop at the first failure.
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import json
 import threading
 from typing import Any
 
 from gym.errors import GymError
-from gym.sandbox import Run, RunResult, Sandbox
-from gym.verifiers.base import Verdict, Verifier
+from gym.sandbox import Run, RunResult, Sandbox, SandboxUnavailable
+from gym.verifiers.base import Verdict, Verifier, VerifierError
 from gym.verifiers.code_compare import close, extract_code, stdout_matches
-from gym.verifiers.code_driver import DRIVER, Opaque, decode_value, encode_value  # noqa: F401  (Opaque re-exported)
+from gym.verifiers.code_driver import (DRIVER, Opaque, decode_value, encode_value,  # noqa: F401  (re-exported)
+                                       judge_source, wire_value)
 from gym.verifiers.code_evalplus import evalplus_matches, mbpp_inputs, reference_outputs
 from gym.verifiers import code_fim
 
@@ -82,8 +90,11 @@ def _score(messages: list[dict], expected: list, trouble: str | None, details: d
     """Tests passed in a row from the driver's messages; the first failure goes to details["failure"]."""
     where = {"phase": phase} if phase else {}
     for passed, message in enumerate(messages):
-        index = message["index"]
-        got = decode_value(message["value"]) if "value" in message else None
+        index = message.get("index")
+        if index != passed or passed >= len(expected):  # out of order or made up: not the driver's doing
+            details.setdefault("failure", {"reason": "unexpected test report", **where, "test": passed})
+            return passed
+        got = wire_value(message) if "value" in message or "digest" in message else None
         if "error" in message or not matches(index, got):
             details.setdefault("failure", {"reason": message.get("error") or "wrong answer", **where, "test": index,
                                            "got": _brief(got), "expected": _brief(expected[index])})
@@ -106,7 +117,8 @@ class CodeVerifier(Verifier):
         "max_processes": 64,
         "open_files": 256,
         "disk_mb": 256,  # size of the program's tmpfs work dir
-        "allow_unsandboxed": False,  # run with resource limits only where namespaces are unavailable
+        "allow_unsandboxed": False,  # run with resource limits only where no sandbox mechanism works
+        "sandbox": "auto",  # auto (bwrap if it works, else namespaces) | bwrap | namespaces
     }
 
     def __init__(self, **options: Any) -> None:
@@ -123,11 +135,16 @@ class CodeVerifier(Verifier):
                                memory_mb=self.number_option("memory_mb", 64, True),
                                processes=self.number_option("max_processes", 1, True),
                                open_files=self.number_option("open_files", 16, True),
-                               disk_mb=self.number_option("disk_mb", 1, True))
-        self.isolated = self.sandbox.check()  # refuses here, before any model call, when isolation is missing
+                               disk_mb=self.number_option("disk_mb", 1, True),
+                               mechanism=self.choice_option("sandbox", ("auto", "bwrap", "namespaces")))
+        self.mechanism = self.sandbox.check()  # refuses here, before any model call, when isolation is missing
+        self.isolated = self.mechanism != "none"
         self._truth: dict[str, dict] = {}
         self._truth_locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
+
+    def run_info(self) -> dict:
+        return {"sandbox": self.mechanism, "allow_unsandboxed": self.options["allow_unsandboxed"]}
 
     def verify(self, row: dict, response: str) -> Verdict:
         code, problem = extract_code(response)
@@ -136,39 +153,52 @@ class CodeVerifier(Verifier):
             if row.get("base_input") is not None and row.get("canonical_solution") is not None:
                 details["scores"] = {"base_tests": 0.0}  # EvalPlus rows: no code passes no base test either
             return Verdict(0.0, None, details)
-        if isinstance(row.get("unit_tests"), dict):
-            details = self._unit_tests(row["unit_tests"], PREAMBLE + code)
-        elif row.get("base_input") is not None and row.get("canonical_solution") is not None:
-            details = self._evalplus(row, _with_prompt(code, row))
-        elif code_fim.is_fim_row(row) and isinstance(row.get("test"), str) and row.get("entry_point"):
-            details = self._fim(row, code)
-        elif isinstance(row.get("test"), str) and row.get("entry_point"):
-            program = f"{_with_prompt(code, row)}\n\n{row['test']}\n\ncheck({row['entry_point']})\n"
-            outcome = self.sandbox.run(program, [Run("", self.timeout, self.output_limit)],
-                                       total_timeout=self.total_timeout)
-            result = outcome.results[0] if outcome.results else None
-            details = {"tests": 1, "passed": int(result is not None and result.status == "ok")}
-            if not details["passed"]:
-                details["failure"] = {"reason": f"program {result.status}" if result else outcome.error,
-                                      "stderr": _brief(result.stderr.strip(), 1000) if result else ""}
-        else:
-            raise GymError("task row has no tests for the code verifier (needs unit_tests, base_input + "
-                           "canonical_solution, or test + entry_point); re-run task=prepare for this benchmark")
+        try:
+            if isinstance(row.get("unit_tests"), dict):
+                details = self._unit_tests(row["unit_tests"], PREAMBLE + code)
+            elif row.get("base_input") is not None and row.get("canonical_solution") is not None:
+                details = self._evalplus(row, _with_prompt(code, row))
+            elif code_fim.is_fim_row(row) and isinstance(row.get("test"), str) and row.get("entry_point"):
+                details = self._fim(row, code)
+            elif isinstance(row.get("test"), str) and row.get("entry_point"):
+                details = self._test_code(row, _with_prompt(code, row))
+            else:
+                raise GymError("task row has no tests for the code verifier (needs unit_tests, base_input + "
+                               "canonical_solution, or test + entry_point); re-run task=prepare for this benchmark")
+        except SandboxUnavailable as exc:  # fail closed: never a verdict from a weaker sandbox
+            raise VerifierError(f"sandbox refused: {exc}", {"sandbox": self.mechanism}) from None
         details["isolated"] = self.isolated
+        details["sandbox"] = self.mechanism
         passed = details.pop("_passed", details["passed"] == details["tests"])
         return Verdict(1.0 if passed else 0.0, code, details)
 
     def _fim(self, row: dict, code: str) -> dict:
-        """HumanEval-Infilling: prefix + middle + suffix + tests (gym.verifiers.code_fim)."""
+        """HumanEval-Infilling: prefix + middle + suffix against the tests, each candidate middle in turn."""
         details: dict[str, Any] = {"tests": 1, "passed": 0}
         for middle in code_fim.middles(code, row):
-            outcome = self.sandbox.run(code_fim.program(row, middle), [Run("", self.timeout, self.output_limit)],
-                                       total_timeout=self.total_timeout)
-            result = outcome.results[0] if outcome.results else None
-            if result is not None and result.status == "ok":
-                return {"tests": 1, "passed": 1}
-            details["failure"] = {"reason": f"program {result.status}" if result else outcome.error,
-                                  "stderr": _brief(result.stderr.strip(), 1000) if result else ""}
+            details = self._test_code(row, code_fim.program(row, middle))
+            if details["passed"]:
+                break
+        return details
+
+    # HumanEval-style test code ------------------------------------------------------------------------
+    def _test_code(self, row: dict, program: str) -> dict:
+        """The judge runs the tests against the program's function; only its report can pass the answer."""
+        entry = str(row["entry_point"])
+        job = json.dumps({"code": program, "function": entry, "method": False, "load_limit": self.timeout,
+                          "call_limit": self.timeout, "serve": True})
+        judge = judge_source(row.get("prompt") if isinstance(row.get("prompt"), str) else "", row["test"], entry)
+        outcome = self.sandbox.run(DRIVER, [Run(job, self.timeout, self.output_limit, judge=judge)],
+                                   total_timeout=self.total_timeout or self.timeout + 10)
+        result = outcome.results[0] if outcome.results else None
+        report = {}
+        if result is not None and result.status == "ok":
+            with contextlib.suppress(json.JSONDecodeError, IndexError):
+                report = json.loads(result.stdout.splitlines()[-1])
+        details: dict[str, Any] = {"tests": 1, "passed": int(report.get("passed") is True)}
+        if not details["passed"]:
+            reason = report.get("error") or (f"tests {result.status}" if result else outcome.error)
+            details["failure"] = {"reason": reason, "stderr": _brief(result.stderr.strip(), 1000) if result else ""}
         return details
 
     # LiveCodeBench ----------------------------------------------------------------------------------
@@ -222,6 +252,9 @@ class CodeVerifier(Verifier):
                 message = json.loads(line)
             except json.JSONDecodeError:
                 break  # a line cut short by a kill
+            if not isinstance(message, dict) or not isinstance(message.get("phase", message.get("load_error")), str):
+                trouble = "unexpected test report"  # not the driver's: the program wrote it
+                break
             if "load_error" in message:
                 trouble = message["load_error"]
                 break
@@ -268,7 +301,10 @@ class CodeVerifier(Verifier):
         with lock:
             if key not in self._truth:
                 code = (row.get("prompt") or "") + row["canonical_solution"]
-                self._truth[key] = reference_outputs(self._call, code, task_id, dataset, entry, inputs)
+                try:
+                    self._truth[key] = reference_outputs(self._call, code, task_id, dataset, entry, inputs)
+                except RuntimeError as exc:  # the task's own solution fails: no verdict is possible
+                    raise VerifierError(str(exc), {"task_id": task_id}) from None
         return self._truth[key]
 
 

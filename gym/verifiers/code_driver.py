@@ -4,6 +4,7 @@ across the sandbox boundary (the encoding's source is part of that program)."""
 from __future__ import annotations
 
 import inspect
+import json
 
 
 # -- values across the sandbox boundary (this code also runs inside the sandbox) -------------------
@@ -69,16 +70,76 @@ def decode_value(value):
     return {key: decode_value(item) for key, item in value.items()}
 
 
+def value_digest(value, big: int = 1 << 20):
+    """None for a value small enough to send whole; else the SHA-256 of a canonical form, so that
+    outputs of any size are compared without holding them (equal digests <=> equal values, with ints
+    and floats of the same value alike, as == has them)."""
+    import array
+    import hashlib
+    import json
+    import operator
+
+    if isinstance(value, str):
+        if len(value) <= big // 6:
+            return None
+        return hashlib.sha256(b"str:" + value.encode("utf-8", "surrogatepass")).hexdigest()
+    if type(value) in (list, tuple) and len(value) > big // 32:
+        kinds = set(map(type, value))
+        if kinds and kinds <= {int, float, bool}:
+            floats = list(map(float, value))
+            if all(map(operator.eq, floats, value)):  # every number survives as a float: hash the doubles
+                return hashlib.sha256(type(value).__name__.encode() + array.array("d", floats).tobytes()).hexdigest()
+    encoded = encode_value(value)
+    text = json.dumps(encoded)
+    if len(text) <= big:
+        return None
+
+    def canonical(item):  # sets and dicts in a fixed order
+        if isinstance(item, list):
+            return [canonical(x) for x in item]
+        if isinstance(item, dict):
+            if "$set" in item:
+                return {**item, "$set": sorted((canonical(x) for x in item["$set"]), key=json.dumps)}
+            if "$dict" in item:
+                return {"$dict": sorted(([canonical(k), canonical(v)] for k, v in item["$dict"]), key=json.dumps)}
+            return {key: canonical(x) for key, x in item.items()}
+        return item
+
+    return hashlib.sha256(b"any:" + json.dumps(canonical(encoded)).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class Digest:
+    """An output sent as its digest (see value_digest): equal only to the same digest."""
+
+    def __init__(self, hexdigest: str) -> None:
+        self.hexdigest = hexdigest
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Digest) and other.hexdigest == self.hexdigest
+
+    def __hash__(self) -> int:
+        return hash(self.hexdigest)
+
+    def __repr__(self) -> str:
+        return f"<output with sha256 {self.hexdigest[:16]}>"
+
+
+def wire_value(message: dict):
+    """The value of a driver message: decoded, or a Digest."""
+    return Digest(message["digest"]) if "digest" in message else decode_value(message["value"])
+
+
 # The program that calls the function under test inside the sandbox. Its job (stdin) carries the code,
 # the function name and the encoded arguments, never the expected values, so code under test has
-# nothing to copy them from. One JSON line per test goes to the saved stdout; the code's own stdin
-# and stdout are /dev/null.
-_DRIVER = r'''
+# nothing to copy them from. One JSON line per test goes to the saved stdout (or, serving a judge, to
+# the pipe to the judge); the code's own stdin and stdout are /dev/null.
+_DRIVER = r"""
 import json, os, signal, sys, time
 if hasattr(sys, "set_int_max_str_digits"):
     sys.set_int_max_str_digits(0)
 _job = json.loads(sys.stdin.read())
-_out, _null = os.dup(1), os.open(os.devnull, os.O_RDWR)
+_serve = bool(_job.get("serve"))
+_out, _null = (4 if _serve else os.dup(1)), os.open(os.devnull, os.O_RDWR)
 os.dup2(_null, 0)
 os.dup2(_null, 1)
 
@@ -97,12 +158,12 @@ def _ring(signum, frame):
     raise _TimeLimit()
 
 
-def _timed(function, args, limit):
+def _timed(function, args, limit, kwargs=None):
     signal.signal(signal.SIGALRM, _ring)
     signal.setitimer(signal.ITIMER_REAL, limit)
     try:
         started = time.perf_counter()
-        value = function(*args)
+        value = function(*args, **(kwargs or {}))
         return value, time.perf_counter() - started
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -110,6 +171,11 @@ def _timed(function, args, limit):
 
 def _describe(exc):
     return "time limit exceeded" if isinstance(exc, _TimeLimit) else f"{type(exc).__name__}: {exc}"[:500]
+
+
+def _wire(value):
+    digest = value_digest(value)
+    return {"value": encode_value(value)} if digest is None else {"digest": digest}
 
 
 _scope = {"__name__": "solution", "__builtins__": __builtins__}
@@ -122,15 +188,98 @@ try:
 except BaseException as exc:
     _emit({"load_error": _describe(exc) if not isinstance(exc, KeyError) else f"no function {_job['function']}"})
     sys.exit(0)
+if _serve:  # answer the judge's calls one by one until it hangs up
+    _emit({"ready": True})
+    for _line in os.fdopen(3, "rb"):
+        _call = json.loads(_line)
+        try:
+            _value, _spent = _timed(_target, decode_value(_call["args"]), _job["call_limit"],
+                                    decode_value(_call["kwargs"]))
+            _message = {"value": encode_value(_value)}
+        except BaseException as exc:
+            _message = {"error": _describe(exc)}
+        _emit(_message)
+    sys.exit(0)
 for _phase in _job["phases"]:
     for _index, (_args, _limit) in enumerate(zip(_phase["inputs"], _phase["limits"])):
         try:
             _value, _spent = _timed(_target, decode_value(_args), _limit)  # fresh objects per call
-            _message = {"phase": _phase["name"], "index": _index, "value": encode_value(_value), "time": _spent}
+            _message = {"phase": _phase["name"], "index": _index, **_wire(_value), "time": _spent}
         except BaseException as exc:
             _message = {"phase": _phase["name"], "index": _index, "error": _describe(exc)}
         _emit(_message)
         if "error" in _message:
             break
-'''
-DRIVER = "\n".join(inspect.getsource(part) for part in (Opaque, encode_value, decode_value)) + _DRIVER
+"""
+_SHARED = "\n".join(inspect.getsource(part) for part in (Opaque, encode_value, decode_value))
+DRIVER = _SHARED + "\n" + inspect.getsource(value_digest) + _DRIVER
+
+# The judge of a HumanEval-style row: runs the prompt (helpers the tests use) and the test code with a
+# stand-in for the function under test that forwards each call to the driver serving the program, and
+# reports {"passed": true} only after check() returned. It runs in a process the program cannot reach
+# (gym.in_sandbox), so no exit, signal or patched builtin of the program's can make up a pass.
+_JUDGE = r"""
+import json, os, sys
+if hasattr(sys, "set_int_max_str_digits"):
+    sys.set_int_max_str_digits(0)
+_spec = json.loads(SPEC)
+_replies = os.fdopen(PEER_IN, "rb")
+
+
+class ProgramFailed(Exception):
+    pass
+
+
+def _report(passed, error=None):
+    sys.stdout.write(json.dumps({"passed": passed, "error": error}) + "\n")
+    sys.stdout.flush()
+
+
+def _receive():
+    line = _replies.readline()
+    if not line.endswith(b"\n"):
+        raise ProgramFailed("the program ended")
+    return json.loads(line)
+
+
+def candidate(*args, **kwargs):
+    data = (json.dumps({"args": encode_value(list(args)), "kwargs": encode_value(kwargs)}) + "\n").encode()
+    try:
+        while data:
+            data = data[os.write(PEER_OUT, data):]
+    except OSError:
+        raise ProgramFailed("the program ended") from None
+    reply = _receive()
+    if "value" not in reply:
+        raise ProgramFailed(reply.get("error") or "no value")
+    return decode_value(reply["value"])
+
+
+try:
+    _hello = _receive()
+    if "ready" not in _hello:
+        raise ProgramFailed(_hello.get("load_error") or "the program did not load")
+    candidate.__name__ = _spec["entry_point"]
+    _scope = {"__name__": "__main__", "__builtins__": __builtins__}
+    try:
+        exec(compile(_spec["prompt"], "prompt.py", "exec"), _scope)
+    except Exception:
+        pass  # the tests may not need what failed
+    _scope[_spec["entry_point"]] = candidate
+    exec(compile(_spec["test"], "test.py", "exec"), _scope)
+    _scope["check"](candidate)
+except BaseException as exc:
+    import traceback
+    _lines = _spec["test"].splitlines()
+    _where = [f" (test line {frame.lineno}: {_lines[frame.lineno - 1].strip()})"
+              for frame in traceback.extract_tb(exc.__traceback__)
+              if frame.filename == "test.py" and 0 < frame.lineno <= len(_lines)]
+    _report(False, f"{type(exc).__name__}: {exc}"[:800] + "".join(_where[-1:])[:400])
+else:
+    _report(True)
+"""
+
+
+def judge_source(prompt: str, test: str, entry_point: str) -> str:
+    spec = json.dumps({"prompt": prompt, "test": test, "entry_point": entry_point})
+    return _SHARED + "\n" + _JUDGE.replace("SPEC", repr(spec), 1)

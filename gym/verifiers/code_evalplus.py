@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from gym.verifiers.code_compare import close
-from gym.verifiers.code_driver import decode_value
+from gym.verifiers.code_driver import wire_value
 
 
 def _is_floats(value: Any) -> bool:
@@ -102,7 +102,7 @@ def reference_outputs(call: Callable[..., tuple[dict[str, list], str | None]], c
             problem = next((m["error"] for m in got if "error" in m), None) or trouble
             raise RuntimeError(f"reference solution of {task_id or entry} failed on its {phase} inputs: "
                                f"{problem or 'no output'}")
-        values = [decode_value(m["value"]) for m in got]
+        values = [wire_value(m) for m in got]
         if dataset == "mbpp" and entry in MBPP_NOT_NONE:
             values = [value is not None for value in values]
         truth[phase] = {"values": values, "times": [m["time"] for m in got]}

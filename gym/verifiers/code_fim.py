@@ -32,7 +32,8 @@ def middles(block: str, row: dict) -> list[str]:
 
 
 def program(row: dict, middle: str) -> str:
-    return f"{row['prefix']}{middle}{row['suffix']}\n\n{row['test']}\n\ncheck({row['entry_point']})\n"
+    """The completed source; the code verifier runs the task's tests against its entry point."""
+    return f"{row['prefix']}{middle}{row['suffix']}"
 
 
 def reference_middle(row: dict, correct: bool) -> str:

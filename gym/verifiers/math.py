@@ -3,6 +3,15 @@
 The gold answer (outer $...$ or \\(...\\) removed) is wrapped as \\boxed{gold} and parsed as LaTeX. The
 prediction is the last \\boxed{} of the answer when there is one, else the text after the last "####" line,
 else the whole answer, parsed with LaTeX and plain-expression extraction ("the answer is 72.", "Answer: 1,234").
+Both the gold and the boxed / "####" answer first go through the MATH graders' normalisation (percent,
+thousands separators, degrees, \\text{} units, \\$, a trailing full stop: gym.verifiers.math_normalize).
+
+The LaTeX parser: latex2sympy2_extended's parser is generated per ANTLR runtime, and its 4.9.3 parser (the
+runtime Hydra pins) is stale: every percentage (`25\\%`, `25%`) raises AttributeError and a bare `\\gamma` /
+`\\Gamma` does not parse. The workers therefore import the ANTLR 4.13.2 runtime shipped inside gym
+(gym/verifiers/antlr413, the unchanged PyPI wheel), placed first on their path, and report the runtime
+they loaded; the parent process keeps Hydra's. A LaTeX parser failure that leaves a side compared as text
+is counted: details.parse_errors (0, 1 or 2) and details.parse_error (which side, which exception).
 
 math-verify can hang on pathological input, so checks run in a pool of worker processes started once per
 verifier. Each worker is a fresh interpreter (`python -m gym.verifiers.math_worker`, fork+exec: safe from
@@ -17,6 +26,7 @@ from __future__ import annotations
 
 import atexit
 import importlib.util
+import logging
 import os
 import re
 import socket
@@ -30,6 +40,9 @@ from typing import Any
 import gym
 from gym.errors import GymError
 from gym.verifiers.base import Verdict, Verifier, expected_answer, last_boxed, squash_spaces, unbox
+from gym.verifiers.math_normalize import normalize_answer
+
+log = logging.getLogger("gym.verifiers.math")
 
 WORKER_MODULE = "gym.verifiers.math_worker"
 STARTUP_SECONDS = 60.0  # a fresh worker must finish importing and warming up within this
@@ -39,6 +52,9 @@ _GROUPED_INTEGER = re.compile(r"-?\d{1,3}(?:,\d{3})+")  # 1,234,567
 _DELIMITERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
 _GOLD_PRINTS_MAX = 100_000
 _HASHES = re.compile(r"^[ \t]*####[ \t]*(\S.*?)[ \t]*$", re.MULTILINE)  # GSM8K's final-answer line
+ANTLR_WHEEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "antlr413",
+                           "antlr4_python3_runtime-4.13.2-py3-none-any.whl")
+ANTLR_VERSION = "4.13.2"
 
 
 class _WorkerGone(Exception):
@@ -53,14 +69,15 @@ class _Worker:
 
 
 def _worker_env() -> dict[str, str]:
-    """The parent's environment; a gym run from a source tree adds that tree so the child imports this copy."""
+    """The parent's environment with gym's ANTLR 4.13 runtime first on the path (a wheel is importable as
+    it is); a gym run from a source tree adds that tree so the child imports this copy."""
     import site
 
     env = dict(os.environ)
     root = os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(gym.__file__))))
     installed = {os.path.realpath(p) for p in [*site.getsitepackages(), site.getusersitepackages()]}
-    if root not in installed:
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    paths = [ANTLR_WHEEL] + ([root] if root not in installed else []) + [env.get("PYTHONPATH", "")]
+    env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
     return env
 
 
@@ -93,6 +110,7 @@ class WorkerPool:
         self._all: set[_Worker] = set()
         self._started = self._closed = False
         self._pid = os.getpid()
+        self.antlr_version: str | None = None  # the ANTLR runtime the workers loaded
 
     def pids(self) -> list[int]:
         return sorted(w.proc.pid for w in list(self._all))
@@ -135,9 +153,15 @@ class WorkerPool:
         if not worker.conn.poll(STARTUP_SECONDS):
             raise _WorkerGone("did not start in time")
         message = worker.conn.recv()
-        if not (isinstance(message, tuple) and message and message[0] == "ready"):
+        if not (isinstance(message, tuple) and len(message) == 3 and message[0] == "ready"):
             raise _WorkerGone(f"unexpected start-up message {message!r}")
         worker.ready = True
+        if self.antlr_version is None:
+            self.antlr_version = str(message[2])
+            if not self.antlr_version.startswith(ANTLR_VERSION):
+                log.warning("math workers loaded ANTLR runtime %s instead of gym's %s (%s missing?): LaTeX "
+                            "that this parser cannot read is counted in parse_errors", self.antlr_version,
+                            ANTLR_VERSION, ANTLR_WHEEL)
 
     def run(self, request: tuple) -> dict[str, Any]:
         """The worker's result dict, or a reward-0 dict with error "timeout" / "worker crashed: ..."."""
@@ -258,7 +282,7 @@ class MathVerifier(Verifier):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         if importlib.util.find_spec("math_verify") is None:
-            raise GymError("the math verifier needs math-verify: pip install 'math-verify[antlr4_9_3]'")
+            raise GymError("the math verifier needs math-verify: pip install math-verify")
         self.timeout = self.number_option("timeout", 0.01)
         workers = self.options["workers"]
         self.workers = os.cpu_count() or 1
@@ -273,10 +297,13 @@ class MathVerifier(Verifier):
         return self._pool.pids()
 
     def verify(self, row: dict, response: str) -> Verdict:
-        gold = gold_body(expected_answer(row))
+        gold = normalize_answer(gold_body(expected_answer(row)))
         text = response or ""
         boxed = last_boxed(text)
-        details: dict[str, Any] = {"gold": gold, "predicted": None, "source": "boxed" if boxed is not None else "text"}
+        if boxed is not None:
+            boxed = normalize_answer(boxed)
+        details: dict[str, Any] = {"gold": gold, "predicted": None, "source": "boxed" if boxed is not None else "text",
+                                   "parse_errors": 0}
         if boxed is None and not text.strip():
             details["source"] = None
             return Verdict(0.0, None, details)
@@ -284,7 +311,7 @@ class MathVerifier(Verifier):
             # "#### 72" marks the final answer; math-verify alone would prefer any earlier "answer ... 20%".
             hashes = _HASHES.findall(text)
             if hashes:
-                text, details["source"] = hashes[-1], "hashes"
+                text, details["source"] = normalize_answer(hashes[-1]), "hashes"
         candidate = boxed if boxed is not None else (text if details["source"] == "hashes" else None)
         plain = integer_text(candidate) if candidate is not None else None
         if plain is not None and _INTEGER.fullmatch(gold):
@@ -306,6 +333,9 @@ class MathVerifier(Verifier):
                 self._gold_prints.clear()
             self._gold_prints[gold] = result["gold"]
         details["predicted"] = result.get("predicted")
+        parse_errors = result.get("parse_errors") or {}
+        if parse_errors:
+            details.update(parse_errors=len(parse_errors), parse_error=parse_errors)
         if result.get("error"):
             details["error"] = result["error"]
         return Verdict(float(result.get("reward") or 0.0), result.get("predicted"), details)

@@ -1,0 +1,111 @@
+"""task=export: rollouts in another tool's layout. format=nemo_gym writes, per benchmark and model:
+
+* `<label>_rollouts.jsonl`: the scored rollouts (ok, model_error) as NeMo Gym rows (gym.nemo_gym.to_nemo),
+  sorted by task and rollout index: what `gym eval profile --rollouts` and `gym eval aggregate` read;
+* `<label>_rollouts_materialized_inputs.jsonl`: one line per rollout, the prepared task row when the
+  benchmark is prepared here (else just the gold answer), what `--inputs` reads;
+* `<label>_rollouts_failures.jsonl` (only when there are some): infra_error and verifier_error rollouts,
+  marked with `_ng_failure_class` as NeMo Gym's failures sidecar is. NeMo Gym's profile then needs
+  `++allow_partial_rollouts=true`, as for any run with failures.
+
+`<label>` is the benchmark, or `<benchmark>@<model>` when several models ran it. Every file is written
+atomically; gym reads the result back (`task=aggregate rollouts=<dir>`) to the same metrics.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+from gym import nemo_gym
+from gym.config import run_dir, to_plain
+from gym.errors import GymError, did_you_mean
+from gym.io import write_jsonl_atomic
+from gym.rollout import SCORED, Rollout
+
+log = logging.getLogger("gym.export")
+FORMATS = ("nemo_gym",)
+
+
+def _file_label(label: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.@-]+", "_", label)
+
+
+def group_rows(files: list[Path]) -> dict[tuple[str, str], list[tuple[Path, str, Rollout]]]:
+    """(benchmark, model) -> [(file, where, row)], the last row per key across all files."""
+    from gym.rollout_sources import read_rows
+
+    by_key: dict[str, tuple[Path, str, Rollout]] = {}
+    for path in files:
+        for where, row in read_rows(path):
+            by_key.pop(row["key"], None)
+            by_key[row["key"]] = (path, where, row)
+    groups: dict[tuple[str, str], list[tuple[Path, str, Rollout]]] = {}
+    for item in by_key.values():
+        groups.setdefault((str(item[2]["benchmark"]), str(item[2]["model"])), []).append(item)
+    for items in groups.values():
+        items.sort(key=lambda item: (item[2]["task_index"], item[2]["rollout_index"]))
+    return groups
+
+
+def task_row_source(cfg: DictConfig, task_rows: Any, cache: dict, benchmark: str):
+    """A function (file, where, row) -> prepared task row or None, for one benchmark."""
+    from gym.rollout_sources import resolve_benchmark
+
+    try:
+        bench = resolve_benchmark(cfg, benchmark, cache)
+        task_rows.prepared(bench)
+    except GymError as exc:
+        log.warning("%s: materialized inputs carry the gold answer only (%s)", benchmark, exc)
+        return lambda path, where, row: None
+    return lambda path, where, row: task_rows.lookup(path, bench, row, where)
+
+
+def export_nemo_gym(cfg: DictConfig, files: list[Path], out_dir: Path) -> dict[str, Any]:
+    from gym.rollout_sources import TaskRows
+
+    groups = group_rows(files)
+    per_bench = {}
+    for bench, _ in groups:
+        per_bench[bench] = per_bench.get(bench, 0) + 1
+    task_rows, cache, written = TaskRows(), {}, {}
+    for (bench, model), items in sorted(groups.items()):
+        label = _file_label(bench if per_bench[bench] == 1 else f"{bench}@{model}")
+        lookup = task_row_source(cfg, task_rows, cache, bench)
+        scored = [nemo_gym.to_nemo(row) for _, _, row in items if row["status"] in SCORED]
+        failed = [nemo_gym.to_nemo(row) for _, _, row in items if row["status"] not in SCORED]
+        inputs = [nemo_gym.materialized_input(row, lookup(path, where, row)) for path, where, row in items]
+        files_out = {"rollouts": out_dir / f"{label}_rollouts.jsonl",
+                     "materialized_inputs": out_dir / f"{label}_rollouts_materialized_inputs.jsonl"}
+        write_jsonl_atomic(files_out["materialized_inputs"], inputs)
+        write_jsonl_atomic(files_out["rollouts"], scored)
+        if failed:
+            files_out["failures"] = out_dir / f"{label}_rollouts_failures.jsonl"
+            write_jsonl_atomic(files_out["failures"], failed)
+        written[label] = {"benchmark": bench, "model": model, "scored": len(scored), "failed": len(failed),
+                          "files": {name: str(path) for name, path in files_out.items()}}
+    return written
+
+
+def run(cfg: DictConfig) -> dict[str, Any]:
+    from gym.rollout_files import find_rollout_files
+
+    if OmegaConf.is_missing(cfg, "rollouts") or cfg.get("rollouts") is None:
+        raise GymError("rollouts=<file|glob|run dir|sweep dir> is required")
+    fmt = str(cfg.get("format") or "")
+    if fmt not in FORMATS:
+        raise GymError(f"format={fmt!r} is not one gym exports{did_you_mean(fmt, FORMATS)}; formats: {', '.join(FORMATS)}")
+    out_dir = Path(str(cfg.get("output_dir") or run_dir(cfg))).expanduser()
+    files, _ = find_rollout_files(to_plain(cfg.rollouts))
+    written = export_nemo_gym(cfg, files, out_dir)
+    for label, entry in written.items():
+        extra = f", {entry['failed']} unscored in {Path(entry['files']['failures']).name}" if entry["failed"] else ""
+        print(f"{label}: {entry['scored']} rollout(s) -> {entry['files']['rollouts']}{extra}", flush=True)
+    if written:
+        print(f"NeMo Gym: gym eval profile --inputs <label>_rollouts_materialized_inputs.jsonl "
+              f"--rollouts <label>_rollouts.jsonl (in {out_dir})", flush=True)
+    return {"format": fmt, "out_dir": str(out_dir), "groups": written}

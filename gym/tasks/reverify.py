@@ -1,0 +1,184 @@
+"""task=reverify: score stored rollouts again with today's verifiers, without calling the model.
+
+For every rollouts file (gym's or NeMo Gym's) a new file `<stem>.reverified.jsonl` is written beside it,
+atomically: `ok` and `verifier_error` rows are verified again (their stored reply against the prepared
+task row, see gym.rollout_sources), `model_error` and `infra_error` rows are copied; each re-verified row
+keeps its key and records its previous verdict under `reverified`. Readers take the last row per key and
+read files in path order, so `rollouts.reverified.jsonl` supersedes `rollouts.jsonl` in the same run dir.
+Then the new files are aggregated (metrics.json / metrics.csv in the run dir) and the verdicts that
+changed are counted per benchmark, with a few examples; reverify.json keeps that summary.
+"""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+from gym.config import run_dir, to_plain
+from gym.errors import GymError
+from gym.io import write_json_atomic, write_jsonl_atomic
+from gym.rollout import REVERIFIABLE, Rollout, now, verify_answer
+from gym.table import format_table
+
+log = logging.getLogger("gym.reverify")
+
+
+def output_path(path: Path) -> Path:
+    stem = path.name.removesuffix(".jsonl").removesuffix(".reverified")
+    return path.with_name(f"{stem}.reverified.jsonl")
+
+
+class Verifiers:
+    """One verifier (with its judge, if it needs one) per benchmark, closed at the end."""
+
+    def __init__(self, cfg: DictConfig, stack: ExitStack, concurrency: int) -> None:
+        self.cfg, self.stack, self.concurrency = cfg, stack, concurrency
+        self.made: dict[str, Any] = {}
+
+    def get(self, bench: DictConfig) -> Any:
+        from gym.verifiers import make_verifier
+
+        if bench.name not in self.made:
+            verifier = make_verifier(bench.verifier.family, to_plain(bench.verifier.options))
+            self.stack.callback(verifier.close)
+            if getattr(verifier, "needs_judge", False):
+                self._attach_judge(bench, verifier)
+            self.made[bench.name] = verifier
+        return self.made[bench.name]
+
+    def _attach_judge(self, bench: DictConfig, verifier: Any) -> None:
+        from gym.verifiers.judge import connect_judge, judge_kind, require_judge
+
+        step = OmegaConf.create(OmegaConf.to_container(self.cfg, resolve=False))
+        OmegaConf.set_struct(step, False)
+        step.benchmark = bench
+        require_judge(step)
+        policy_url = ""
+        if judge_kind(step) == "mock":  # no model here: the reference server answers as the judge
+            from gym.mock_server import MockServer
+
+            server = MockServer(rows=[], model_name="gym-mock-judge")
+            policy_url = server.start()
+            self.stack.callback(server.stop)
+            step.model.kind = "mock"
+        connect_judge(step, self.stack, verifier, policy_url, Path(bench.dataset.path), self.concurrency)
+
+
+def _verdict_text(row: dict) -> str:
+    reward = "-" if row.get("reward") is None else f"{row['reward']:.2f}"
+    return f"{row.get('status')} {reward} (answer {row.get('extracted_answer')!r})"
+
+
+def changed(before: dict, after: dict) -> bool:
+    if before.get("status") != after.get("status"):
+        return True
+    a, b = before.get("reward"), after.get("reward")
+    return (a is None) != (b is None) or (a is not None and abs(a - b) > 1e-9)
+
+
+def reverify_file(path: Path, cfg: DictConfig, verifiers: Verifiers, task_rows: Any, cache: dict,
+                  pool: ThreadPoolExecutor) -> tuple[list[Rollout], list[tuple[Rollout, Rollout]]]:
+    """(new rows in file order, [(before, after)] for the rows verified again)."""
+    from gym.rollout_sources import read_rows, resolve_benchmark
+
+    rows = read_rows(path)
+    jobs = []
+    for where, row in rows:
+        if row["status"] not in REVERIFIABLE:
+            continue
+        bench = resolve_benchmark(cfg, row["benchmark"], cache)
+        verifier = verifiers.get(bench)  # first: a judge-graded benchmark without judge= fails before any file work
+        jobs.append((row, task_rows.lookup(path, bench, row, where), verifier))
+
+    def one(job: tuple[Rollout, dict, Any]) -> Rollout:
+        row, task, verifier = job
+        verdict = verify_answer(verifier, task, row.get("response") or "")
+        previous = {name: row.get(name) for name in ("status", "reward", "extracted_answer")}
+        return {**row, **verdict, "reverified": {"time": now(), **previous}}  # type: ignore[typeddict-item]
+
+    redone = dict(zip((id(job[0]) for job in jobs), pool.map(one, jobs)))
+    out = [redone.get(id(row), row) for _, row in rows]
+    return out, [(job[0], redone[id(job[0])]) for job in jobs]
+
+
+def change_summary(pairs: list[tuple[Rollout, Rollout]], examples: int) -> dict[str, Any]:
+    per: dict[str, dict[str, Any]] = {}
+    for before, after in pairs:
+        entry = per.setdefault(str(before["benchmark"]), {"reverified": 0, "changed": 0, "up": 0, "down": 0,
+                                                          "verifier_error_before": 0, "verifier_error_after": 0,
+                                                          "examples": []})
+        entry["reverified"] += 1
+        entry["verifier_error_before"] += before["status"] == "verifier_error"
+        entry["verifier_error_after"] += after["status"] == "verifier_error"
+        if not changed(before, after):
+            continue
+        entry["changed"] += 1
+        old, new = before.get("reward"), after.get("reward")
+        if old is not None and new is not None:
+            entry["up" if new > old else "down"] += new != old
+        shown = {(ex["model"], ex["task_index"]) for ex in entry["examples"]}
+        if len(entry["examples"]) < examples and (before["model"], before["task_index"]) not in shown:  # one per task
+            entry["examples"].append({"model": before["model"], "task_index": before["task_index"],
+                                      "rollout_index": before["rollout_index"], "before": _verdict_text(before),
+                                      "after": _verdict_text(after), "error": after.get("error")})
+    return per
+
+
+def change_text(per: dict[str, Any]) -> str:
+    rows = [[bench, e["reverified"], e["changed"], e["up"], e["down"], e["verifier_error_before"],
+             e["verifier_error_after"]] for bench, e in sorted(per.items())]
+    lines = [format_table(["benchmark", "re-verified", "verdicts changed", "reward up", "reward down",
+                           "verifier errors before", "after"], rows)]
+    for bench, e in sorted(per.items()):
+        for ex in e["examples"]:
+            lines.append(f"  {bench} task {ex['task_index']} rollout {ex['rollout_index']}: {ex['before']} -> "
+                         f"{ex['after']}" + (f" [{ex['error']}]" if ex["error"] else ""))
+    return "\n".join(lines)
+
+
+def run(cfg: DictConfig) -> dict[str, Any]:
+    from gym.metrics_output import metrics_for, metrics_table, write_metrics
+    from gym.rollout_files import find_rollout_files
+    from gym.rollout_sources import TaskRows, skip_superseded
+
+    if OmegaConf.is_missing(cfg, "rollouts") or cfg.get("rollouts") is None:
+        raise GymError("rollouts=<file|glob|run dir|sweep dir> is required")
+    concurrency = int(cfg.get("concurrency") or 1)
+    if concurrency < 1:
+        raise GymError(f"concurrency={concurrency} must be at least 1")
+    examples = int(cfg.get("examples") or 0)
+    files, _ = find_rollout_files(to_plain(cfg.rollouts))
+    files = skip_superseded(files)
+    out_dir = run_dir(cfg)
+    written, pairs = [], []
+    with ExitStack() as stack:
+        verifiers = Verifiers(cfg, stack, concurrency)
+        pool = stack.enter_context(ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="reverify"))
+        task_rows, cache = TaskRows(), {}
+        for path in files:
+            rows, file_pairs = reverify_file(path, cfg, verifiers, task_rows, cache, pool)
+            target = output_path(path)
+            write_jsonl_atomic(target, rows)
+            log.info("%s: %d row(s), %d re-verified -> %s", path, len(rows), len(file_pairs), target)
+            written.append(target)
+            pairs.extend(file_pairs)
+    per = change_summary(pairs, examples)
+    print(f"re-verified {len(pairs)} rollout(s) in {len(files)} file(s), no model calls:", flush=True)
+    print(change_text(per), flush=True)
+    metrics, _ = metrics_for([str(p) for p in written], to_plain(cfg.get("k")))
+    write_metrics(out_dir, metrics)
+    print(metrics_table(metrics), flush=True)
+    summary = {"files": {str(src): str(dst) for src, dst in zip(files, written)}, "benchmarks": per,
+               "reverified": len(pairs), "changed": sum(e["changed"] for e in per.values()),
+               "metrics": str(out_dir / "metrics.json")}
+    write_json_atomic(out_dir / "reverify.json", summary)
+    remaining = sum(e["verifier_error_after"] for e in per.values())
+    if remaining:
+        log.warning("%d rollout(s) are still verifier_error (kept out of every score); see their 'error' field",
+                    remaining)
+    return {key: summary[key] for key in ("reverified", "changed", "metrics")}
