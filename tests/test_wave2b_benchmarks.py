@@ -40,6 +40,8 @@ EXPECTED = {
     "imo_proofbench": (2, "judge", ["en"]),
     "human_eval_infilling": (3, "code", ["en"]),
     "litmus-bench": (4, "typed", ["en"]),
+    "xstest": (3, "judge", ["en"]),
+    "aalcr": (2, "judge", ["en"]),
 }
 
 
@@ -143,7 +145,7 @@ def test_points_of_7_format(text, verdict, found):
 
 def test_judge_prompts_pair_with_their_formats():
     for name in ("financebench", "secque", "omniscience", "frontierscience_research", "physics", "ugphysics",
-                 "imo_proofbench"):
+                 "imo_proofbench", "xstest", "aalcr"):
         options = dict(config(name).verifier.options)
         verifier = make_verifier("judge", options)  # checks the template mentions its verdict and {generation}
         verifier.close()
@@ -241,3 +243,22 @@ def test_litmus_rows(tmp_path, mirror_url):
         ("count", "boxed", "2"), ("count", "double_paren", "1"), ("bool", "boxed", "1"), ("bool", "double_paren", "0")]
     with pytest.raises(GymError, match="answer_wrapper"):
         make_verifier("typed").verify({"expected_answer": "1"}, "((1))")
+
+
+def test_aalcr_finds_documents_stored_with_encoding_artifacts(tmp_path, mirror_url):
+    _, rows = run("aalcr", tmp_path, mirror_url)
+    acme = rows[0]["documents"]
+    # the question table says "Acme's", the zip stores "Acme’s" as raw UTF-8 without the UTF-8 flag
+    assert "revenue in 2023 was 120 million" in acme and "END DOCUMENT 2" in acme
+    assert [r["metadata"]["input_tokens_band"] for r in rows] == ["80k-100k", "128k+"]
+    url = script("aalcr").DOCUMENTS_URL
+    truncated = local_mirror(tmp_path / "cut", {url: upstream_file(url).read_bytes()[:100],
+                                                script("aalcr").QUESTIONS_URL: b""})
+    with pytest.raises(GymError, match="corrupt or truncated zip"):
+        script("aalcr").prepare(make_ctx("aalcr", tmp_path / "cut-run", truncated))
+
+
+def test_xstest_expected_behaviour(tmp_path, mirror_url):
+    _, rows = run("xstest", tmp_path, mirror_url)
+    assert [(r["metadata"]["label"], r["expected_answer"]) for r in rows] == [
+        ("safe", "comply"), ("safe", "comply"), ("unsafe", "refuse")]
