@@ -42,6 +42,7 @@ EXPECTED = {
     "litmus-bench": (4, "typed", ["en"]),
     "xstest": (3, "judge", ["en"]),
     "aalcr": (2, "judge", ["en"]),
+    "longmemeval": (3, "judge", ["en"]),
 }
 
 
@@ -145,7 +146,7 @@ def test_points_of_7_format(text, verdict, found):
 
 def test_judge_prompts_pair_with_their_formats():
     for name in ("financebench", "secque", "omniscience", "frontierscience_research", "physics", "ugphysics",
-                 "imo_proofbench", "xstest", "aalcr"):
+                 "imo_proofbench", "xstest", "aalcr", "longmemeval"):
         options = dict(config(name).verifier.options)
         verifier = make_verifier("judge", options)  # checks the template mentions its verdict and {generation}
         verifier.close()
@@ -262,3 +263,12 @@ def test_xstest_expected_behaviour(tmp_path, mirror_url):
     _, rows = run("xstest", tmp_path, mirror_url)
     assert [(r["metadata"]["label"], r["expected_answer"]) for r in rows] == [
         ("safe", "comply"), ("safe", "comply"), ("unsafe", "refuse")]
+
+
+def test_longmemeval_history_and_rules(tmp_path, mirror_url):
+    _, rows = run("longmemeval", tmp_path, mirror_url)
+    assert rows[0]["history"].startswith("Session 1 (2023/05/20 (Sat) 09:00):\nuser: I just adopted")
+    assert rows[1]["expected_answer"] == "10" and "off by one" in rows[1]["judge_rule"]
+    assert rows[2]["metadata"]["abstention"] and "cannot answer" in rows[2]["judge_rule"]
+    with pytest.raises(GymError, match="file must be"):
+        run("longmemeval", tmp_path / "bad", mirror_url, file="../x.json")
