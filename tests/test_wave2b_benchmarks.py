@@ -43,6 +43,9 @@ EXPECTED = {
     "xstest": (3, "judge", ["en"]),
     "aalcr": (2, "judge", ["en"]),
     "longmemeval": (3, "judge", ["en"]),
+    "mgsm": (22, "math", None),
+    "global_mmlu_lite": (32, "mcq", None),
+    "belebele": (32, "mcq", None),
 }
 
 
