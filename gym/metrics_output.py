@@ -22,6 +22,7 @@ def metrics_for(spec: Any, k: int | list[int] | None = None) -> tuple[dict[str, 
     """(metrics.json content, the loaded RolloutSet) for a rollouts spec."""
     from gym.metrics import compute_metrics
     from gym.rollouts import load_rollouts
+    from gym.family_metrics import add_family_metrics
     from gym.subsets import add_subsets
 
     rollouts = load_rollouts(spec)
@@ -29,6 +30,7 @@ def metrics_for(spec: Any, k: int | list[int] | None = None) -> tuple[dict[str, 
     metrics = compute_metrics(rollouts.frame, k)
     parse_errors.add_to_metrics(metrics, rollouts.files)  # math verdicts: LaTeX the parser could not read
     add_subsets(metrics, rollouts, k)
+    add_family_metrics(metrics, rollouts)  # win rate, MAE, corpus BLEU, length buckets
     return {**metrics, "inputs": rollouts.summary()}, rollouts
 
 
@@ -75,9 +77,11 @@ def metrics_table(metrics: dict[str, Any]) -> str:
                      for label, e in metrics["benchmarks"].items() if e["unscored_tasks"])
     notes += parse_errors.note_lines(metrics)
     note = notes + f"scale: percent (0-100); CI: {metrics['ci_method']}"
+    from gym.family_metrics import family_lines
     from gym.subsets import subsets_text
 
-    return format_table(headers, rows) + "\n" + scores_lines(metrics) + subsets_text(metrics) + inputs_line(metrics.get("inputs") or {}) + note
+    return (format_table(headers, rows) + "\n" + scores_lines(metrics) + family_lines(metrics) + subsets_text(metrics)
+            + inputs_line(metrics.get("inputs") or {}) + note)
 
 
 def scores_lines(metrics: dict[str, Any]) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from gym.errors import GymError
+from gym.mock_formats import pairwise_verdict, shape_answer
 from gym.mock_judge import judge_verdict
 
 ANCHOR_WORDS = 8  # words per index key; long enough to be rare, short enough for short questions
@@ -218,7 +219,7 @@ class AnswerPolicy:
         return before
 
     def answer(self, prompt: str, request_seed: object | None, n: int, max_tokens: int | None) -> list[Reply]:
-        verdict = judge_verdict(prompt)  # the server also plays the LLM judge (gym.mock_judge)
+        verdict = pairwise_verdict(prompt, self.index) or judge_verdict(prompt)  # it plays the LLM judge too
         if verdict is not None:
             return [_limit(verdict, None, "judge", max_tokens) for _ in range(n)]
         number = self.index.find(prompt)
@@ -249,6 +250,7 @@ class AnswerPolicy:
             program = _program(self.index.tasks[number].code_row, outcome == "correct") if number is not None else None
             if program is not None:
                 content = f"{_OPENERS[int(pick * len(_OPENERS))]}\n\n```python\n{program}```"
+            content = shape_answer(prompt, final, _OPENERS[int(pick * len(_OPENERS))]) or content  # gym.mock_formats
         thought = _THOUGHTS[int(pick * len(_THOUGHTS))] if self.reasoning != "none" else None
         reasoning = None
         if self.reasoning == "think_tags":

@@ -46,8 +46,27 @@ def render(template: str, row: dict[str, Any], where: str = "row") -> str:
 
 
 def build_messages(system: str | None, user: str, row: dict[str, Any], where: str = "row") -> list[dict[str, str]]:
+    if user.strip() == "{messages}":  # a multi-turn task (mrcr): the row's conversation is sent as it is
+        return conversation(row.get("messages"), where)
     messages = []
     if system:
         messages.append({"role": "system", "content": render(system, row, where)})
     messages.append({"role": "user", "content": render(user, row, where)})
     return messages
+
+
+ROLES = ("system", "user", "assistant")
+
+
+def conversation(messages: Any, where: str = "row") -> list[dict[str, str]]:
+    """A row's own `messages` ([{role, content}], ending with a user turn), checked and copied."""
+    if not isinstance(messages, list) or not messages:
+        raise GymError(f"prompt template '{{messages}}' needs a non-empty 'messages' list, which {where} lacks")
+    out = []
+    for number, message in enumerate(messages):
+        if not isinstance(message, dict) or message.get("role") not in ROLES or not isinstance(message.get("content"), str):
+            raise GymError(f"{where}: message {number} must be {{role: system|user|assistant, content: <text>}}")
+        out.append({"role": message["role"], "content": message["content"]})
+    if out[-1]["role"] != "user":
+        raise GymError(f"{where}: the conversation must end with a user message")
+    return out

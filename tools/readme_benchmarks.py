@@ -35,6 +35,13 @@ FAMILY_NOTES = {
              "never 0); some check with math-verify first",
     "code": "generated code against the tests in a sandbox: user/network/mount/PID namespaces, read-only file "
             "system, seccomp, rlimits, timeouts (fill-in-the-middle: prefix + answer + suffix)",
+    "pairwise": "an LLM judge compares the answer with a baseline answer in both orders; win rate with a bootstrap CI",
+    "sql": "the predicted and gold SQL run on the task's SQLite database (read-only, time limit, row cap); result "
+           "sets compared",
+    "long_context": "deterministic exact / set / sequence-match scoring of long-context answers, per length bucket",
+    "label": "the verdict label the model writes, compared with the gold label (accuracy; MAE/correlation where "
+             "defined)",
+    "translation": "BLEU and chrF with sacrebleu (COMET optional)",
     "typed": "the last answer in the wrapper the prompt asked for (`\\boxed{}` or `((...))`), compared as a whole "
              "count or a yes/no",
 }

@@ -26,6 +26,9 @@ FAMILIES: dict[str, str] = {
     "judge": "gym.verifiers.judge:JudgeVerifier",
     "qa": "gym.verifiers.qa:QAVerifier",
     "code": "gym.verifiers.code:CodeVerifier",
+    "pairwise": "gym.verifiers.pairwise:PairwiseVerifier", "sql": "gym.verifiers.sql:SQLVerifier",
+    "long_context": "gym.verifiers.long_context:LongContextVerifier", "label": "gym.verifiers.label:LabelVerifier",
+    "translation": "gym.verifiers.translation:TranslationVerifier",
     "typed": "gym.verifiers.typed:TypedVerifier",
 }
 

@@ -1,0 +1,65 @@
+"""OpenAI MRCR (openai/mrcr): multi-round co-reference over long synthetic conversations. The model
+must reproduce the i-th of several similar requests' answers (2, 4 or 8 "needles"), starting its reply
+with a given random string.
+
+Upstream parquet files `<n>needle/<n>needle_<k>.parquet` (n = 2, 4, 8; k = 0, 1) hold `prompt` (a JSON
+string: the list of chat messages), `answer`, `random_string_to_prepend`, `n_needles`,
+`desired_msg_index`, `total_messages`, `n_chars`. The conversation is sent as it is (prompt template
+"{messages}"). Prepared rows:
+
+    {"question": <the last user message>, "messages": [...], "expected_answer": <answer>,
+     "random_string_to_prepend": ..., "metadata": {"n_needles", "n_chars", "total_messages",
+     "subset": "<n>needle", "file", "source_index"}}
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gym.errors import GymError
+from gym.prompts import ROLES
+
+if TYPE_CHECKING:
+    from gym.download import PrepareContext
+
+BASE = "https://huggingface.co/datasets/openai/mrcr/resolve/main"
+FILES = tuple(f"{n}needle/{n}needle_{k}.parquet" for n in (2, 4, 8) for k in (0, 1))
+COLUMNS = ["prompt", "answer", "random_string_to_prepend", "n_needles", "desired_msg_index", "total_messages",
+           "n_chars"]
+
+
+def convert(item: dict[str, Any], index: int, file: str) -> tuple[dict[str, Any] | None, str | None]:
+    try:
+        messages = json.loads(item.get("prompt") or "")
+    except (json.JSONDecodeError, TypeError):
+        return None, "'prompt' is not a JSON list of messages"
+    if (not isinstance(messages, list) or not messages or not all(
+            isinstance(m, dict) and m.get("role") in ROLES and isinstance(m.get("content"), str) for m in messages)
+            or messages[-1]["role"] != "user"):
+        return None, "'prompt' must be a list of {role, content} messages ending with a user message"
+    answer, prefix = item.get("answer"), item.get("random_string_to_prepend")
+    if not isinstance(answer, str) or not isinstance(prefix, str) or not prefix:
+        return None, "missing 'answer' or 'random_string_to_prepend'"
+    needles = item.get("n_needles")
+    return {
+        "question": messages[-1]["content"],
+        "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
+        "expected_answer": answer, "random_string_to_prepend": prefix,
+        "metadata": {"n_needles": needles, "n_chars": item.get("n_chars"), "total_messages": item.get("total_messages"),
+                     "desired_msg_index": item.get("desired_msg_index"), "subset": f"{needles}needle",
+                     "file": file, "source_index": index},
+    }, None
+
+
+def prepare(ctx: PrepareContext, files: list[str] | tuple[str, ...] = FILES) -> Path:
+    if isinstance(files, str) or not files:
+        raise GymError(f"files must be a non-empty list such as [2needle/2needle_0.parquet], got {files!r}")
+    rows = []
+    for file in files:
+        raw = ctx.fetch(f"{BASE}/{file}")
+        items = ctx.read_parquet(raw, columns=COLUMNS, required=["prompt", "answer", "random_string_to_prepend"],
+                                 layout="MRCR")
+        rows.extend(ctx.convert_rows(raw, items, lambda item, i, f=file: convert(item, i, f), label="row"))
+    return ctx.write_rows(rows)

@@ -1,0 +1,118 @@
+"""long_context: deterministic scoring of long-context tasks (graphwalks, mrcr, ruler, longbench_v2).
+
+Option `match`:
+  node_f1         graphwalks: the reply's last non-empty line must hold "Final Answer: [n1, n2, ...]";
+                  reward is the F1 between that node set and the gold list (JSON list in
+                  expected_answer). Both empty scores 1, no such line scores 0. Unlike the reference,
+                  quotes around node names ("['a', 'b']") are dropped before comparing: the reference keeps
+                  them, so a correctly quoted list scores 0.
+  prefix_ratio    mrcr: the reply must start with the row's `random_string_to_prepend`, else 0; otherwise
+                  difflib's SequenceMatcher ratio between reply and gold with that prefix removed from both.
+  substring_all   ruler: fraction of the gold strings (expected_answer: JSON list or one string) found in
+                  the reply, case-insensitive.
+  substring_any   ruler qa tasks: 1 when any gold string is found.
+  choice_boxed    longbench_v2: the letter inside the reply's last \\boxed{} must equal the gold letter.
+
+Per-length results (prompt size buckets, with the context-length refusals that the endpoint turns into
+`model_error` rollouts) are added by aggregate (gym.family_metrics).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from difflib import SequenceMatcher
+from typing import Any
+
+from gym.errors import GymError
+from gym.verifiers.base import Verdict, Verifier, expected_answer, last_boxed, nfkc, peel_wrappers
+
+MATCHES = ("node_f1", "prefix_ratio", "substring_all", "substring_any", "choice_boxed")
+_FINAL_ANSWER = re.compile(r"Final Answer:\s*\[(.*)\]")
+_QUOTES = "\"'`"
+
+
+def parse_nodes(response: str) -> list[str] | None:
+    """Node names from "Final Answer: [...]" on the last non-empty line; None when the line is missing."""
+    lines = [line for line in (response or "").strip().split("\n") if line.strip()]
+    if not lines:
+        return None
+    match = _FINAL_ANSWER.search(lines[-1])
+    if not match:
+        return None
+    items = (item.strip().strip(_QUOTES).strip() for item in match.group(1).split(","))
+    return [item for item in items if item]
+
+
+def node_f1(predicted: set[str], gold: set[str]) -> float:
+    if not predicted and not gold:
+        return 1.0
+    common = len(predicted & gold)
+    if not common:
+        return 0.0
+    precision, recall = common / len(predicted), common / len(gold)
+    return 2 * precision * recall / (precision + recall)
+
+
+def prefix_ratio(response: str, gold: str, prefix: str) -> float:
+    if not response.startswith(prefix):
+        return 0.0
+    return float(SequenceMatcher(None, response.removeprefix(prefix), gold.removeprefix(prefix)).ratio())
+
+
+def gold_strings(row: dict) -> list[str]:
+    value = row.get("expected_answer")
+    if isinstance(value, str) and value.strip().startswith("["):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            pass
+    values = value if isinstance(value, list) else [value]
+    golds = [str(v) for v in values if v is not None and str(v).strip()]
+    if not golds:
+        expected_answer({"expected_answer": None})  # raises the standard missing-answer error
+    return golds
+
+
+class LongContextVerifier(Verifier):
+    family = "long_context"
+    OPTIONS = {"match": None}
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        if self.options["match"] is None:
+            raise GymError(f"verifier 'long_context': set option match to one of {', '.join(MATCHES)}")
+        self.match = self.choice_option("match", MATCHES)
+
+    def verify(self, row: dict, response: str) -> Verdict:
+        text = response or ""
+        details: dict[str, Any] = {"family": "long_context", "match": self.match}
+        if self.match == "node_f1":
+            try:
+                gold = {str(node) for node in json.loads(expected_answer(row))}
+            except (json.JSONDecodeError, TypeError):
+                raise GymError(f"graphwalks row has an expected_answer that is not a JSON list: "
+                               f"{row.get('expected_answer')!r}; re-run task=prepare") from None
+            nodes = parse_nodes(text)
+            details["parse_failed"] = nodes is None
+            if nodes is None:
+                return Verdict(0.0, None, details)
+            reward = node_f1(set(nodes), gold)
+            return Verdict(reward, json.dumps(sorted(set(nodes))), details)
+        if self.match == "prefix_ratio":
+            prefix = str(row.get("random_string_to_prepend") or "")
+            reply = text.strip()
+            details["prefix_matched"] = reply.startswith(prefix)
+            reward = prefix_ratio(reply, expected_answer(row), prefix)
+            return Verdict(reward, reply[:200] if reply else None, details)
+        if self.match == "choice_boxed":
+            boxed = last_boxed(text)
+            letter = peel_wrappers(nfkc(boxed)).strip().strip("()").upper() if boxed is not None else None
+            letter = letter if letter and len(letter) == 1 and letter.isalpha() else None
+            return Verdict(1.0 if letter == expected_answer(row).strip().upper() else 0.0, letter, details)
+        golds = gold_strings(row)
+        lowered = text.lower()
+        found = [gold.lower() in lowered for gold in golds]
+        details["found"] = sum(found)
+        reward = sum(found) / len(found) if self.match == "substring_all" else float(any(found))
+        return Verdict(reward, text.strip()[:200] or None, details)
