@@ -31,6 +31,7 @@ EXPECTED = {
     "gpqa-x": (8, "mcq", ["de", "es", "fr", "ja"]),
     "global-piqa": (32, "mcq", None),
     "mmlu_prox": (12, "mcq", ["en", "de", "es", "fr", "it", "ja"]),
+    "mmlu_prox_lite": (6, "mcq", ["en", "de", "es", "fr", "it", "ja"]),
     "financebench": (2, "judge", ["en"]),
     "secque": (2, "judge", ["en"]),
     "omniscience": (3, "judge", ["en"]),
