@@ -272,6 +272,10 @@ def group_metrics(group: "pd.DataFrame", k: int | Sequence[int] | None = None) -
                        "completion": _stats(ok["completion_tokens"], ("mean", "median", "p95"))}
     entry["latency_s"] = _stats(ok["latency_s"], ("mean", "p50", "p95"))
     entry["scores"] = score_metrics(group, arrays)
+    if "adaptive" in group.columns and group["adaptive"].notna().any():  # rounds of adaptive repeats
+        from gym.adaptive_estimates import correct_entry
+
+        correct_entry(entry, group, arrays.task_index)
     return entry
 
 

@@ -73,6 +73,8 @@ class Rollout(TypedDict, total=False):
     time: str
     data_sha256: Optional[str]
     reverified: dict
+    cached: bool
+    adaptive: str
 
 
 # Field -> what it holds. Kept in step with Rollout; tests check the README documents every one.
@@ -100,6 +102,8 @@ FIELDS: dict[str, str] = {
     "time": "UTC time the row was written",
     "data_sha256": "sha256 of the prepared file (version 2)",
     "reverified": "on rows written by task=reverify: {time, status, reward, extracted_answer} before",
+    "cached": "true when the reply came from the response cache (cache.dir), not from a model call",
+    "adaptive": "on rows of an adaptive-repeats run: the stopping rule that sampled them (gym.adaptive)",
 }
 
 

@@ -17,12 +17,12 @@ from gym.config import compose
 from gym.errors import GymError
 from gym.mock_server import MockServer
 from gym.tasks import collect
-from tests.conftest import ROOT, SHARED_DATA, assert_clean_failure, run_gym
+from tests.conftest import REAL_DATA, ROOT, assert_clean_failure, run_gym
 
 
 def gsm8k_rows(n: int) -> list[dict]:
     rows = []
-    with open(SHARED_DATA / "gsm8k" / "test.jsonl") as handle:
+    with open(REAL_DATA / "gsm8k" / "test.jsonl") as handle:
         for line in handle:
             item = json.loads(line)
             rows.append({"question": item["question"],
@@ -122,7 +122,14 @@ def test_endpoint_down_and_dies_mid_run(prepared, tmp_path):
     overrides = ["model=vllm", f"model.base_url={url}", "model.name=gym-mock", "limit=40", "num_repeats=5",
                  "concurrency=4", "model.max_retries=1", "model.timeout=2"]
     import threading
-    threading.Timer(0.6, server.stop).start()
+
+    def stop_after_some_rows() -> None:  # the endpoint dies once some rollouts are on disk
+        out, pause = tmp_path / "dies" / "rollouts.jsonl", threading.Event()
+        while not (out.is_file() and len(out.read_bytes().splitlines()) >= 20):
+            pause.wait(0.01)
+        server.stop()
+
+    threading.Thread(target=stop_after_some_rows, daemon=True).start()
     with pytest.raises(GymError, match="infrastructure errors"):
         run_collect(tmp_path / "dies", *overrides)
     rows = read_rollouts(tmp_path / "dies" / "rollouts.jsonl")

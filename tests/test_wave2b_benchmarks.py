@@ -174,7 +174,7 @@ def test_per_language_results_through_collect_and_aggregate(tmp_path, data_dir, 
 
 
 def test_search_language_facet(capsys):
-    cfg = compose(["task=search", "language=ja", "output=json"])
+    cfg = compose(["task=search", "language=ja", "format=json"])
     search.run(cfg)
     names = {hit["name"] for hit in json.loads(capsys.readouterr().out)}
     assert {"aime24-x", "gpqa-x", "mmlu_prox", "polymath"} <= names and "gsm8k" not in names

@@ -181,11 +181,11 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 
 def summary_text(summary: dict[str, Any]) -> str:
     from gym.profiling import BUCKETS
-    from gym.rollout import UNSCORED
-    from gym.table import format_table
     from gym.metrics_output import fmt_ci
+    from gym.rollout import UNSCORED
+    from gym.table import display_name, format_table
 
-    rows = [[label, g["model"], g["tasks"], g["complete_tasks"], fmt_ci(g["pass@1"]),
+    rows = [[label, display_name(g["model"]), g["tasks"], g["complete_tasks"], fmt_ci(g["pass@1"]),
              *(g["buckets"][b] for b in BUCKETS)] for label, g in summary["benchmarks"].items()]
     total = summary["completion"]["total"]
     lines = [format_table(["benchmark", "model", "tasks", "complete", "pass@1 [95% CI]", *BUCKETS], rows),

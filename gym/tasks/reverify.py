@@ -52,21 +52,13 @@ class Verifiers:
         return self.made[bench.name]
 
     def _attach_judge(self, bench: DictConfig, verifier: Any) -> None:
-        from gym.verifiers.judge import connect_judge, judge_kind, require_judge
+        from gym.endpoints import connect_judge
 
         step = OmegaConf.create(OmegaConf.to_container(self.cfg, resolve=False))
         OmegaConf.set_struct(step, False)
         step.benchmark = bench
-        require_judge(step)
-        policy_url = ""
-        if judge_kind(step) == "mock":  # no model here: the reference server answers as the judge
-            from gym.mock_server import MockServer
-
-            server = MockServer(rows=[], model_name="gym-mock-judge")
-            policy_url = server.start()
-            self.stack.callback(server.stop)
-            step.model.kind = "mock"
-        connect_judge(step, self.stack, verifier, policy_url, Path(bench.dataset.path), self.concurrency)
+        step.model.kind = "reverify"  # no policy endpoint: judge=mock gets a reference server of its own
+        connect_judge(step, self.stack, verifier, "", Path(bench.dataset.path), self.concurrency)
 
 
 def _verdict_text(row: dict) -> str:
