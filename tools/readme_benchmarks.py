@@ -36,7 +36,7 @@ FAMILY_NOTES = {
              "never 0); some check with math-verify first",
     "code": "generated code against the tests in a [sandbox](#code-sandbox) (bubblewrap, else namespaces): an "
             "allow-listed read-only view, no network, a fresh interpreter under seccomp and rlimits; a pass is "
-            "reported by the test side, never inferred from an exit status",
+            "reported by the test side, never inferred from an exit status (fill-in-the-middle: prefix + answer + suffix)",
     "pairwise": "an LLM judge compares the answer with a baseline answer in both orders; pass@1 is the win rate "
                 "(ties half), with a bootstrap CI and per category",
     "sql": "the last `sql` code block and the gold query run on the task's SQLite database (read-only, time limit, "
@@ -46,6 +46,8 @@ FAMILY_NOTES = {
     "label": "the model grades: its verdict label (\"Judgement: Yes/No\" or a 4-way grade) against the gold label; "
              "accuracy, precision/recall/F1 or MAE",
     "translation": "sentence BLEU (reward) and chrF with sacrebleu; corpus BLEU and chrF per language pair",
+    "typed": "the last answer in the wrapper the prompt asked for (`\\boxed{}` or `((...))`), compared as a whole "
+             "count or a yes/no",
 }
 
 
