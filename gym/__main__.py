@@ -1,101 +1,22 @@
-"""gym's command line: one Hydra app; `task=<name>` picks a module from TASKS."""
+"""gym's command line: one Hydra app; `task=<name>` picks a module from the registry in gym.tasks.
+
+Start-up stays light: plain help is printed without importing Hydra, and the command line is checked
+(gym.overrides) before Hydra composes anything or makes a run dir.
+"""
 
 from __future__ import annotations
 
-import importlib
-import json
-import logging
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
-import hydra
-from omegaconf import DictConfig
-
-from gym import config as _config  # noqa: F401  (schemas + resolvers)
-from gym.errors import GymError, did_you_mean, unknown_benchmark
-from gym.paths import CONF_DIR
-
-log = logging.getLogger("gym")
-
-# task name -> module with `run(cfg)`; imported only when chosen, so heavy imports stay off start-up.
-TASKS = {
-    "search": "gym.tasks.search",
-    "prepare": "gym.tasks.prepare",
-    "collect": "gym.tasks.collect",
-    "aggregate": "gym.tasks.aggregate",
-    "profile": "gym.tasks.profile",
-    "e2e": "gym.tasks.e2e",
-    "reverify": "gym.tasks.reverify",
-    "export": "gym.tasks.export",
-}
-
-LAUNCHER_EXTRAS = {"local": ("hydra_plugins.hydra_joblib_launcher", "parallel"),
-                   "joblib": ("hydra_plugins.hydra_joblib_launcher", "parallel"),
-                   "slurm": ("hydra_plugins.hydra_submitit_launcher", "slurm"),
-                   "submitit_slurm": ("hydra_plugins.hydra_submitit_launcher", "slurm"),
-                   "submitit_local": ("hydra_plugins.hydra_submitit_launcher", "slurm")}
-
-_INFO_FLAGS = {"--help", "-h", "--hydra-help", "--info", "-i", "--cfg", "-c", "--shell-completion", "-sc", "--version"}
-
-
-def _extra_config_dirs(argv: list[str]) -> list[str]:
-    dirs: list[str] = []
-    for i, arg in enumerate(argv):
-        if arg in ("--config-dir", "-cd") and i + 1 < len(argv):
-            dirs.append(argv[i + 1])
-        elif arg.startswith("--config-dir="):
-            dirs.append(arg.split("=", 1)[1])
-        elif arg.startswith("hydra.searchpath="):
-            for item in arg.split("=", 1)[1].strip("[]").split(","):
-                item = item.strip().strip("'\"")
-                if item.startswith("file://"):
-                    dirs.append(item[len("file://"):])
-    return dirs
-
-
-def _sweep_values(value: str) -> list[str]:
-    """Names in a CLI value: `a`, `a,b`, `[a,b]`; sweep functions such as glob() are left to Hydra."""
-    if "(" in value:
-        return []
-    return [v.strip().strip("'\"") for v in value.strip("[]").split(",") if v.strip()]
-
-
-def precheck(argv: list[str]) -> list[str]:
-    """Catch the common mistakes before Hydra does, with one line and a did-you-mean."""
-    if not any(a.startswith("task=") for a in argv) and not any(a.split("=")[0] in _INFO_FLAGS for a in argv):
-        return ["--help"]
-    from gym.catalog import benchmark_files, config_dirs
-
-    names = None
-    for arg in argv:
-        key, sep, value = arg.partition("=")
-        if not sep:
-            continue
-        key = key.lstrip("+~")
-        if key == "task":
-            for task in _sweep_values(value):
-                if task not in TASKS:
-                    raise GymError(f"unknown task '{task}'{did_you_mean(task, TASKS)}; tasks: {', '.join(TASKS)}")
-        elif key in ("benchmark", "benchmarks"):
-            names = names or benchmark_files(config_dirs(_extra_config_dirs(argv)))
-            for bench in _sweep_values(value):
-                if bench not in names and not (key == "benchmarks" and bench == "all") and bench != "null":
-                    raise unknown_benchmark(bench, names)
-        elif key in ("model", "judge"):
-            dirs = config_dirs(_extra_config_dirs(argv))
-            options = {path.stem for d in dirs for path in (d / key).glob("*.yaml")}
-            for option in _sweep_values(value):
-                if options and option not in options and option != "null":
-                    raise GymError(f"unknown {key} '{option}'{did_you_mean(option, options)}; "
-                                   f"{key}s: {', '.join(sorted(options))}")
-        elif key == "hydra/launcher" and value in LAUNCHER_EXTRAS:
-            module, extra = LAUNCHER_EXTRAS[value]
-            try:
-                importlib.import_module(module)
-            except ImportError:
-                raise GymError(f"hydra/launcher={value} needs the '{extra}' extra: pip install 'gym[{extra}]'") from None
-    return argv
+# Hydra versions whose internal `run_and_report` (how Hydra reports a failed composition) gym wraps to
+# print one line; with any other version gym leaves Hydra's own reporting alone.
+HYDRA_REPORT_VERSIONS = ("1.3.",)
+# What a run dir holds before a task writes anything: these alone do not make a run worth keeping
+# (a search, a run refused at the start); a run that wrote results keeps them and its gym.log.
+RUN_DIR_BOOKKEEPING = {".hydra", "gym.log"}
 
 
 def _is_multirun() -> bool:
@@ -105,31 +26,48 @@ def _is_multirun() -> bool:
     return HydraConfig.initialized() and HydraConfig.get().mode == RunMode.MULTIRUN
 
 
-def run_task(cfg: DictConfig) -> Any:
+def run_task(cfg: Any) -> Any:
     """Run the chosen task; a GymError becomes one line on stderr and a non-zero exit."""
+    import json
+    import logging
+
     from gym.callbacks import JOB_STATUS_FILE
     from gym.config import run_dir
+    from gym.errors import GymError
     from gym.io import write_json_atomic
     from gym.runlog import to_file
     from gym.schema import check_task_knobs
+    from gym.tasks import run_task as run_registered
 
-    module = importlib.import_module(TASKS[cfg.task.name])
+    log = logging.getLogger("gym")
+    multirun = _is_multirun()
     status: dict[str, Any] = {"task": cfg.task.name, "status": "ok"}
     try:
         check_task_knobs(cfg)
-        result = module.run(cfg)
+        check_output_path(cfg)
+        result = run_registered(cfg.task.name, cfg)
         if isinstance(result, dict):
             status["summary"] = result
         return result
     except GymError as exc:
         print(f"gym: error: {exc}", file=sys.stderr, flush=True)
-        to_file(logging.ERROR, f"gym: error: {exc}")
+        to_file(logging.ERROR, f"error: {exc}")
         status.update(status="failed", error=str(exc))
-        if not _is_multirun():
+        if not multirun:
             sys.exit(exc.exit_code)
         return None
+    except BrokenPipeError:
+        quiet_exit_on_closed_pipe()
+    except OSError as exc:  # the file system said no: a path the user gave, not a bug
+        message = f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
+        print(f"gym: error: {message}", file=sys.stderr, flush=True)
+        to_file(logging.ERROR, f"error: {message}")
+        status.update(status="failed", error=message)
+        if not multirun:
+            sys.exit(1)
+        return None
     except Exception as exc:
-        if not _is_multirun():
+        if not multirun:
             raise  # a bug: show the traceback
         log.exception("job failed")
         print(f"gym: error: {exc.__class__.__name__}: {exc}", file=sys.stderr, flush=True)
@@ -137,7 +75,7 @@ def run_task(cfg: DictConfig) -> Any:
         return None
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP turned into gym.resume.Interrupted
         status.update(status="interrupted")
-        if _is_multirun():
+        if multirun:
             write_json_atomic(run_dir(cfg) / JOB_STATUS_FILE, status)
         message = f"gym: interrupted; {getattr(exc, 'hint', None) or 'rerun with resume=true to continue'}"
         print(message, file=sys.stderr, flush=True)
@@ -147,24 +85,84 @@ def run_task(cfg: DictConfig) -> Any:
         # wait for requests still in flight, which can take up to the model timeout.
         os._exit(getattr(exc, "exit_code", 130))
     finally:
-        if _is_multirun():
+        if multirun:
             write_json_atomic(run_dir(cfg) / JOB_STATUS_FILE, json.loads(json.dumps(status, default=str)))
+        else:
+            remove_run_dir_without_results(run_dir(cfg), cfg.task.name)
 
 
-def compact_hydra_errors() -> None:
+def check_output_path(cfg: Any) -> None:
+    """`output=` (the rollouts file) must be a file path gym can write: say so before any work starts."""
+    from gym.errors import GymError
+
+    output = cfg.get("output") if cfg.task.name in ("collect", "e2e") else None
+    if not output:
+        return
+    path = Path(str(output)).expanduser()
+    if path.is_dir():
+        raise GymError(f"output={output} is a directory; give the rollouts file, e.g. output={path / 'rollouts.jsonl'}")
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise GymError(f"output={output} cannot be written: {parent} is not a writable directory")
+
+
+def remove_run_dir_without_results(path: Path, task: str) -> None:
+    """A run that wrote no results leaves no run dir (only Hydra's saved config and gym.log were there)."""
+    if not path.is_dir() or not {p.name for p in path.iterdir()} <= RUN_DIR_BOOKKEEPING:
+        return
+    hydra_dir = path / ".hydra"
+    for name in ("config.yaml", "hydra.yaml", "overrides.yaml"):
+        (hydra_dir / name).unlink(missing_ok=True)
+    (path / "gym.log").unlink(missing_ok=True)
+    for folder in (hydra_dir, path):
+        try:
+            folder.rmdir()
+        except OSError:  # something else is in there: leave it
+            return
+    # the default layout, outputs/<task>/<time>: outputs/<task>/ and outputs/ go too when left empty
+    parent = path.parent
+    for name in (task, "outputs"):
+        if parent.name != name:
+            return
+        try:
+            parent.rmdir()
+        except OSError:
+            return
+        parent = parent.parent
+
+
+def quiet_exit_on_closed_pipe() -> None:
+    """stdout went to a reader that stopped (`| head`): exit quietly, as command-line tools do."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's final flush must not fail again
+    except OSError:
+        pass
+    os._exit(141)  # 128 + SIGPIPE, what a shell reports for a writer stopped by a closed pipe
+
+
+def compact_hydra_errors() -> bool:
     """Show Hydra's config errors (bad override, schema violation, missing value) as one line.
 
     Hydra prints them over several lines with its search path and a HYDRA_FULL_ERROR hint; the first
     lines and the OmegaConf cause are what a user needs. HYDRA_FULL_ERROR=1 still gives the full story.
+    Hydra has no public hook for this, so its internal `run_and_report` is wrapped, on the Hydra versions
+    gym is tested with only; returns whether the wrapper is in place.
     """
-    try:
-        from hydra._internal import utils as hydra_utils
-        from hydra.errors import CompactHydraException
-    except ImportError:  # a Hydra without these internals: keep its own reporting
-        return
-    original = hydra_utils.run_and_report
+    import hydra
+
+    if not hydra.__version__.startswith(HYDRA_REPORT_VERSIONS):
+        return False
+    from hydra._internal import utils as hydra_utils
+    from hydra.errors import CompactHydraException
+
+    original = getattr(hydra_utils, "run_and_report", None)
+    if original is None:
+        return False
     if getattr(original, "_gym", False):
-        return
+        return True
 
     def run_and_report(func: Any) -> Any:
         def guarded() -> Any:
@@ -179,6 +177,7 @@ def compact_hydra_errors() -> None:
 
     run_and_report._gym = True  # type: ignore[attr-defined]
     hydra_utils.run_and_report = run_and_report
+    return True
 
 
 def _one_line(exc: BaseException) -> str:
@@ -200,19 +199,39 @@ def _one_line(exc: BaseException) -> str:
     return text
 
 
-@hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
-def _hydra_entry(cfg: DictConfig) -> Any:
-    return run_task(cfg)
+def _hydra_app() -> Any:
+    import hydra
+
+    from gym import config as _config  # noqa: F401  (schemas + resolvers)
+    from gym.paths import CONF_DIR
+
+    @hydra.main(version_base="1.3", config_path=str(CONF_DIR), config_name="config")
+    def _hydra_entry(cfg: Any) -> Any:
+        return run_task(cfg)
+
+    return _hydra_entry
 
 
 def main() -> None:
+    argv = sys.argv[1:]
+    if argv in ([], ["--help"], ["-h"]):
+        from gym.cli_help import help_text
+
+        try:
+            print(help_text(), flush=True)
+        except BrokenPipeError:
+            quiet_exit_on_closed_pipe()
+        return
+    from gym.errors import GymError
+    from gym.overrides import check_argv
+
     try:
-        sys.argv[1:] = precheck(sys.argv[1:])
+        sys.argv[1:] = check_argv(argv)
     except GymError as exc:
         print(f"gym: error: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
     compact_hydra_errors()
-    _hydra_entry()
+    _hydra_app()()
 
 
 if __name__ == "__main__":

@@ -53,23 +53,52 @@ def run_dir(cfg: DictConfig) -> Path:
     return Path.cwd()
 
 
-def compose_benchmark(cfg: DictConfig, name: str) -> DictConfig:
-    """The `benchmark` node for another benchmark than the selected one, resolved against cfg's data root.
+def compose_in_app(overrides: Iterable[str]) -> DictConfig:
+    """Compose gym's config with Hydra's compose API and the running app's search path.
 
-    Inside a running app this reuses Hydra's search path (user config dirs included); otherwise
-    (tests, notebooks) it composes from gym's own config dir.
+    Inside a running app this reuses Hydra's search path (user config dirs from --config-dir or
+    hydra.searchpath included); otherwise (tests, notebooks) it composes from gym's own config dir.
     """
     from hydra import compose as hydra_compose
     from hydra.core.global_hydra import GlobalHydra
 
-    overrides = [f"benchmark={name}"]
-    if GlobalHydra.instance().is_initialized():
-        from hydra.core.hydra_config import HydraConfig
+    overrides = list(overrides)
+    if not GlobalHydra.instance().is_initialized():
+        return compose(overrides)
+    from hydra.core.hydra_config import HydraConfig
 
-        if HydraConfig.initialized():  # keep user config dirs given as hydra.searchpath=[...]
-            overrides += [o for o in HydraConfig.get().overrides.hydra if o.startswith("hydra.searchpath")]
-        composed = hydra_compose(config_name="config", overrides=overrides)
-    else:
-        composed = compose(overrides)
+    if HydraConfig.initialized():  # keep user config dirs given as hydra.searchpath=[...]
+        overrides += [o for o in HydraConfig.get().overrides.hydra if o.startswith("hydra.searchpath")]
+    return hydra_compose(config_name="config", overrides=overrides)
+
+
+def compose_benchmark(cfg: DictConfig, name: str) -> DictConfig:
+    """The `benchmark` node for another benchmark than the selected one, resolved against cfg's data root."""
+    composed = compose_in_app([f"benchmark={name}"])
     composed.data = cfg.data
     return composed.benchmark
+
+
+# Nodes every task shares: a step run on behalf of another task takes them from the caller's config.
+SHARED_NODES = ("data", "model", "judge", "benchmark")
+
+
+def compose_step(cfg: DictConfig, task: str, overrides: Any = None, **values: Any) -> DictConfig:
+    """The config `task=<task>` gets from Hydra (its own option file, on the app's search path), with
+    the caller's shared nodes and the values of the knobs both tasks have, then `overrides` (a mapping
+    of the step's own knobs, e.g. e2e's `aggregate.k`) and `values`; written into the caller's run dir."""
+    from omegaconf import open_dict
+
+    step = compose_in_app([f"task={task}"])
+    with open_dict(step):
+        for key in step:
+            if key not in ("task", "hydra") and key in cfg and key not in SHARED_NODES:
+                step[key] = cfg[key]
+        for key in SHARED_NODES:
+            step[key] = cfg.get(key)
+        step.run_dir = str(run_dir(cfg))
+    if overrides:
+        step = OmegaConf.merge(step, overrides)
+    if values:
+        step = OmegaConf.merge(step, values)
+    return step

@@ -26,6 +26,31 @@ log = logging.getLogger("gym.download")
 
 RETRY_STATUS = {408, 429, 500, 502, 503, 504}
 MANIFEST = "manifest.json"
+# Upstream files shipped inside the package (a `wget -x` layout, gzipped): used when a download fails,
+# so the first run works without internet access.
+BUNDLED_DIR = Path(__file__).resolve().parent / "bundled"
+# A connection error with one of these in its text means there is no network at all: retrying will not help.
+_NO_NETWORK = ("NameResolutionError", "Failed to resolve", "Name or service not known",
+               "Temporary failure in name resolution", "nodename nor servname", "Network is unreachable",
+               "ProxyError", "Unable to connect to proxy")
+
+
+class DownloadError(GymError):
+    """A download that failed for good (after retries, or at once when there is no network)."""
+
+
+def bundled_copy(url: str) -> Path | None:
+    """gym's bundled copy of the upstream file at `url`, if it ships one."""
+    parts = urlsplit(url)
+    path = BUNDLED_DIR / parts.netloc / (parts.path.lstrip("/") + ".gz")
+    return path if path.is_file() else None
+
+
+def ways_out(url: str, target: Path) -> str:
+    """The three ways to get an upstream file without the network, for the end of an error line."""
+    parts = urlsplit(url)
+    return (f"ways out: data.mirror=<URL or dir holding {parts.netloc}{parts.path}>, or put the file at {target} "
+            f"(a file in place is used as is), or data.offline=true to use only local files")
 
 
 def mirror_location(url: str, mirror: str) -> str:
@@ -72,14 +97,25 @@ def download(url: str, target: Path, *, timeout: float = 60, retries: int = 4, h
         except _Retry as exc:
             reason, retry_after = str(exc), exc.retry_after
         except (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError) as exc:
-            reason, retry_after = f"{exc.__class__.__name__}: {str(exc)[:200]}", None
+            text = f"{exc.__class__.__name__}: {exc}"
+            if any(marker in text for marker in _NO_NETWORK):
+                raise DownloadError(f"cannot download {url} (no network: {_short_reason(exc)})") from None
+            reason, retry_after = _short_reason(exc), None
         attempt += 1
         if attempt > retries:
-            raise GymError(f"{url}: download failed after {retries + 1} attempts ({reason})")
+            raise DownloadError(f"cannot download {url} after {retries + 1} attempts ({reason})")
         delay = float(retry_after) if retry_after and str(retry_after).isdigit() else min(30.0, 0.5 * 2 ** (attempt - 1))
         delay *= random.uniform(0.8, 1.2)
         log.warning("%s: %s; retry %d/%d in %.1fs", url, reason, attempt, retries, delay)
         time.sleep(delay)
+
+
+def _short_reason(exc: BaseException) -> str:
+    """The innermost cause of a requests/urllib3 error, without the URL and object reprs around it."""
+    while exc.__cause__ is not None or exc.__context__ is not None:
+        exc = exc.__cause__ or exc.__context__
+    text = str(exc).split("): ")[-1].strip() or exc.__class__.__name__
+    return text[:120]
 
 
 class _Retry(Exception):
@@ -105,6 +141,7 @@ class PrepareContext:
     timeout: float = 60
     retries: int = 4
     skip_bad_rows: bool = False
+    force: bool = False  # download again even when the upstream file is already in raw_dir
     progress: bool = True
     prepare_args: dict = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)  # URLs fetched so far (for the manifest)
@@ -123,6 +160,27 @@ class PrepareContext:
         parts = urlsplit(url)
         target = self.raw_dir / parts.netloc / parts.path.lstrip("/")
         self.sources.append(url)
+        if target.is_file() and not self.force:  # downloads are atomic: a file in place is complete
+            log.info("%s: using %s (prepare.force=true downloads it again)", url, target)
+            return target
+        try:
+            return self._fetch(url, target, token_env)
+        except DownloadError as exc:
+            bundled = bundled_copy(url)
+            if bundled is None:
+                raise DownloadError(f"{exc}; {ways_out(url, target)}") from None
+            log.warning("%s; using the copy bundled with gym (the same upstream file)", exc)
+        except GymError:
+            bundled = bundled_copy(url)
+            if bundled is None or not self.offline:
+                raise
+            log.info("%s: offline; using the copy bundled with gym (the same upstream file)", url)
+        with atomic_path(target) as tmp, gzip.open(bundled, "rb") as source, tmp.open("wb") as sink:
+            shutil.copyfileobj(source, sink)
+        return target
+
+    def _fetch(self, url: str, target: Path, token_env: str | None) -> Path:
+        parts = urlsplit(url)
         if self.mirror:
             location = mirror_location(url, self.mirror)
             if not _is_remote(location):

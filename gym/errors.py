@@ -24,3 +24,5 @@ def unknown_benchmark(name: str, choices: Iterable[str]) -> GymError:
     if not hint:
         hint = " (see `python -m gym task=search` for the list)"
     return GymError(f"unknown benchmark '{name}'{hint}")
+
+

@@ -19,6 +19,21 @@ if TYPE_CHECKING:  # pragma: no cover
 
 MAX_TASK_ROWS = 2000  # per-task rows shown in the HTML (the JSONL has them all)
 MAX_TEXT = 4000  # characters of a prompt or response shown per sample
+COLLAPSE_TASK_ROWS = 100  # a longer task table starts folded
+# Click a column header of a sortable table to sort by it (numbers as numbers); click again to reverse.
+_SORT_JS = """
+document.querySelectorAll('table.sortable th').forEach(function (th, col) {
+  th.style.cursor = 'pointer'; th.title = 'click to sort';
+  th.addEventListener('click', function () {
+    var body = th.closest('table').tBodies[0], rows = Array.from(body.rows);
+    var dir = th.dataset.dir === 'asc' ? -1 : 1; th.dataset.dir = dir === 1 ? 'asc' : 'desc';
+    var key = function (r) { var t = r.cells[th.cellIndex].textContent, n = parseFloat(t); return isNaN(n) ? t : n; };
+    rows.sort(function (a, b) { var x = key(a), y = key(b);
+      return (typeof x === typeof y ? (x < y ? -1 : x > y ? 1 : 0) : (typeof x === 'number' ? -1 : 1)) * dir; });
+    rows.forEach(function (r) { body.appendChild(r); });
+  });
+});
+"""
 
 
 def _pyplot():
@@ -123,12 +138,25 @@ def _ci(metric: dict[str, Any] | None) -> str:
     return f"{_num(metric['value'])} [{_num(metric['ci_low'])}, {_num(metric['ci_high'])}]"
 
 
-def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], left: int = 2) -> str:
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], left: int = 2, sortable: bool = False) -> str:
     """Cells must already be escaped; the first `left` columns are left-aligned."""
     head = "".join(f'<th class="l">{h}</th>' if i < left else f"<th>{h}</th>" for i, h in enumerate(headers))
     body = "".join("<tr>" + "".join(f'<td class="l">{c}</td>' if i < left else f"<td>{c}</td>"
                                     for i, c in enumerate(row)) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    kind = " class='sortable'" if sortable else ""
+    return f"<table{kind}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def report_title(summary: dict[str, Any]) -> str:
+    """'<benchmarks> · <models>: gym reward profile', naming at most three of each."""
+    groups = summary.get("completion", {}).get("groups") or []
+
+    def names(key: str) -> str:
+        found = list(dict.fromkeys(str(g.get(key)) for g in groups if g.get(key) is not None))
+        return ", ".join(found[:3]) + (f" +{len(found) - 3} more" if len(found) > 3 else "")
+
+    what = " · ".join(part for part in (names("benchmark"), names("model")) if part)
+    return f"{what}: gym reward profile" if what else "gym reward profile"
 
 
 def _image(path: Path) -> str:
@@ -167,9 +195,10 @@ def build_report(summary: dict[str, Any], profile: "pd.DataFrame", samples: list
     """Write the self-contained report.html; `samples` pairs a pick (bucket, task, ...) with its raw row."""
     from gym.io import write_text_atomic
 
-    out = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>gym reward profile</title>"
+    title = _e(report_title(summary))
+    out = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{title}</title>"
            f"<style>{_CSS}</style></head><body>",
-           "<h1>gym reward profile</h1>",
+           f"<h1>{title}</h1>",
            f"<p class='note'>Generated {_e(datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC'))} from "
            f"{len(summary['inputs']['files'])} rollout file(s). Scale: percent (0-100); pass rate = mean reward "
            f"of a task's scored rollouts; CI: {_e(summary['ci_method'])}.</p>"]
@@ -218,8 +247,11 @@ def build_report(summary: dict[str, Any], profile: "pd.DataFrame", samples: list
     rows = [[_e(r["benchmark"]), _e(r["model"]), _e(r["task_index"]), f"{r['rollouts']}/{r['expected_rollouts']}",
              _num(r["pass_rate"]), _num(r["reward_std"], 3), _num(r[top]) if top else "-",
              _num(r["completion_tokens_mean"], 1), _e(r["bucket"])] for r in shown.to_dict("records")]
-    out.append(_table(["benchmark", "model", "task", "rollouts", "pass rate", "reward std",
-                       _e(top or "pass@k"), "completion tokens", "bucket"], rows))
+    table = _table(["benchmark", "model", "task", "rollouts", "pass rate", "reward std",
+                    _e(top or "pass@k"), "completion tokens", "bucket"], rows, sortable=True)
+    if len(rows) > COLLAPSE_TASK_ROWS:
+        table = f"<details><summary>{len(rows)} tasks (click to show; click a header to sort)</summary>{table}</details>"
+    out.append(table)
     if len(profile) > MAX_TASK_ROWS:
         out.append(f"<p class='note'>First {MAX_TASK_ROWS} of {len(profile)} tasks; all are in "
                    f"reward_profile.jsonl.</p>")
@@ -236,6 +268,6 @@ def build_report(summary: dict[str, Any], profile: "pd.DataFrame", samples: list
             continue
         out.append(f" &middot; expected {_e(raw.get('expected_answer'))}")
         out.append(f"<pre>{_e(_clip(_prompt_text(raw)))}</pre><pre>{_e(_clip(_response_text(raw)))}</pre></div>")
-    out.append("</body></html>")
+    out.append(f"<script>{_SORT_JS}</script></body></html>")
     write_text_atomic(path, "\n".join(out))
     return path

@@ -145,8 +145,8 @@ class SearchKnobs:
     gated: Optional[bool] = None
     needs_judge: Optional[bool] = None
     needs_sandbox: Optional[bool] = None
-    limit: int = 0
-    output: str = "table"
+    max_rows: int = 0
+    format: str = "table"
 
 
 @dataclass
@@ -159,7 +159,6 @@ class PrepareOptions:
 class PrepareKnobs:
     benchmarks: Any = None
     n_jobs: int = 1
-    use_cached: bool = False
     prepare_args: Dict[str, Any] = field(default_factory=dict)
     prepare: PrepareOptions = field(default_factory=PrepareOptions)
 
@@ -206,7 +205,7 @@ class AggregateKnobs:
     rollouts: Any = None
     compare: Any = None
     k: Any = None
-    output: str = "table"
+    format: str = "table"
 
 
 @dataclass
@@ -281,3 +280,10 @@ def check_task_knobs(cfg: Any) -> None:
             parse_concurrency(cfg.concurrency, 1)
         except GymError as exc:
             raise GymError(f"conf/task/{task}.yaml: bad value for 'concurrency': {exc}") from None
+    for key in AT_LEAST_ONE:  # 0 would silently mean "the default" or "nothing"
+        value = cfg.get(key) if key in names else None
+        if value is not None and int(value) < 1:
+            raise GymError(f"{key}={value} must be at least 1 (or null for the default)")
+
+
+AT_LEAST_ONE = ("num_repeats", "limit")

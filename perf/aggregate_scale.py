@@ -31,7 +31,7 @@ start = time.perf_counter()
 from gym.config import compose
 import importlib
 task, rollouts, out, extra = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
-quiet = "output=json" if task == "aggregate" else "plots=false"
+quiet = "format=json" if task == "aggregate" else "plots=false"
 cfg = compose([f"task={task}", f"rollouts={rollouts}", f"+run_dir={out}", quiet, *extra])
 import contextlib, io
 ready = time.perf_counter()

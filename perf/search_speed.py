@@ -44,7 +44,7 @@ def main() -> None:
         commands = {
             "hydra no-op": [sys.executable, str(app), f"hydra.run.dir={tmp}/noop"],
             "gym search math": [sys.executable, "-m", "gym", "task=search", "query=math", f"hydra.run.dir={tmp}/s"],
-            "gym search (json)": [sys.executable, "-m", "gym", "task=search", "output=json", f"hydra.run.dir={tmp}/j"],
+            "gym search (json)": [sys.executable, "-m", "gym", "task=search", "format=json", f"hydra.run.dir={tmp}/j"],
             "gym --help": [sys.executable, "-m", "gym", "--help"],
         }
         times: dict[str, list[float]] = {name: [] for name in commands}

@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 UPSTREAM = FIXTURES / "upstream"  # laid out as a download mirror: <host>/<path>
-SHARED_DATA = ROOT.parent / "shared" / "data"
+REAL_DATA = FIXTURES / "real"  # exact copies of public upstream files, each with its licence
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

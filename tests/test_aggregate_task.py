@@ -70,7 +70,7 @@ def test_metrics_files_and_table(tmp_path, capsys):
 
 def test_output_json_goes_to_stdout(tmp_path, capsys):
     path = write(tmp_path / "rollouts.jsonl", pinned_rows())
-    run(tmp_path, f"rollouts={path}", "output=json")
+    run(tmp_path, f"rollouts={path}", "format=json")
     printed = json.loads(capsys.readouterr().out)
     assert printed["benchmarks"]["gsm8k"]["pass@1"]["value"] == 50.0
 

@@ -17,12 +17,12 @@ from gym.config import compose
 from gym.errors import GymError
 from gym.mock_server import MockServer
 from gym.tasks import collect
-from tests.conftest import FIXTURES, ROOT, assert_clean_failure, run_gym
+from tests.conftest import REAL_DATA, ROOT, assert_clean_failure, run_gym
 
 
 def gsm8k_rows(n: int) -> list[dict]:
     rows = []
-    with open(FIXTURES / "gsm8k" / "test.jsonl") as handle:  # the first 60 rows of the real test split (MIT)
+    with open(REAL_DATA / "gsm8k" / "test.jsonl") as handle:
         for line in handle:
             item = json.loads(line)
             rows.append({"question": item["question"],

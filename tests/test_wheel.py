@@ -18,9 +18,10 @@ def wheel_site(tmp_path_factory):
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out),
                     str(ROOT)], check=True, capture_output=True, timeout=300)
-    wheel = next(out.glob("gym-*.whl"))
+    wheel = next(out.glob("gym_eval_harness-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     assert "gym/conf/config.yaml" in names and "gym/benchmarks/gsm8k/prepare.py" in names
+    assert any(n.startswith("gym/bundled/") and n.endswith("test.jsonl.gz") for n in names)  # offline demo data
     site = out / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)],
                    check=True, capture_output=True, timeout=300)
@@ -34,7 +35,7 @@ def run_installed(site, cwd, *args):
 
 
 def test_wheel_runs_from_elsewhere(wheel_site, tmp_path):
-    where = run_installed(wheel_site, tmp_path, "task=search", "query=gsm8k", "output=json",
+    where = run_installed(wheel_site, tmp_path, "task=search", "query=gsm8k", "format=json",
                           f"hydra.run.dir={tmp_path}/s")
     assert where.returncode == 0, where.stderr
     assert json.loads(where.stdout)[0]["name"] == "gsm8k"

@@ -1,7 +1,7 @@
 """task=aggregate: metrics with 95% CIs from rollout files, or a paired comparison of two runs.
 
 Writes metrics.json / metrics.csv (or compare.json) in the run dir and prints a table (or JSON with
-output=json). Every metric is in percent (0-100); see gym.metrics for the definitions.
+format=json). Every metric is in percent (0-100); see gym.metrics for the definitions.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def check_k(value: Any) -> int | list[int] | None:
 
 def check_output(value: Any) -> str:
     if value not in ("table", "json"):
-        raise GymError(f"output must be 'table' or 'json', got {value!r}")
+        raise GymError(f"format must be 'table' or 'json', got {value!r}")
     return value
 
 
@@ -93,7 +93,7 @@ def compare_text(result: dict[str, Any], max_tasks: int = 20) -> str:
 
 def run(cfg: DictConfig) -> dict[str, Any]:
     k = check_k(to_plain(cfg.get("k")))
-    output = check_output(cfg.get("output", "table"))
+    output = check_output(cfg.get("format", "table"))
     out_dir = run_dir(cfg)
     pair = to_plain(cfg.get("compare"))
     has_rollouts = not OmegaConf.is_missing(cfg, "rollouts") and cfg.get("rollouts") is not None

@@ -1,4 +1,8 @@
-"""task=e2e: prepare (cached unless prepare.force) -> collect -> aggregate -> profile in one run dir."""
+"""task=e2e: prepare (cached unless prepare.force) -> collect -> aggregate -> profile in one run dir.
+
+Each step gets the config its own task would get (composed by Hydra on the app's search path, so a
+user's config dirs count), with e2e's shared nodes and knobs on top, and runs through the task registry.
+"""
 
 from __future__ import annotations
 
@@ -7,43 +11,13 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
-from gym.config import run_dir
+from gym.config import compose_step, run_dir
 from gym.errors import GymError
-from gym.paths import CONF_DIR
+from gym.tasks import run_task
 
 log = logging.getLogger("gym.e2e")
-
-
-def step_config(cfg: DictConfig, task: str, **values: Any) -> DictConfig:
-    """cfg with `task`'s own defaults (read from its option file), the e2e overrides for it, and `values`."""
-    step = OmegaConf.create(OmegaConf.to_container(cfg, resolve=False))
-    OmegaConf.set_struct(step, False)
-    if task != "collect":  # e2e's own knobs are collect's; other steps bring their defaults
-        defaults = OmegaConf.load(CONF_DIR / "task" / f"{task}.yaml")
-        for key in ("defaults", "task"):
-            defaults.pop(key, None)
-        step = OmegaConf.merge(step, defaults, cfg.get(task) or {})
-    step = OmegaConf.merge(step, values)
-    step.task.name = task
-    step.run_dir = str(run_dir(cfg))
-    return step
-
-
-def prepare_if_needed(cfg: DictConfig) -> None:
-    from gym.tasks import prepare
-
-    bench = cfg.benchmark
-    if Path(bench.dataset.path).is_file() and not cfg.prepare.force:
-        log.info("%s: prepared data found at %s (prepare.force=true to redo)", bench.name, bench.dataset.path)
-        return
-    jobs = prepare.build_jobs(cfg, [bench.name])
-    prepare.validate(jobs)
-    result = prepare.run_job(jobs[0])
-    if result["status"] != "ok":
-        raise GymError(f"prepare {bench.name}: {result['error']}")
-    log.info("%s: prepared %s rows at %s", bench.name, result.get("rows"), result["path"])
 
 
 def headline(metrics_path: Path, benchmark: str) -> dict[str, Any]:
@@ -60,23 +34,22 @@ def headline(metrics_path: Path, benchmark: str) -> dict[str, Any]:
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
-    from gym.tasks import aggregate, collect, profile
-
     if cfg.get("benchmark") is None:
         raise GymError("choose a benchmark: benchmark=<name> (python -m gym task=search lists them)")
     out_dir = run_dir(cfg)
-    prepare_if_needed(cfg)
+    run_task("prepare", compose_step(cfg, "prepare", benchmarks=None))
     rollouts = Path(cfg.get("output") or out_dir / "rollouts.jsonl")
     collect_error = None
     try:
-        collected = collect.run(step_config(cfg, "collect", output=str(rollouts)))
+        collected = run_task("collect", compose_step(cfg, "collect", output=str(rollouts)))
     except GymError as exc:
         if not rollouts.is_file():
             raise
         collect_error, collected = exc, {}  # score what finished; report the failures at the end
-    aggregate.run(step_config(cfg, "aggregate", rollouts=str(rollouts)))
-    profile.run(step_config(cfg, "profile", rollouts=str(rollouts), allow_partial=collect_error is not None))
-    summary = {"benchmark": cfg.benchmark.name, "model": collected.get("model"), "run_dir": str(out_dir),
+    run_task("aggregate", compose_step(cfg, "aggregate", cfg.get("aggregate"), rollouts=str(rollouts)))
+    run_task("profile", compose_step(cfg, "profile", cfg.get("profile"), rollouts=str(rollouts),
+                                     allow_partial=collect_error is not None))
+    summary = {"benchmark": cfg.benchmark.name, "model": (collected or {}).get("model"), "run_dir": str(out_dir),
                "headline": headline(out_dir / "metrics.json", cfg.benchmark.name)}
     head = summary["headline"]
     if head.get("pass@1") is not None:

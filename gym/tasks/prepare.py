@@ -13,8 +13,10 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from gym.catalog import active_config_dirs, benchmark_files
-from gym.config import compose_benchmark, to_plain
+from gym.config import compose_benchmark, run_dir, to_plain
 from gym.errors import GymError, unknown_benchmark
+from gym.runlog import to_file
+from gym.io import write_json_atomic
 from gym.paths import resolve_script
 
 log = logging.getLogger("gym.prepare")
@@ -41,9 +43,11 @@ def selected_names(cfg: DictConfig) -> list[str]:
     if isinstance(wanted, str):
         wanted = sorted(known) if wanted == "all" else [wanted]
     names = [str(n) for n in wanted]
+    if not names:
+        raise GymError("benchmarks=[] selects nothing to prepare: name some (benchmarks=[a,b]) or benchmarks=all")
     for name in names:
         if name not in known:
-            raise unknown_benchmark(name, known)
+            raise unknown_benchmark(name, [*known, "all"])
     return list(dict.fromkeys(names))
 
 
@@ -58,7 +62,8 @@ def build_jobs(cfg: DictConfig, names: list[str]) -> list[PrepareJob]:
             output_path=Path(bench.dataset.path).expanduser().resolve(),
             args=args,
             token_env=bench.dataset.get("token_env"),
-            data={**to_plain(cfg.data), "skip_bad_rows": bool(OmegaConf.select(cfg, "prepare.skip_bad_rows"))},
+            data={**to_plain(cfg.data), "skip_bad_rows": bool(OmegaConf.select(cfg, "prepare.skip_bad_rows")),
+                  "force": bool(OmegaConf.select(cfg, "prepare.force"))},
         ))
     return jobs
 
@@ -98,6 +103,17 @@ def validate(jobs: list[PrepareJob]) -> None:
         raise GymError("nothing prepared; fix these first:\n  - " + "\n  - ".join(problems))
 
 
+def is_prepared(job: PrepareJob) -> bool:
+    """The prepared file exists and was made with the same prepare arguments (a file without a manifest,
+    placed by hand, counts as prepared)."""
+    from gym.download import read_manifest
+
+    if not job.output_path.is_file():
+        return False
+    manifest = read_manifest(job.output_path)
+    return manifest is None or manifest.get("prepare_args", job.args) == job.args
+
+
 def run_job(job: PrepareJob, progress: bool = True) -> dict[str, Any]:
     """Prepare one benchmark; returns a status row (errors are caught so other benchmarks go on)."""
     from gym.download import PrepareContext
@@ -108,8 +124,9 @@ def run_job(job: PrepareJob, progress: bool = True) -> dict[str, Any]:
     ctx = PrepareContext(name=job.name, output_path=job.output_path, mirror=data.get("mirror"),
                          offline=bool(data.get("offline")), timeout=float(data.get("timeout", 60)),
                          retries=int(data.get("retries", 4)), skip_bad_rows=bool(data.get("skip_bad_rows", False)),
-                         progress=progress, prepare_args=job.args)
+                         force=bool(data.get("force", False)), progress=progress, prepare_args=job.args)
     row = {"benchmark": job.name, "path": str(job.output_path)}
+    created = _missing_parents(job.output_path.parent)
     try:
         try:
             job.output_path.parent.mkdir(parents=True, exist_ok=True)
@@ -127,8 +144,35 @@ def run_job(job: PrepareJob, progress: bool = True) -> dict[str, Any]:
         row.update(status="failed", error=str(exc))
     except Exception as exc:  # a bug in one script must not take the others down
         row.update(status="failed", error=f"{exc.__class__.__name__}: {exc}")
+    if row["status"] == "failed":
+        _remove_empty_dirs(job.output_path.parent, created)
     row["seconds"] = round(time.perf_counter() - started, 2)
     return row
+
+
+def _missing_parents(path: Path) -> list[Path]:
+    """`path` and those of its parents that do not exist yet, deepest first."""
+    missing = []
+    while not path.exists() and path != path.parent:
+        missing.append(path)
+        path = path.parent
+    return missing
+
+
+def _remove_empty_dirs(top: Path, created: list[Path]) -> None:
+    """After a failure: remove the empty dirs left under `top`, and those of `created` now empty."""
+    if top.is_dir():
+        for folder in sorted((p for p in top.rglob("*") if p.is_dir()), key=lambda p: len(p.parts), reverse=True):
+            _rmdir_if_empty(folder)
+    for folder in created:
+        _rmdir_if_empty(folder)
+
+
+def _rmdir_if_empty(folder: Path) -> None:
+    try:
+        folder.rmdir()
+    except OSError:  # not empty (or already gone): leave it
+        pass
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
@@ -137,9 +181,10 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     validate(jobs)
     todo = []
     results = []
+    force = bool(OmegaConf.select(cfg, "prepare.force"))
     for job in jobs:
-        if cfg.get("use_cached") and job.output_path.is_file():
-            log.info("%s: already prepared at %s (use_cached=true, skipped)", job.name, job.output_path)
+        if not force and is_prepared(job):
+            log.info("%s: already prepared at %s (prepare.force=true prepares it again)", job.name, job.output_path)
             results.append({"benchmark": job.name, "path": str(job.output_path), "status": "cached"})
         else:
             todo.append(job)
@@ -158,15 +203,52 @@ def run(cfg: DictConfig) -> dict[str, Any]:
             results.append(run_job(job))
     _print_table(results)
     failed = [r for r in results if r["status"] == "failed"]
+    report = _report_path(cfg)
+    if report is not None:
+        write_json_atomic(report, sorted(results, key=lambda r: r["benchmark"]))
+    if len(failed) == 1 and len(results) == 1:
+        raise GymError(f"{failed[0]['benchmark']}: {failed[0]['error']}")
     if failed:
-        detail = "; ".join(f"{r['benchmark']}: {r['error']}" for r in failed)
-        raise GymError(f"{len(failed)} of {len(results)} benchmarks failed to prepare: {detail}")
+        to_file(logging.ERROR, "failed to prepare:\n" + "\n".join(f"  {r['benchmark']}: {r['error']}" for r in failed))
+        where = f"; whole messages in {report}" if report else ""
+        raise GymError(f"{len(failed)} of {len(results)} benchmarks failed to prepare (table above{where})"
+                       f"{_common_hint(failed)}")
     return {"prepared": [r["benchmark"] for r in results]}
+
+
+REPORT = "prepare.json"  # in the run dir: one row per benchmark (status, rows, sha256, path, error)
+
+
+def _report_path(cfg: DictConfig) -> Path | None:
+    """Where the per-benchmark report goes: the run dir of a CLI run (none when called as a function)."""
+    from hydra.core.hydra_config import HydraConfig
+
+    return run_dir(cfg) / REPORT if cfg.get("run_dir") or HydraConfig.initialized() else None
+
+
+ERROR_WIDTH = 90  # characters of each failed benchmark's error shown in the table
+
+
+def _short_error(error: str) -> str:
+    """The first sentence of an error, without the ways-out hint every download failure ends with."""
+    text = error.split("; ways out:")[0].splitlines()[0] if error else ""
+    return text if len(text) <= ERROR_WIDTH else text[:ERROR_WIDTH - 1] + "…"
+
+
+def _common_hint(failed: list[dict[str, Any]]) -> str:
+    """The download hint once for all (failures without a network differ only in the file named)."""
+    if any("; ways out:" in (r.get("error") or "") for r in failed):
+        return ("; without internet: data.mirror=<URL or dir in `wget -x` layout>, or put each file where its "
+                "error says, or data.offline=true")
+    return ""
 
 
 def _print_table(results: list[dict[str, Any]]) -> None:
     from gym.table import format_table
 
-    rows = [[r["benchmark"], r["status"], r.get("rows") or "", r.get("seconds", ""), r["path"]]
+    failed = any(r["status"] == "failed" for r in results)
+    header = ["benchmark", "status", "rows", "secs", "path / error" if failed else "path"]
+    rows = [[r["benchmark"], r["status"], r.get("rows") or "", r.get("seconds", ""),
+             _short_error(r["error"]) if r["status"] == "failed" else r["path"]]
             for r in sorted(results, key=lambda r: r["benchmark"])]
-    print(format_table(["benchmark", "status", "rows", "secs", "path"], rows, right=(2, 3)), flush=True)
+    print(format_table(header, rows, right=(2, 3)), flush=True)

@@ -97,8 +97,8 @@ def find(cfg: DictConfig) -> list[dict[str, Any]]:
             hits.append({**entry.to_dict(), "score": match, "prepared": is_prepared(entry, data_root),
                          "data_path": str(entry.data_path(data_root))})
     hits.sort(key=lambda h: (-h["score"], h["name"]))
-    limit = int(cfg.get("limit") or 0)
-    return hits[:limit] if limit > 0 else hits
+    max_rows = int(cfg.get("max_rows") or 0)
+    return hits[:max_rows] if max_rows > 0 else hits
 
 
 def format_hits(hits: list[dict[str, Any]], width: int | None) -> str:
@@ -129,7 +129,7 @@ def show(cfg: DictConfig) -> dict[str, Any]:
     info["prepare_command"] = f"python -m gym task=prepare benchmark={name}"
     info["run_command"] = f"python -m gym task=e2e benchmark={name} model=vllm model.base_url=http://127.0.0.1:8000/v1"
     info["config"] = OmegaConf.to_container(bench, resolve=True)
-    if cfg.get("output") == "json":
+    if cfg.get("format") == "json":
         print(json.dumps(info, indent=2))
         return info
     text = [f"{name}: {bench.description}", ""]
@@ -146,12 +146,12 @@ def show(cfg: DictConfig) -> dict[str, Any]:
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
-    if cfg.get("output") not in ("table", "json"):
-        raise GymError(f"output={cfg.get('output')} is not one of: table, json")
+    if cfg.get("format") not in ("table", "json"):
+        raise GymError(f"format={cfg.get('format')} is not one of: table, json")
     if cfg.get("benchmark") is not None:
         return show(cfg)
     hits = find(cfg)
-    if cfg.output == "json":
+    if cfg.format == "json":
         print(json.dumps(hits, indent=2))
     elif not hits:
         query = cfg.get("query") or ""
