@@ -371,10 +371,13 @@ def compare_groups(group_a: "pd.DataFrame", group_b: "pd.DataFrame", k: int | Se
         out.update(k_values=[], metrics={}, flipped={"solved_in_a_only": [], "solved_in_b_only": []})
         return out
     min_n = int(min(arrays_a.n[pos_a].min(), arrays_b.n[pos_b].min()))
+    from gym.adaptive_estimates import adaptive_per_task, estimable_k
+
+    min_n = estimable_k(min_n, group_a, group_b)  # adaptive runs: no unbiased figure above min_repeats
     ks = k_values(min_n, k)
     if 1 not in ks:
         ks = [1, *ks]
-    per_a, per_b = arrays_a.per_task(ks), arrays_b.per_task(ks)
+    per_a, per_b = adaptive_per_task(arrays_a, group_a, ks), adaptive_per_task(arrays_b, group_b, ks)
     names, cols_a, cols_b = [], [], []
     for metric in ("pass@k", "majority@k", "pass@1[avg-of-k]"):
         for col, kv in enumerate(ks):
