@@ -91,7 +91,7 @@ FIELDS: dict[str, str] = {
     "key": "identity of the rollout (see Resume); readers keep the last row per key",
     "status": "ok | model_error | infra_error | verifier_error",
     "reward": "in [0, 1]; null for infra_error and verifier_error",
-    "scores": "secondary scores {name: number in [0, 1]} or null",
+    "scores": "secondary scores {name: number in [0, 1]} (a pooled score's weight, e.g. instructions: a count) or null",
     "extracted_answer": "the answer the verifier read (majority voting), or null",
     "expected_answer": "the gold answer from the prepared row",
     "prompt": "the messages sent",
@@ -179,8 +179,11 @@ def _scores(details: Any) -> dict[str, float] | None:
     scores = details.get("scores") if isinstance(details, dict) else None
     if not isinstance(scores, dict):
         return None
+    from gym.rollout_scores import WEIGHTS  # a pooled score's weight (a count) is the one not in [0, 1]
+
     kept = {str(name): float(value) for name, value in scores.items()
-            if not isinstance(value, bool) and isinstance(value, (int, float)) and 0.0 <= value <= 1.0}
+            if not isinstance(value, bool) and isinstance(value, (int, float))
+            and (0.0 <= value <= 1.0 or (name in WEIGHTS and value >= 0))}
     return kept or None
 
 
