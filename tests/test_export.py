@@ -3,8 +3,6 @@ reader to the same metrics."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from gym import nemo_gym
