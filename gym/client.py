@@ -126,7 +126,8 @@ class ModelClient:
         return self.session.get(url, timeout=(5, min(self.timeout, timeout)))
 
     def list_models(self) -> tuple[list[dict[str, Any]], requests.Response]:
-        """The model cards of /models and the reply itself; GymError when down or not a model list."""
+        """The model cards of /models and the reply itself; GymError when down or not a model list.
+        gym.endpoints.discover checks the model id against them and fingerprints the server."""
         url = f"{self.base_url}/models"
         try:
             reply = self.get(url)
@@ -142,17 +143,6 @@ class ModelClient:
         except (ValueError, AttributeError):
             raise GymError(f"the model endpoint at {url} did not return a JSON model list") from None
         return models, reply
-
-    def fingerprint(self) -> dict[str, Any]:
-        """What /models reports; fixes the model id when none was configured. Fails fast when down."""
-        models, reply = self.list_models()
-        ids = [str(m.get("id")) for m in models]
-        if self.model is None:
-            if not ids:
-                raise GymError(f"{self.base_url}/models lists no models; set model.name")
-            self.model = ids[0]
-        self.server_header = self.server_header or reply.headers.get("Server")
-        return {"base_url": self.base_url, "model": self.model, "served_models": models}
 
     # -- requests -----------------------------------------------------------------------------------
     def _payload(self, messages: list[dict[str, str]], seed: int | None, n: int = 1) -> tuple[str, dict[str, Any]]:

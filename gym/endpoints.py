@@ -151,12 +151,8 @@ def run_fingerprint(client: ModelClient, endpoint: dict[str, Any], sampling: dic
                     judge: dict[str, Any] | None) -> dict[str, Any]:
     """Everything run.json keeps about who answered: the endpoint, what its replies said, the sampling
     actually sent, the judge's endpoint, and gym's version."""
-    from importlib.metadata import PackageNotFoundError, version
+    from gym import __version__ as gym_version
 
-    try:
-        gym_version = version("gym")
-    except PackageNotFoundError:
-        gym_version = None
     return {**endpoint, "api": client.api, "server": client.server_header or endpoint.get("server"),
             "system_fingerprint": client.system_fingerprint, "sampling_sent": sampling,
             "judge": judge, "gym_version": gym_version}

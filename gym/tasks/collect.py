@@ -30,7 +30,7 @@ from gym.concurrency import AdaptiveLimit, parse_concurrency
 from gym.config import run_dir, to_plain
 from gym.errors import GymError
 from gym.io import JsonlAppender, iter_jsonl, sha256_file, write_json_atomic
-from gym.model_calls import ModelCalls
+from gym.model_calls import ModelCalls, model_time_lines
 from gym.prompts import build_messages
 from gym.response_cache import open_cache
 from gym.rollout import FINAL, make_rollout, rollout_key
@@ -324,5 +324,6 @@ def _summary_text(s: dict[str, Any]) -> str:
     if sandbox:
         lines.append(f"code sandbox: {sandbox}" + (" (UNSANDBOXED: allow_unsandboxed=true, rlimits and seccomp only)"
                                                    if sandbox == "none" else ""))
+    lines += model_time_lines(s)
     lines.append(f"rollouts: {s['rollouts_file']}")
     return "\n".join(lines)
