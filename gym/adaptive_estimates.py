@@ -24,6 +24,7 @@ Estimators used for an adaptive group (per task, then the usual mean and t-inter
   checkpoint it completed: stopping there was forced by the interruption, not by its rewards.
 
 Token and latency figures are means over the rollouts actually run (what the run cost).
+compare=[A,B] pairs the same per-task estimates, with k capped at min_repeats.
 """
 
 from __future__ import annotations
@@ -165,3 +166,21 @@ def correct_profile(prof: "pd.DataFrame", group: "pd.DataFrame") -> None:
     table = per_task(rule, rewards, ks)
     for col, k in enumerate(ks):
         prof[f"pass@{k}"] = 100.0 * table[:, col]
+
+
+def estimable_k(max_k: int, *groups: "pd.DataFrame") -> int:
+    """The largest k a comparison may use: capped at min_repeats for adaptive groups."""
+    for group in groups:
+        rule = rule_of(group)
+        if rule is not None:
+            max_k = min(max_k, rule.min_repeats)
+    return max_k
+
+
+def adaptive_per_task(arrays: Any, group: "pd.DataFrame", ks: list[int]) -> dict[str, "np.ndarray"]:
+    """TaskArrays.per_task, with pass@k replaced by the unbiased estimates for an adaptive group."""
+    per = arrays.per_task(ks)
+    rule = rule_of(group)
+    if rule is not None:
+        per["pass@k"] = per_task(rule, prefixes(group, arrays.task_index), ks)
+    return per

@@ -6,8 +6,9 @@
     about +1 per round trip while the endpoint keeps up; within 10 % of the limit where the endpoint
     last pushed back, +1 only every 8 windows, so the run stays just below it instead of probing it;
   * multiplicative decrease: × `decrease` on a 429 or 503 (the endpoint says it is overloaded), or when
-    the smoothed latency climbs above `latency_tolerance` × the best latency seen (requests queue up
-    inside the server); at most once per window, so one burst of rejections is one signal;
+    the smoothed latency climbs above `latency_tolerance` × the best latency seen, counted as at least
+    50 ms (requests queue up inside the server); at most once per window, so one burst of rejections
+    is one signal;
   * never below 1, never above `model.max_concurrency`.
 The limit gates each HTTP attempt (a request waiting out a Retry-After holds no slot). The summary
 reports the concurrency the run settled on: the time-weighted mean limit over the second half of the
@@ -23,6 +24,7 @@ from typing import Any
 from gym.errors import GymError
 
 OVERLOAD_STATUS = {429, 503}
+LATENCY_FLOOR = 0.05  # seconds: latency is judged against max(best seen, this)
 
 
 def parse_concurrency(value: Any, max_concurrency: Any) -> tuple[str, int]:
@@ -94,7 +96,8 @@ class AdaptiveLimit:
     def _observe_latency(self, epoch: int, latency: float) -> None:
         self._best_latency = latency if self._best_latency is None else min(self._best_latency, latency)
         self._smoothed = latency if self._smoothed is None else 0.9 * self._smoothed + 0.1 * latency
-        floor = max(self._best_latency, 0.005)  # sub-5 ms jitter on loopback is noise, not queueing
+        # Below 50 ms, the client's own scheduling jitter (threads, GIL, a busy box) swamps server queueing.
+        floor = max(self._best_latency, LATENCY_FLOOR)
         if self._smoothed > self.latency_tolerance * floor and self.limit > 1:
             if epoch == self._epoch:
                 self.latency_cuts += 1

@@ -13,7 +13,7 @@ from typing import Any
 from gym import parse_errors
 from gym.io import atomic_path, write_json_atomic
 from gym.metrics import metric_name
-from gym.table import display_name, format_table
+from gym.table import display_name, fmt_ci, format_table  # noqa: F401  (fmt_ci: also used from here)
 
 log = logging.getLogger("gym.aggregate")
 
@@ -40,14 +40,6 @@ def write_metrics(out_dir: Path, metrics: dict[str, Any]) -> None:
     from gym.subsets import csv_rows as subset_csv_rows
 
     write_csv(Path(out_dir) / "metrics.csv", csv_rows(metrics) + subset_csv_rows(metrics))
-
-
-def fmt_ci(metric: dict[str, Any] | None) -> str:
-    if not metric or metric.get("value") is None:
-        return "-"
-    if metric.get("ci_low") is None:
-        return f"{metric['value']:.2f}"
-    return f"{metric['value']:.2f} [{metric['ci_low']:.2f}, {metric['ci_high']:.2f}]"
 
 
 def _top(entry: dict[str, Any], family: str) -> tuple[str, dict[str, Any] | None]:

@@ -69,6 +69,7 @@ class Task:
     expected_answer: str
     options: tuple[str, ...]  # option letters, for multiple choice
     code_row: dict | None = field(default=None, compare=False, hash=False)  # code tasks are answered with a program
+    answer_template: str | None = None  # a row's own answer format, e.g. "(({answer}))", added as a last line
 
 
 @dataclass
@@ -108,7 +109,9 @@ class TaskIndex:
         for number, row in enumerate(rows):
             options = row.get("options") if isinstance(row.get("options"), dict) else {}
             code_row = row if "canonical_solution" in row or "unit_tests" in row else None
-            task = Task(str(row["question"]), str(row["expected_answer"]).strip(), tuple(map(str, options)), code_row)
+            template = row.get("answer_template") if isinstance(row.get("answer_template"), str) else None
+            task = Task(str(row["question"]), str(row["expected_answer"]).strip(), tuple(map(str, options)), code_row,
+                        template)
             self.tasks.append(task)
             self._exact.setdefault(task.question.strip(), number)
             windows = _candidate_windows(task.question.split())
@@ -260,6 +263,9 @@ class AnswerPolicy:
             content = UNKNOWN_ANSWER
         else:
             content = f"{_OPENERS[int(pick * len(_OPENERS))]}\n\nThe answer is \\boxed{{{final}}}.\nAnswer: {final}"
+            template = self.index.tasks[number].answer_template
+            if template:
+                content += "\n" + template.replace("{answer}", final)
             program = _program(self.index.tasks[number].code_row, outcome == "correct") if number is not None else None
             if program is not None:
                 content = f"{_OPENERS[int(pick * len(_OPENERS))]}\n\n```python\n{program}```"

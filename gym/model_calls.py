@@ -108,3 +108,22 @@ class ModelCalls:
         if self.cache is not None:
             out["cache"] = self.cache.summary()
         return out
+
+
+def model_time_lines(summary: dict[str, Any]) -> list[str]:
+    """Summary lines on what the model was asked: requests, cache, adaptive repeats, concurrency=auto."""
+    parts = [f"model requests {summary['model_requests']}"]
+    if summary.get("requests_with_n"):
+        parts.append(f"{summary['requests_with_n']} with n > 1")
+    if summary.get("cache"):
+        parts.append(f"cache hits {summary['cache']['hits']}")
+    lines = ["; ".join(parts)]
+    adaptive = summary.get("adaptive")
+    if adaptive:
+        lines.append(f"adaptive repeats: {adaptive['rollouts_wanted']} rollouts for {adaptive['fixed_run_rollouts']} "
+                     f"in a fixed run ({adaptive['saving']}x fewer)")
+    auto = summary.get("concurrency") or {}
+    if auto.get("mode") == "auto":
+        lines.append(f"concurrency=auto settled at {auto['settled']} in flight (peak {auto['peak']}, "
+                     f"max {auto['max']}, {auto['decreases']} decreases)")
+    return lines

@@ -121,11 +121,23 @@ class JudgeConfig:
     sampling: SamplingConfig = field(default_factory=lambda: SamplingConfig(temperature=0.0, max_tokens=2048))
 
 
+@dataclass
+class TrackerConfig:
+    kind: str = "none"  # none | wandb | mlflow
+    project: str = "gym"  # wandb: project
+    entity: Optional[str] = None  # wandb: team or user
+    mode: str = "online"  # wandb: online | offline
+    experiment: str = "gym"  # mlflow: experiment name
+    tracking_uri: Optional[str] = None  # mlflow: store URI; null = $MLFLOW_TRACKING_URI, else <run dir>/mlruns
+    tags: Any = None  # wandb: list of tags; mlflow: mapping of tags
+
+
 def register() -> None:
     store = ConfigStore.instance()
     store.store(group="schema", name="benchmark", node=BenchmarkConfig)
     store.store(group="schema", name="model", node=ModelConfig)
     store.store(group="schema", name="judge", node=JudgeConfig)
+    store.store(group="schema", name="tracker", node=TrackerConfig)
 
 
 register()

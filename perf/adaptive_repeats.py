@@ -1,6 +1,7 @@
 """Adaptive repeats: model calls saved, buckets kept, and bias of the adaptive estimators.
 
     .venv/bin/python perf/adaptive_repeats.py [--tasks 500] [--max-repeats 32] [--replicates 400]
+                                              [--only runs|simulation|bound]
 
 1. Real runs against the reference server (model=mock) whose per-task accuracies are drawn from
    Beta(0.5, 0.5) (model.mock.task_accuracy=beta:0.5:0.5): a fixed run of max_repeats per task, then
@@ -57,9 +58,11 @@ def real_runs(tasks: int, max_repeats: int) -> None:
 
     fixed, fixed_prof = run("fixed")
     print(f"fixed {max_repeats}: {fixed['model_requests']} model calls, pass@1 {fmt(fixed_prof['pass@1'])}")
-    for label, extra in (("adaptive, 5 buckets (split_extremes=true)", ["adaptive.split_extremes=true"]),
-                         ("adaptive, 3 buckets (split_extremes=false)", ["adaptive.split_extremes=false"])):
-        summary, prof = run(label.split(",")[1].strip().split()[0] + "b", "adaptive.enabled=true", *extra)
+    for name, label, extra in (
+            ("5b", "adaptive, 5 buckets (split_extremes=true)", ["adaptive.split_extremes=true"]),
+            ("3b", "adaptive, 3 buckets (defaults)", []),
+            ("3b-fast", "adaptive, 3 buckets, step=1 confidence=0.93", ["adaptive.step=1", "adaptive.confidence=0.93"])):
+        summary, prof = run(name, "adaptive.enabled=true", *extra)
         same = sum(prof["buckets"][t] == fixed_prof["buckets"][t] for t in fixed_prof["buckets"]) / tasks
         same3 = sum(COARSE[prof["buckets"][t]] == COARSE[fixed_prof["buckets"][t]] for t in fixed_prof["buckets"]) / tasks
         print(f"{label}: {summary['model_requests']} model calls = {fixed['model_requests'] / summary['model_requests']:.2f}x "
@@ -165,12 +168,16 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=500)
     parser.add_argument("--max-repeats", type=int, default=32)
     parser.add_argument("--replicates", type=int, default=400)
+    parser.add_argument("--only", choices=("runs", "simulation", "bound"))
     args = parser.parse_args()
-    real_runs(args.tasks, args.max_repeats)
-    for split in (True, False):
-        simulate(args.tasks, args.max_repeats, args.replicates, split)
-    for split in (True, False):
-        optimal_bound(args.max_repeats, split)
+    if args.only in (None, "runs"):
+        real_runs(args.tasks, args.max_repeats)
+    if args.only in (None, "simulation"):
+        for split in (True, False):
+            simulate(args.tasks, args.max_repeats, args.replicates, split)
+    if args.only in (None, "bound"):
+        for split in (True, False):
+            optimal_bound(args.max_repeats, split)
 
 
 if __name__ == "__main__":

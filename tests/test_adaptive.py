@@ -155,3 +155,17 @@ def test_bad_adaptive_settings_fail_in_one_line(data_dir, tmp_path):
                      "adaptive.min_repeats=8", "num_repeats=4", f"hydra.run.dir={tmp_path}",
                      env={"GYM_DATA_DIR": str(data_dir)})
     assert_clean_failure(result, "min_repeats")
+
+
+def test_compare_pairs_the_unbiased_estimates_of_an_adaptive_run(data_dir, tmp_path):
+    write_tasks(data_dir, 30)
+    run_collect(tmp_path / "fixed", "num_repeats=16", "model.mock.task_accuracy=beta:0.5:0.5", "model.sampling.seed=0")
+    run_collect(tmp_path / "adaptive", *ADAPTIVE)
+    aggregate.run(compose(["task=aggregate", f"rollouts={tmp_path / 'adaptive'}", f"+run_dir={tmp_path / 'agg'}"]))
+    single = json.loads((tmp_path / "agg" / "metrics.json").read_text())["benchmarks"]["gsm8k"]
+    aggregate.run(compose(["task=aggregate", f"compare=[{tmp_path / 'fixed'},{tmp_path / 'adaptive'}]",
+                           f"+run_dir={tmp_path / 'cmp'}"]))
+    result = json.loads((tmp_path / "cmp" / "compare.json").read_text())
+    entry = next(iter(result["benchmarks"].values())) if "benchmarks" in result else result
+    assert max(entry["k_values"]) <= 4
+    assert entry["metrics"]["pass@1"]["b"] == pytest.approx(single["pass@1"]["value"], abs=1e-3)

@@ -91,3 +91,11 @@ def test_bad_cache_settings_fail_in_one_line(data_dir, tmp_path):
     result = run_gym("task=collect", "benchmark=gsm8k", "model=mock", f"cache.dir={blocker}",
                      f"hydra.run.dir={tmp_path / 'run'}", env={"GYM_DATA_DIR": str(data_dir)})
     assert_clean_failure(result, "cache.dir")
+
+
+def test_the_cache_is_off_by_default_and_on_for_model_local():
+    assert compose(["task=collect", "model=mock"]).cache.dir is None
+    assert compose(["task=collect", "model=vllm"]).cache.dir is None
+    assert compose(["task=collect", "model=local"]).cache.dir == "~/.cache/gym/responses"
+    assert compose(["task=collect", "model=local", "cache.dir=null"]).cache.dir is None
+    assert compose(["task=e2e", "model=local"]).cache.dir == "~/.cache/gym/responses"

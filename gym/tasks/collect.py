@@ -30,7 +30,7 @@ from gym.concurrency import AdaptiveLimit, parse_concurrency
 from gym.config import run_dir, to_plain
 from gym.errors import GymError
 from gym.io import JsonlAppender, iter_jsonl, sha256_file, write_json_atomic
-from gym.model_calls import ModelCalls
+from gym.model_calls import ModelCalls, model_time_lines
 from gym.prompts import build_messages
 from gym.response_cache import open_cache
 from gym.rollout import FINAL, make_rollout, rollout_key
@@ -262,6 +262,8 @@ def _run(cfg: DictConfig, out_path: Path) -> dict[str, Any]:
     }
     if rounds is not None:
         summary["adaptive"] = rounds.summary(targets)
+    if hasattr(verifier, "run_info"):  # e.g. the code sandbox's mechanism, and whether it ran unsandboxed
+        summary["verifier"] = verifier.run_info()
     summary["headline"] = {"benchmark": bench.name, "model": client.model,
                            "pass@1": summary["accuracy_percent_this_run"], "ci95": None}
     unfinished = counts["infra_error"] + counts["verifier_error"]
@@ -318,5 +320,10 @@ def _summary_text(s: dict[str, Any]) -> str:
         lines.append(f"replies: empty {limits['empty']}, no answer {limits['no_answer']}; "
                      f"cut at max_tokens {limits['cut_at_max_tokens']}, out of time (model.rollout_timeout) "
                      f"{limits['out_of_time']}")
+    sandbox = (s.get("verifier") or {}).get("sandbox")
+    if sandbox:
+        lines.append(f"code sandbox: {sandbox}" + (" (UNSANDBOXED: allow_unsandboxed=true, rlimits and seccomp only)"
+                                                   if sandbox == "none" else ""))
+    lines += model_time_lines(s)
     lines.append(f"rollouts: {s['rollouts_file']}")
     return "\n".join(lines)

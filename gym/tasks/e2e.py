@@ -63,8 +63,9 @@ def _run(cfg: DictConfig) -> dict[str, Any]:
             raise
         collect_error, collected = exc, {}  # score what finished; report the failures at the end
     run_task("aggregate", compose_step(cfg, "aggregate", cfg.get("aggregate"), rollouts=str(rollouts)))
+    unscored = collect_error is not None or bool(((collected or {}).get("counts") or {}).get("verifier_error"))
     run_task("profile", compose_step(cfg, "profile", cfg.get("profile"), rollouts=str(rollouts),
-                                     allow_partial=collect_error is not None))
+                                     allow_partial=unscored))
     summary = {"benchmark": cfg.benchmark.name, "model": (collected or {}).get("model"), "run_dir": str(out_dir),
                "headline": headline(out_dir / "metrics.json", cfg.benchmark.name)}
     head = summary["headline"]
