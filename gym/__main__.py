@@ -33,8 +33,9 @@ def run_task(cfg: Any) -> Any:
 
     from gym.callbacks import JOB_STATUS_FILE
     from gym.config import run_dir
-    from gym.errors import GymError, log_to_file
+    from gym.errors import GymError
     from gym.io import write_json_atomic
+    from gym.runlog import to_file
     from gym.schema import check_task_knobs
     from gym.tasks import run_task as run_registered
 
@@ -50,7 +51,7 @@ def run_task(cfg: Any) -> Any:
         return result
     except GymError as exc:
         print(f"gym: error: {exc}", file=sys.stderr, flush=True)
-        log_to_file(f"error: {exc}")
+        to_file(logging.ERROR, f"error: {exc}")
         status.update(status="failed", error=str(exc))
         if not multirun:
             sys.exit(exc.exit_code)
@@ -60,7 +61,7 @@ def run_task(cfg: Any) -> Any:
     except OSError as exc:  # the file system said no: a path the user gave, not a bug
         message = f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
         print(f"gym: error: {message}", file=sys.stderr, flush=True)
-        log_to_file(f"error: {message}")
+        to_file(logging.ERROR, f"error: {message}")
         status.update(status="failed", error=message)
         if not multirun:
             sys.exit(1)
@@ -72,15 +73,17 @@ def run_task(cfg: Any) -> Any:
         print(f"gym: error: {exc.__class__.__name__}: {exc}", file=sys.stderr, flush=True)
         status.update(status="failed", error=f"{exc.__class__.__name__}: {exc}")
         return None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP turned into gym.resume.Interrupted
         status.update(status="interrupted")
         if multirun:
             write_json_atomic(run_dir(cfg) / JOB_STATUS_FILE, status)
-        print("gym: interrupted; rerun with resume=true to continue", file=sys.stderr, flush=True)
+        message = f"gym: interrupted; {getattr(exc, 'hint', None) or 'rerun with resume=true to continue'}"
+        print(message, file=sys.stderr, flush=True)
+        to_file(logging.WARNING, message)
         sys.stdout.flush()
         # Everything finished is already on disk (rows are flushed as they complete); exit now rather than
         # wait for requests still in flight, which can take up to the model timeout.
-        os._exit(130)
+        os._exit(getattr(exc, "exit_code", 130))
     finally:
         if multirun:
             write_json_atomic(run_dir(cfg) / JOB_STATUS_FILE, json.loads(json.dumps(status, default=str)))

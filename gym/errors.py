@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import logging
 from typing import Iterable
 
 
@@ -27,11 +26,3 @@ def unknown_benchmark(name: str, choices: Iterable[str]) -> GymError:
     return GymError(f"unknown benchmark '{name}'{hint}")
 
 
-def log_to_file(message: str, level: int = logging.ERROR) -> None:
-    """Write `message` to the run's log file only (gym.log), not to the console: the console already
-    got its one line; the file keeps the whole story."""
-    root = logging.getLogger()
-    record = logging.LogRecord("gym", level, __file__, 0, message, None, None)
-    for handler in root.handlers:
-        if isinstance(handler, logging.FileHandler) and level >= handler.level:
-            handler.handle(record)

@@ -33,7 +33,7 @@ def shape_answer(prompt: str, final: str, opener: str) -> str | None:
         return final
     if "```sql" in prompt:
         return f"{opener}\n\n```sql\n{final}\n```"
-    if "Final Answer:" in prompt:
+    if "Final Answer: [" in prompt:  # graphwalks asks for a node list
         try:
             nodes = json.loads(final)
             shown = "[" + ", ".join(map(str, nodes)) + "]" if isinstance(nodes, list) else final

@@ -261,7 +261,7 @@ def known_keys(task: str) -> tuple[frozenset[str], frozenset[str]]:
     if knobs is not None:
         _walk_dataclass(knobs, "", leaves, open_nodes)
     for prefix, node in (("model", schema.ModelConfig), ("judge", schema.JudgeConfig),
-                         ("benchmark", schema.BenchmarkConfig)):
+                         ("benchmark", schema.BenchmarkConfig), ("tracker", schema.TrackerConfig)):
         _walk_dataclass(node, prefix + ".", leaves, open_nodes)
     return frozenset(leaves), frozenset(open_nodes)
 

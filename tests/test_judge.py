@@ -175,7 +175,11 @@ class JudgeStub:
                 self.wfile.write(data)
 
             def do_GET(self):
-                self._json(200, {"object": "list", "data": [{"id": "judge-stub", "object": "model"}]})
+                if not self.path.endswith("/models"):  # version probes of other server families
+                    self._json(404, {"error": {"message": "not found"}})
+                    return
+                self._json(200, {"object": "list", "data": [{"id": name, "object": "model"}
+                                                            for name in ("judge-stub", "judge-a", "judge-b")]})
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))

@@ -14,7 +14,8 @@ from omegaconf import DictConfig, OmegaConf
 
 from gym.catalog import active_config_dirs, benchmark_files
 from gym.config import compose_benchmark, run_dir, to_plain
-from gym.errors import GymError, log_to_file, unknown_benchmark
+from gym.errors import GymError, unknown_benchmark
+from gym.runlog import to_file
 from gym.io import write_json_atomic
 from gym.paths import resolve_script
 
@@ -208,7 +209,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     if len(failed) == 1 and len(results) == 1:
         raise GymError(f"{failed[0]['benchmark']}: {failed[0]['error']}")
     if failed:
-        log_to_file("failed to prepare:\n" + "\n".join(f"  {r['benchmark']}: {r['error']}" for r in failed))
+        to_file(logging.ERROR, "failed to prepare:\n" + "\n".join(f"  {r['benchmark']}: {r['error']}" for r in failed))
         where = f"; whole messages in {report}" if report else ""
         raise GymError(f"{len(failed)} of {len(results)} benchmarks failed to prepare (table above{where})"
                        f"{_common_hint(failed)}")

@@ -11,9 +11,9 @@ Options (the benchmark's verifier.options):
   math_first      check with math-verify first; only a symbolic miss is sent to the judge
   math_options    options of that math check (timeout, workers)
 
-The endpoint comes from the `judge` config group (judge=vllm|openai|nvidia|mock); collect attaches it
-with `connect_judge`. When the judge cannot give a verdict (transport errors or 5xx after its retries, a
-refused request, an empty reply, a reply cut before its verdict) `verify` raises JudgeUnavailable, which
+The endpoint comes from the `judge` config group (judge=vllm|openai|nvidia|mock); gym.endpoints starts
+or connects it and hands the verifier a ready client through `attach_judge`. When the judge cannot give
+a verdict (transport errors or 5xx after its retries, a refused request, an empty reply, a reply cut before its verdict) `verify` raises JudgeUnavailable, which
 collect records as an infra_error rollout: kept out of every score and redone by a resume, never scored 0.
 """
 
@@ -21,21 +21,20 @@ from __future__ import annotations
 
 import logging
 import re
-from contextlib import ExitStack
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gym.client import ModelClient, api_key_from_env
 from gym.errors import GymError
 from gym.judge_prompts import CORRECT, FORMATS, INCORRECT, NOT_ATTEMPTED, literal_text, load_template
 from gym.prompts import render
 from gym.verifiers.base import Verdict, Verifier, expected_answer, last_boxed
 from gym.verifiers.exact import extract
 
+if TYPE_CHECKING:  # pragma: no cover
+    from gym.client import ModelClient
+
 log = logging.getLogger("gym.judge")
 
 JUDGE_INPUTS = ("response", "last_boxed")
-JUDGE_KINDS = ("none", "mock", "openai_compatible")
 _THINK_BLOCK = re.compile(r"<(think|thinking)>.*?</\1>", re.DOTALL)
 _GENERATION_FIELD = re.compile(r"(?<!\{)\{generation\}(?!\})")
 
@@ -169,7 +168,7 @@ class JudgeVerifier(Verifier):
             self._math.close()
 
 
-# -- wiring for collect ------------------------------------------------------------------------------
+# -- judge requirement (checked by collect before anything starts) ----------------------------------
 def judge_kind(cfg: Any) -> str:
     judge = cfg.get("judge")
     return str(judge.get("kind") or "none") if judge is not None else "none"
@@ -185,47 +184,3 @@ def require_judge(cfg: Any) -> None:
         raise GymError(f"{bench.name} is graded by an LLM judge (needs_judge: true) but judge=none; choose one: "
                        "judge=vllm judge.base_url=http://host:port/v1, judge=openai or judge=nvidia "
                        "(judge=mock together with model=mock for a dry run)")
-
-
-def connect_judge(cfg: Any, stack: ExitStack, verifier: Any, policy_base_url: str, data_path: Path,
-                  pool_size: int) -> str | None:
-    """Give a judge-graded verifier its judge client (no-op for other verifiers); fails fast when unreachable.
-
-    Returns the judge's model id (None without a judge): it is part of every rollout key, so a resume
-    with another judge does not mix its verdicts with the old ones."""
-    from gym.config import to_plain
-
-    if not getattr(verifier, "needs_judge", False):
-        return None
-    require_judge(cfg)
-    judge, kind = cfg.judge, judge_kind(cfg)
-    api_key = None
-    if kind == "mock":
-        if cfg.model.get("kind") == "mock":
-            base_url = policy_base_url  # the policy's reference server recognises judge prompts too
-        else:
-            from gym.mock_server import MockServer
-
-            server = MockServer(rows=[], model_name="gym-mock-judge")
-            base_url = server.start()
-            stack.callback(server.stop)
-            log.warning("judge=mock with a real model: verdicts come from gym's reference server (plumbing check only)")
-    elif kind == "openai_compatible":
-        if not judge.get("base_url"):
-            raise GymError("set judge.base_url=http://host:port/v1 for the judge endpoint")
-        base_url, api_key = str(judge.base_url), api_key_from_env(judge.get("api_key_env"), "judge.api_key_env")
-    else:
-        raise GymError(f"judge.kind={kind} is not one of: {', '.join(JUDGE_KINDS)}")
-    sampling = {k: v for k, v in to_plain(judge.sampling).items() if v not in (None, {}, [])}
-    seed = sampling.pop("seed", None)
-    client = ModelClient(base_url, model=judge.get("name"), api=str(judge.get("api") or "chat"), api_key=api_key,
-                         timeout=float(judge.timeout), max_retries=int(judge.max_retries), pool_size=pool_size,
-                         sampling=sampling)
-    stack.callback(client.close)
-    try:
-        client.fingerprint()
-    except GymError as exc:
-        raise GymError(f"judge: {exc}") from None
-    verifier.attach_judge(client, None if seed is None else int(seed))
-    log.info("judge %s at %s", client.model, base_url)
-    return client.model

@@ -12,12 +12,18 @@ any write), each within `timeout` seconds (a progress handler interrupts it) and
 `max_rows` rows. Reward 1 when the two result sets are equal as sets of rows (order and duplicates
 ignored), as the BIRD evaluator compares them.
 
+Option `compare`: "set" (BIRD) as above, or "columns" (Spider 2.0): every gold column, or only the row's
+`condition_cols`, must equal some predicted column (numbers within 0.01, NULL as 0, row order ignored
+when the row's `ignore_order` is true), extra predicted columns allowed, against any of the row's gold
+result sets (`gold_result`: a list of result sets, as the benchmark ships them) or the gold query's rows.
+
 A gold query that fails, times out or exceeds the row cap says nothing about the model: it raises
 VerifierError (status verifier_error, excluded from scores), where the reference scores the model 0.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 import time
@@ -87,9 +93,52 @@ def run_query(db_path: Path, sql: str, timeout: float, max_rows: int) -> list[tu
         connection.close()
 
 
+COMPARES = ("set", "columns")
+
+
+def _number(value: Any) -> Any:
+    """CSV text to int or float where it reads as one; NULL and NaN to 0 (as the Spider 2.0 evaluator)."""
+    if isinstance(value, str):
+        for kind in (int, float):
+            try:
+                value = kind(value)
+                break
+            except ValueError:
+                continue
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return 0
+    return value
+
+
+def _same_vector(gold: list, predicted: list, ignore_order: bool, tolerance: float = 1e-2) -> bool:
+    if len(gold) != len(predicted):
+        return False
+    if ignore_order:
+        key = lambda x: (x is None, str(x), isinstance(x, (int, float)))  # noqa: E731 - the evaluator's order
+        gold, predicted = sorted(gold, key=key), sorted(predicted, key=key)
+    for x, y in zip(gold, predicted):
+        numbers = isinstance(x, (int, float)) and isinstance(y, (int, float))
+        if not (math.isclose(float(x), float(y), abs_tol=tolerance) if numbers else x == y):
+            return False
+    return True
+
+
+def columns_match(gold: list[tuple], predicted: list[tuple], condition_cols: list[int] | None,
+                  ignore_order: bool) -> bool:
+    """Spider 2.0: every gold column (or only `condition_cols`) must equal some predicted column (values within
+    0.01, NULL as 0, row order ignored when `ignore_order`); extra predicted columns are allowed."""
+    if not gold or not predicted:
+        return not gold and not predicted
+    width = len(gold[0])
+    columns = [i for i in (condition_cols or []) if isinstance(i, int) and 0 <= i < width] or list(range(width))
+    gold_vectors = [[_number(row[i]) for row in gold] for i in columns]
+    predicted_vectors = [[_number(row[j]) for row in predicted] for j in range(len(predicted[0]))]
+    return all(any(_same_vector(g, p, ignore_order) for p in predicted_vectors) for g in gold_vectors)
+
+
 class SQLVerifier(Verifier):
     family = "sql"
-    OPTIONS = {"db_root": None, "timeout": 30.0, "max_rows": 100_000}
+    OPTIONS = {"db_root": None, "timeout": 30.0, "max_rows": 100_000, "compare": "set"}
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -98,6 +147,7 @@ class SQLVerifier(Verifier):
         self.db_root = Path(str(self.options["db_root"])).expanduser()
         self.timeout = self.number_option("timeout", 0.001)
         self.max_rows = int(self.number_option("max_rows", 1, integer=True))
+        self.compare = self.choice_option("compare", COMPARES)
 
     def db_path(self, row: dict) -> Path:
         db_id = str(row.get("db_id") or "")
@@ -106,26 +156,39 @@ class SQLVerifier(Verifier):
             raise GymError(f"no SQLite database for db_id {db_id!r} at {path}; re-run task=prepare")
         return path
 
-    def verify(self, row: dict, response: str) -> Verdict:
+    def gold_sets(self, row: dict, path: Path, details: dict) -> list[list[tuple]]:
+        """The gold result sets: the row's `gold_result` (a list of result sets) or the gold query's rows."""
+        stored = row.get("gold_result")
+        if isinstance(stored, list) and stored:
+            return [[tuple(r) for r in result] for result in stored]
         gold_sql = str(row.get("gold_sql") or row.get("expected_answer") or "").strip()
         if not gold_sql:
-            raise GymError("task row has no gold_sql; re-run task=prepare for this benchmark")
+            raise GymError("task row has neither gold_result nor gold_sql; re-run task=prepare for this benchmark")
+        try:
+            return [run_query(path, gold_sql, self.timeout, self.max_rows)]
+        except QueryFailed as exc:
+            raise VerifierError(f"gold SQL failed ({exc.kind}): {exc}", {**details, "gold_failure": exc.kind}) from None
+
+    def verify(self, row: dict, response: str) -> Verdict:
         path = self.db_path(row)
         predicted = extract_sql(response)
         details: dict[str, Any] = {"family": "sql", "db_id": row.get("db_id"), "predicted_sql": predicted}
         if predicted is None:
             details["failure"] = "no_sql"
             return Verdict(0.0, None, details)
-        try:
-            gold_rows = run_query(path, gold_sql, self.timeout, self.max_rows)
-        except QueryFailed as exc:
-            raise VerifierError(f"gold SQL failed ({exc.kind}): {exc}", {**details, "gold_failure": exc.kind}) from None
+        gold_sets = self.gold_sets(row, path, details)
         try:
             predicted_rows = run_query(path, predicted, self.timeout, self.max_rows)
         except QueryFailed as exc:
             details.update(failure=exc.kind, error=str(exc))
             return Verdict(0.0, predicted, details)
-        match = set(predicted_rows) == set(gold_rows)
+        if self.compare == "set":
+            match = any(set(predicted_rows) == set(gold) for gold in gold_sets)
+        else:
+            columns = row.get("condition_cols") or []
+            per_set = columns if columns and all(isinstance(c, list) for c in columns) else [columns] * len(gold_sets)
+            ignore_order = bool(row.get("ignore_order", True))
+            match = any(columns_match(gold, predicted_rows, cols, ignore_order) for gold, cols in zip(gold_sets, per_set))
         details.update(failure=None if match else "mismatch", predicted_rows=len(predicted_rows),
-                       gold_rows=len(gold_rows))
+                       gold_rows=[len(gold) for gold in gold_sets])
         return Verdict(1.0 if match else 0.0, predicted, details)

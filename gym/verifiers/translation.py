@@ -10,7 +10,9 @@ spread across rollout indices.
 Tokenizer per target language, as the reference chooses it: zh -> "zh", ja -> "ja-mecab",
 ko -> "ko-mecab", else "13a". The MeCab tokenizers need `pip install sacrebleu[ja]` / `sacrebleu[ko]`;
 without them gym falls back to character tokenization ("char") and says so in the rollout's details
-(BLEU is then not comparable with published ja/ko numbers). COMET is not computed (it needs a GPU model).
+(BLEU is then not comparable with published ja/ko numbers). Option `tokenize` overrides the choice with
+any sacrebleu tokenizer, e.g. "flores200" for spBLEU (needs the sentencepiece package and downloads its
+model once). COMET is not computed (it needs a GPU model).
 
 A <think> block is dropped first; an unclosed one leaves an empty translation (scored 0, no answer).
 """
@@ -58,13 +60,20 @@ def corpus_scores(hypotheses: list[str], references: list[str], tokenize: str) -
 
 class TranslationVerifier(Verifier):
     family = "translation"
-    OPTIONS = {"strip_thinking": True}
+    OPTIONS = {"strip_thinking": True, "tokenize": "auto"}
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        import sacrebleu
+
+        names = ["auto", *sacrebleu.BLEU.TOKENIZERS]
+        self.tokenize = self.choice_option("tokenize", names)
 
     def verify(self, row: dict, response: str) -> Verdict:
         reference = expected_answer(row)
         source, target = str(row.get("source_language") or ""), str(row.get("target_language") or "")
         hypothesis = drop_reasoning(response) if self.options["strip_thinking"] else (response or "").strip()
-        tokenize = tokenizer_for(target)
+        tokenize = tokenizer_for(target) if self.tokenize == "auto" else self.tokenize
         details: dict[str, Any] = {"family": "translation", "pair": f"{source}->{target}", "tokenize": tokenize,
                                    "hypothesis": hypothesis, "reference": reference}
         if not hypothesis:
