@@ -93,8 +93,10 @@ def _merge(base: dict, over: dict) -> dict:
     return out
 
 
-def _resolved(path: Path, group_roots: list[Path], depth: int = 0) -> dict:
-    """The file's values over those of the bases in its defaults list.
+@lru_cache(maxsize=512)
+def _resolved(path: Path, group_roots: tuple[Path, ...], depth: int = 0) -> dict:
+    """The file's values over those of the bases in its defaults list (cached: every benchmark shares a
+    few bases; callers must not mutate the result).
 
     Like Hydra, a base name is relative to the including file's folder within the group, looked up in
     every config dir's `benchmark/` folder (so a user's option can inherit gym's `_base/math`)."""
@@ -115,7 +117,7 @@ def _resolved(path: Path, group_roots: list[Path], depth: int = 0) -> dict:
 
 
 def read_entry(name: str, path: Path) -> BenchmarkEntry:
-    values = _resolved(path, list(dict.fromkeys([path.parent, CONF_DIR / "benchmark"])))
+    values = _resolved(path, tuple(dict.fromkeys([path.parent, CONF_DIR / "benchmark"])))
     dataset = values.get("dataset") or {}
     verifier = values.get("verifier") or {}
 

@@ -50,6 +50,7 @@ class Completion:
     attempts: int = 0
     latency_s: float = 0.0
     error: str | None = None
+    choices: list["Completion"] | None = None  # every choice of an n > 1 reply (gym.model_calls splits them)
     out_of_time: bool = False  # infra_error because the rollout's time budget ran out
 
 
@@ -90,6 +91,7 @@ class ModelClient:
         self.down_after = down_after or max(16, 2 * pool_size)
         self._connection_failures = 0
         self.endpoint_down = False
+        self.limiter: Any = None  # concurrency=auto: a gym.concurrency.AdaptiveLimit gating each attempt
         # What the server says about itself in its replies (first reply wins): part of the run's fingerprint.
         self.server_header: str | None = None
         self.system_fingerprint: str | None = None
@@ -124,7 +126,8 @@ class ModelClient:
         return self.session.get(url, timeout=(5, min(self.timeout, timeout)))
 
     def list_models(self) -> tuple[list[dict[str, Any]], requests.Response]:
-        """The model cards of /models and the reply itself; GymError when down or not a model list."""
+        """The model cards of /models and the reply itself; GymError when down or not a model list.
+        gym.endpoints.discover checks the model id against them and fingerprints the server."""
         url = f"{self.base_url}/models"
         try:
             reply = self.get(url)
@@ -141,23 +144,14 @@ class ModelClient:
             raise GymError(f"the model endpoint at {url} did not return a JSON model list") from None
         return models, reply
 
-    def fingerprint(self) -> dict[str, Any]:
-        """What /models reports; fixes the model id when none was configured. Fails fast when down."""
-        models, reply = self.list_models()
-        ids = [str(m.get("id")) for m in models]
-        if self.model is None:
-            if not ids:
-                raise GymError(f"{self.base_url}/models lists no models; set model.name")
-            self.model = ids[0]
-        self.server_header = self.server_header or reply.headers.get("Server")
-        return {"base_url": self.base_url, "model": self.model, "served_models": models}
-
     # -- requests -----------------------------------------------------------------------------------
-    def _payload(self, messages: list[dict[str, str]], seed: int | None) -> tuple[str, dict[str, Any]]:
+    def _payload(self, messages: list[dict[str, str]], seed: int | None, n: int = 1) -> tuple[str, dict[str, Any]]:
         sampling = {k: v for k, v in self.sampling.items() if v is not None and k not in ("extra_body", "seed")}
         extra = dict(self.sampling.get("extra_body") or {})
         if seed is not None:
             sampling["seed"] = seed
+        if n > 1:
+            sampling["n"] = n
         if self.api == "chat":
             return "/chat/completions", {"model": self.model, "messages": messages, **sampling, **extra}
         if self.api == "completions":
@@ -177,7 +171,13 @@ class ModelClient:
             parsed = parse_responses(body, self.sampling.get("max_tokens"))
         if parsed.system_fingerprint and self.system_fingerprint is None:
             self.system_fingerprint = parsed.system_fingerprint
-        return Completion("ok", parsed.text, parsed.reasoning, parsed.finish_reason, parsed.usage)
+        result = Completion("ok", parsed.text, parsed.reasoning, parsed.finish_reason, parsed.usage)
+        choices = body.get("choices")
+        if self.api != "responses" and isinstance(choices, list) and len(choices) > 1:  # an n > 1 reply
+            parse = parse_chat if self.api == "chat" else parse_completions
+            result.choices = split_choices([Completion("ok", p.text, p.reasoning, p.finish_reason) for p in
+                                            (parse({**body, "choices": [choice]}) for choice in choices)], parsed.usage)
+        return result
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
@@ -186,8 +186,9 @@ class ModelClient:
             jitter = self._rng.uniform(0.5, 1.0)
         return min(self.backoff_cap, self.backoff_base * 2 ** attempt) * jitter
 
-    def complete(self, messages: list[dict[str, str]], seed: int | None = None) -> Completion:
-        path, payload = self._payload(messages, seed)
+    def complete(self, messages: list[dict[str, str]], seed: int | None = None, n: int = 1) -> Completion:
+        """One request; with n > 1 (chat/completions `n`) the reply's choices are in `.choices`."""
+        path, payload = self._payload(messages, seed, n)
         url = self.base_url + path
         started = time.perf_counter()
         attempt, error = 0, "none"
@@ -240,7 +241,7 @@ class ModelClient:
     def _attempt(self, url: str, payload: dict[str, Any], read_timeout: float | None = None) -> Completion:
         read_timeout = self.timeout if read_timeout is None else read_timeout
         try:
-            reply = self.session.post(url, data=json.dumps(payload), timeout=(10, read_timeout))
+            reply = self._post(url, payload, read_timeout)
         except requests.Timeout:
             raise _Transient(f"timed out after {read_timeout:g}s") from None
         except requests.ConnectionError as exc:
@@ -276,6 +277,18 @@ class ModelClient:
         except ReplyShapeError as exc:
             return Completion("infra_error", error=f"unexpected reply shape: {exc}")
 
+    def _post(self, url: str, payload: dict[str, Any], read_timeout: float) -> requests.Response:
+        gate = self.limiter
+        if gate is None:
+            return self.session.post(url, data=json.dumps(payload), timeout=(10, read_timeout))
+        epoch, started, status = gate.acquire(), time.perf_counter(), None
+        try:
+            reply = self.session.post(url, data=json.dumps(payload), timeout=(10, read_timeout))
+            status = reply.status_code
+            return reply
+        finally:
+            gate.release(epoch, status, time.perf_counter() - started)
+
     def close(self) -> None:
         with self._lock:
             for session in self._sessions:
@@ -292,6 +305,19 @@ def api_key_from_env(env_name: str | None, setting: str) -> str | None:
     if not key:
         raise GymError(f"{setting}={env_name}, but the environment variable {env_name} is not set")
     return key
+
+
+def split_choices(choices: list[Completion], usage: dict | None) -> list[Completion]:
+    """Per-choice usage for an n > 1 reply: the prompt is shared, the completion tokens (reported only
+    in total) are split in proportion to each choice's text length."""
+    usage = usage or {}
+    total = usage.get("completion_tokens")
+    lengths = [len(c.text or "") + len(c.reasoning or "") for c in choices]
+    for choice, length in zip(choices, lengths):
+        share = None if total is None else round(total * length / sum(lengths)) if sum(lengths) else total // len(choices)
+        choice.usage = {"prompt_tokens": usage.get("prompt_tokens"), "completion_tokens": share,
+                        "total_tokens": None if share is None else (usage.get("prompt_tokens") or 0) + share}
+    return choices
 
 
 def _retry_after(reply: requests.Response) -> float | None:

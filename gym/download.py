@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from gym import __version__
 from gym.errors import GymError
@@ -185,6 +185,8 @@ class PrepareContext:
             location = mirror_location(url, self.mirror)
             if not _is_remote(location):
                 local = _local_path(location)
+                if not local.is_file() and _local_path(unquote(location)).is_file():
+                    local = _local_path(unquote(location))  # a mirror made by a script holds decoded names (%2F as /)
                 if not local.is_file():
                     raise GymError(f"mirror has no {local} (for {url})")
                 with atomic_path(target) as tmp:

@@ -57,7 +57,8 @@ def start_policy(cfg: Any, stack: ExitStack, data_path: Path, concurrency: int) 
                             latency=mock["latency"], faults=mock.get("faults") or {},
                             model_name=model.name or "gym-mock", reasoning=mock["reasoning"],
                             max_context_tokens=mock["max_context_tokens"], retry_after=mock["retry_after"],
-                            hang_seconds=mock["hang_seconds"])
+                            hang_seconds=mock["hang_seconds"], task_accuracy=mock.get("task_accuracy"),
+                            rate_limit=mock.get("rate_limit"), max_n=mock.get("max_n", 128))
         base_url = server.start()
         stack.callback(server.stop)
         log.info("reference server (model=mock) listening at %s", base_url)
@@ -150,12 +151,8 @@ def run_fingerprint(client: ModelClient, endpoint: dict[str, Any], sampling: dic
                     judge: dict[str, Any] | None) -> dict[str, Any]:
     """Everything run.json keeps about who answered: the endpoint, what its replies said, the sampling
     actually sent, the judge's endpoint, and gym's version."""
-    from importlib.metadata import PackageNotFoundError, version
+    from gym import __version__ as gym_version
 
-    try:
-        gym_version = version("gym")
-    except PackageNotFoundError:
-        gym_version = None
     return {**endpoint, "api": client.api, "server": client.server_header or endpoint.get("server"),
             "system_fingerprint": client.system_fingerprint, "sampling_sent": sampling,
             "judge": judge, "gym_version": gym_version}

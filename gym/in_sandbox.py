@@ -2,8 +2,9 @@
 
 gym starts it as `python -I -S -B -c <this file's text>` (standard library only, no file of the checkout
 needed), either inside bubblewrap, which has already built the sandbox, or directly, in which case it
-builds the same sandbox itself (mechanism "namespaces"). It reads one JSON job on stdin, writes one
-JSON line per finished run on stdout, and for each run:
+builds the same sandbox itself (mechanism "namespaces"). It reads one job on stdin, writes one
+message per finished run on stdout (both in marshal format, length-prefixed on the way out: no json,
+whose import would cost more than the rest of the start-up), and for each run:
 
 * starts the program in a fresh interpreter: fork, rlimits, a seccomp filter, then exec of
   `python -s -S -B -c LOADER` with the source on fd 9; nothing of this process is left in it;
@@ -22,12 +23,10 @@ fails ends the supervisor with `{"ready": false}`: gym then refuses to run the p
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import fcntl
-import json
+import marshal
 import os
-import platform
 import resource
 import select
 import signal
@@ -40,29 +39,44 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
 MS_BIND, MS_REC, MS_PRIVATE, MNT_DETACH = 4096, 16384, 1 << 18, 2
 MOUNT_FLAGS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC, "noatime": 1024, "nodiratime": 2048,
                "relatime": 1 << 21}  # flags a read-only remount inside a user namespace must keep
-# arch -> (audit arch, capset, pivot_root, execveat, clone, clone3, socket, refused: fork vfork execve ptrace
-#          setpgid setsid io_uring*3 unshare setns mount umount2 pivot_root chroot process_vm_readv/writev kcmp)
+# arch -> (audit arch, capset, pivot_root, execveat, clone, clone3, socket, kill, refused: fork vfork execve
+#          ptrace setpgid setsid io_uring*3 unshare setns mount umount2 pivot_root chroot process_vm_readv/writev kcmp)
 ARCHES = {
-    "x86_64": (0xC000003E, 126, 155, 322, 56, 435, 41,
+    "x86_64": (0xC000003E, 126, 155, 322, 56, 435, 41, 62,
                (57, 58, 59, 101, 109, 112, 425, 426, 427, 272, 308, 165, 166, 155, 161, 310, 311, 312)),
-    "aarch64": (0xC00000B7, 91, 41, 281, 220, 435, 198,
+    "aarch64": (0xC00000B7, 91, 41, 281, 220, 435, 198, 129,
                 (221, 117, 154, 157, 425, 426, 427, 97, 268, 40, 39, 41, 51, 270, 271, 272)),
 }
-SOURCE_FD, EXEC_FD, PEER_IN, PEER_OUT = 9, 10, 3, 4  # fds of a program process; the judge's pipe ends
+SOURCE_FD, EXEC_FD, STATUS_FD, PEER_IN, PEER_OUT = 9, 10, 11, 3, 4  # fds of a program process; the judge's pipes
 AT_EMPTY_PATH = 0x1000
 STDERR_TAIL = 4000
 WORKDIR = "/work"
-# What the fresh interpreter runs first: read the program from fd 9, then run it as `python solution.py` would.
-LOADER = ("import sys as _s\n_f = open(9, 'rb')\n_f.seek(0)\n_c = compile(_f.read(), 'solution.py', 'exec')\n_f.close()\n"
-          "_s.argv[:] = ['solution.py']\n__file__ = 'solution.py'\ndel _s, _f\nexec(_c)\n")
+# What the fresh interpreter runs first: read the program from fd 9, then run it as `python solution.py` would
+# (threads get 32 MiB stacks: the default, the stack rlimit, would eat the address space limit).
+LOADER = ("import sys as _s, _thread as _t\n_t.stack_size(32 << 20)\n_f = open(9, 'rb')\n_f.seek(0)\n_c = compile(_f.read(), 'solution.py', 'exec')\n_f.close()\n"
+          "_s.argv[:] = ['solution.py']\n__file__ = 'solution.py'\ndel _s, _t, _f\nexec(_c)\n")
 
 _libc = None
+
+
+class _quiet:
+    """contextlib.suppress without importing contextlib (start-up time counts here)."""
+
+    def __init__(self, *kinds) -> None:
+        self.kinds = kinds
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, value, trace) -> bool:
+        return kind is not None and issubclass(kind, self.kinds)
+
 _victims: list[int] = []  # processes to kill and reap before exiting on SIGTERM
 
 
 def _on_terminate(signum, frame) -> None:
     for pid in _victims:
-        with contextlib.suppress(OSError):
+        with _quiet(OSError):
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
     os._exit(128 + signum)
@@ -99,9 +113,9 @@ def _mount(source, target: str, fstype, flags: int, data=None) -> None:
 
 
 def _arch() -> tuple:
-    arch = ARCHES.get(platform.machine())
+    arch = ARCHES.get(os.uname().machine)
     if arch is None:
-        raise OSError(f"no seccomp table for {platform.machine()}")
+        raise OSError(f"no seccomp table for {os.uname().machine}")
     return arch
 
 
@@ -197,8 +211,9 @@ def _drop_capabilities(arch: tuple) -> None:
 # -- the per-process restrictions ------------------------------------------------------------------------
 def _seccomp() -> None:
     """Refuse new processes, exec (except of the interpreter on fd 10), sockets other than AF_UNIX,
-    io_uring, ptrace and cross-process memory access, mounts, namespaces, leaving the process group."""
-    audit, _, _, execveat, clone, clone3, sock, refused = _arch()
+    io_uring, ptrace and cross-process memory access, mounts, namespaces, leaving the process group,
+    signalling process groups or every process at once."""
+    audit, _, _, execveat, clone, clone3, sock, kill, refused = _arch()
     allow, eperm, enosys = 0x7FFF0000, 0x00050001, 0x00050026
     ld, jeq, jset, jge, ret = 0x20, 0x15, 0x45, 0x35, 0x06  # classic BPF opcodes
     # (code, jump if true, jump if false, k); jumps count instructions after the next one
@@ -212,6 +227,9 @@ def _seccomp() -> None:
              # execveat(10, "", ..., AT_EMPTY_PATH): the one exec the supervisor does (fexecve)
              (jeq, 0, 6, execveat), (ld, 0, 0, 16), (jeq, 0, 2, EXEC_FD), (ld, 0, 0, 48), (jeq, 1, 0, AT_EMPTY_PATH),
              (ret, 0, 0, eperm), (ret, 0, 0, allow),
+             # kill(0 or negative): whole process groups, or everything the user may signal
+             (jeq, 0, 5, kill), (ld, 0, 0, 16), (jeq, 2, 0, 0), (jge, 1, 0, 0x80000000), (ret, 0, 0, allow),
+             (ret, 0, 0, eperm),
              (ret, 0, 0, allow)]  # clone only for threads; sockets only AF_UNIX
     raw = b"".join(code.to_bytes(2, "little") + bytes((jt, jf)) + k.to_bytes(4, "little") for code, jt, jf, k in prog)
     buffer = ctypes.create_string_buffer(raw, len(raw))
@@ -227,10 +245,12 @@ def _seccomp() -> None:
 def _limit(limits: dict, timeout: float, output_limit: int) -> None:
     memory = limits["memory_mb"] << 20
     cpu = int(timeout) + 2
-    for kind, value in ((resource.RLIMIT_AS, memory), (resource.RLIMIT_CPU, cpu),
-                        (resource.RLIMIT_FSIZE, output_limit), (resource.RLIMIT_NOFILE, limits["open_files"]),
-                        (resource.RLIMIT_CORE, 0), (resource.RLIMIT_NPROC, limits["processes"]),
-                        (resource.RLIMIT_STACK, min(memory, 1 << 30))):
+    settings = [(resource.RLIMIT_AS, memory), (resource.RLIMIT_CPU, cpu), (resource.RLIMIT_FSIZE, output_limit),
+                (resource.RLIMIT_NOFILE, limits["open_files"]), (resource.RLIMIT_CORE, 0),
+                (resource.RLIMIT_STACK, min(memory, 1 << 30))]
+    if not limits.get("host_root"):  # RLIMIT_NPROC counts every process of the host user: useless for root,
+        settings.append((resource.RLIMIT_NPROC, limits["processes"]))  # where the address space bounds threads
+    for kind, value in settings:
         hard = resource.getrlimit(kind)[1]
         value = value if hard == resource.RLIM_INFINITY else min(value, hard)
         resource.setrlimit(kind, (value, value if kind != resource.RLIMIT_CPU else value + 1))
@@ -244,18 +264,39 @@ def _remap(fds: dict[int, int]) -> None:
         os.close(fd)
 
 
+class SetupFailed(Exception):
+    """A restriction could not be applied to a process: nothing may run with less (gym: verifier error)."""
+
+
+def _started(pid: int, status_read: int) -> int:
+    """The parent's half of the fork/exec status pipe: EOF alone (closed by exec) or one b"+" means set up."""
+    report = b""
+    while chunk := os.read(status_read, 4096):
+        report += chunk
+    os.close(status_read)
+    if report.lstrip(b"+"):
+        os.waitpid(pid, 0)
+        _victims.remove(pid)
+        raise SetupFailed(report.lstrip(b"+").decode("utf-8", "replace"))
+    return pid
+
+
 def _start_program(job: dict, run: dict, fds: dict[int, int], python_fd: int) -> int:
-    """Fork and exec a fresh interpreter running the program; `fds` maps child fd -> our fd."""
+    """Fork and exec a fresh interpreter running the program; `fds` maps child fd -> our fd. A failure
+    before exec comes back through a close-on-exec pipe, which the program never holds (so it cannot fake one)."""
+    status_read, status_write = os.pipe2(os.O_CLOEXEC)
     pid = _fork()
     if pid:
-        return pid
+        os.close(status_write)
+        return _started(pid, status_read)
     try:
-        _remap({**fds, EXEC_FD: python_fd})
+        _remap({**fds, EXEC_FD: python_fd, STATUS_FD: status_write})
         os.set_inheritable(EXEC_FD, False)
-        keep = set(fds) | {EXEC_FD}
+        os.set_inheritable(STATUS_FD, False)
+        keep = set(fds) | {EXEC_FD, STATUS_FD}
         for fd in range(3, 64):
             if fd not in keep:
-                with contextlib.suppress(OSError):
+                with _quiet(OSError):
                     os.close(fd)
         os.closerange(64, 1 << 16)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -265,25 +306,35 @@ def _start_program(job: dict, run: dict, fds: dict[int, int], python_fd: int) ->
         _seccomp()
         os.execve(EXEC_FD, [job["python"], "-s", "-S", "-B", "-c", LOADER], job["env"])
     except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.write(2, f"sandbox: cannot start the program: {exc}\n".encode())
+        with _quiet(OSError):
+            os.write(STATUS_FD, f"cannot start the program: {exc}".encode())
     os._exit(127)
 
 
 def _start_judge(job: dict, run: dict, fds: dict[int, int]) -> int:
     """Fork the judge: it runs the test code in this (non-dumpable) process image, not the program."""
+    status_read, status_write = os.pipe2(os.O_CLOEXEC)
     pid = _fork()
     if pid:
-        return pid
+        os.close(status_write)
+        return _started(pid, status_read)
     code = 1
     try:
-        _remap(fds)
-        os.closerange(5, 1 << 16)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_SETMASK, set())
-        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        _limit(job["limits"], run["timeout"], 1 << 20)
-        _seccomp()
+        try:
+            _remap({**fds, STATUS_FD: status_write})
+            os.closerange(5, STATUS_FD)
+            os.closerange(STATUS_FD + 1, 1 << 16)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_SETMASK, set())
+            _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            _limit(job["limits"], run["timeout"], 1 << 20)
+            _seccomp()
+            os.write(STATUS_FD, b"+")
+        except BaseException as exc:
+            os.write(STATUS_FD, f"cannot start the judge: {exc}".encode())
+            raise
+        finally:
+            os.close(STATUS_FD)
         sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
         sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
         scope = {"__name__": "judge", "__builtins__": __builtins__, "PEER_IN": PEER_IN, "PEER_OUT": PEER_OUT}
@@ -292,10 +343,10 @@ def _start_judge(job: dict, run: dict, fds: dict[int, int]) -> int:
     except BaseException:
         import traceback
 
-        with contextlib.suppress(BaseException):
+        with _quiet(BaseException):
             traceback.print_exc()
     finally:
-        with contextlib.suppress(BaseException):
+        with _quiet(BaseException):
             sys.stdout.flush()
         os._exit(code)
 
@@ -366,7 +417,7 @@ def _run_one(job: dict, run: dict, python_fd: int, source_fd: int, init: bool) -
         elapsed = time.monotonic() - started
         for pid in (program, judge):
             if pid:
-                with contextlib.suppress(OSError):
+                with _quiet(OSError):
                     os.kill(pid, signal.SIGKILL)
         if status is None:
             os.waitpid(judge or program, 0)
@@ -374,7 +425,7 @@ def _run_one(job: dict, run: dict, python_fd: int, source_fd: int, init: bool) -
             os.waitpid(program, 0)
         _victims.clear()
         if init:  # PID 1 of the namespace: nothing else may outlive the run
-            with contextlib.suppress(OSError):
+            with _quiet(OSError):
                 os.kill(-1, signal.SIGKILL)
                 while os.waitpid(-1, os.WNOHANG)[0]:
                     pass
@@ -397,14 +448,18 @@ def _run_one(job: dict, run: dict, python_fd: int, source_fd: int, init: bool) -
 
 
 def _emit(message: dict) -> None:
-    data = (json.dumps(message) + "\n").encode()
+    body = marshal.dumps(message)
+    data = len(body).to_bytes(4, "little") + body
     while data:
         data = data[os.write(1, data):]
 
 
 def main() -> None:
     signal.signal(signal.SIGTERM, _on_terminate)  # gym's way to stop us: we take our children down first
-    job = json.loads(sys.stdin.buffer.read())
+    job = marshal.loads(globals().get("JOB") or sys.stdin.buffer.read())  # JOB: see gym.sandbox.BOOTSTRAP
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)  # the job (with every run's judge) stays with no process
+    os.close(null)
     try:
         if job["mechanism"] == "namespaces":
             _enter_namespaces(job["view"], job["limits"]["disk_mb"])
@@ -412,6 +467,8 @@ def main() -> None:
             if os.getcwd() != WORKDIR or not os.path.isdir("/proc/self") or os.path.exists(job["probe_absent"]):
                 raise OSError("the bubblewrap sandbox does not look as requested")
             _prctl(PR_SET_NO_NEW_PRIVS, 1)
+        elif job["mechanism"] != "none":
+            raise OSError(f"unknown mechanism {job['mechanism']!r}")
         python_fd = os.open(job["python"], os.O_RDONLY | os.O_CLOEXEC)
         _prctl(PR_SET_DUMPABLE, 0)  # programs may not open our /proc files or read our memory
     except OSError as exc:
@@ -421,7 +478,11 @@ def main() -> None:
     _emit({"ready": True, "mechanism": job["mechanism"]})
     init = os.getpid() == 1
     for index, run in enumerate(job["runs"]):
-        result = _run_one(job, run, python_fd, source_fd, init)
+        try:
+            result = _run_one(job, run, python_fd, source_fd, init)
+        except SetupFailed as exc:
+            _emit({"sandbox_error": str(exc)})
+            os._exit(3)
         result["index"] = index
         _emit(result)
 

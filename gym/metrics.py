@@ -20,7 +20,9 @@ every denominator and only counted; a `model_error` rollout scores 0):
 * pass@1[avg-of-k]: per task the mean reward of its first k rollouts, averaged over tasks.
 * no_answer: share of `ok` rollouts with a null extracted answer (per task, then over tasks).
 * scores.<name> (secondary scores a verifier reports, e.g. ifeval's prompt_loose): per task the mean
-  over its scored rollouts that carry the score (a `model_error` rollout scores 0), then over tasks.
+  over its scored rollouts that carry the score (a `model_error` rollout scores 0), then over tasks;
+  pooled scores (instruction_strict/loose) weigh each rollout by its instruction count
+  (gym.rollout_scores.pooled_task_values).
 """
 
 from __future__ import annotations
@@ -272,6 +274,10 @@ def group_metrics(group: "pd.DataFrame", k: int | Sequence[int] | None = None) -
                        "completion": _stats(ok["completion_tokens"], ("mean", "median", "p95"))}
     entry["latency_s"] = _stats(ok["latency_s"], ("mean", "p50", "p95"))
     entry["scores"] = score_metrics(group, arrays)
+    if "adaptive" in group.columns and group["adaptive"].notna().any():  # rounds of adaptive repeats
+        from gym.adaptive_estimates import correct_entry
+
+        correct_entry(entry, group, arrays.task_index)
     return entry
 
 
@@ -279,9 +285,9 @@ def score_metrics(group: "pd.DataFrame", arrays: TaskArrays) -> dict[str, dict[s
     """{name: mean_ci} of the group's secondary scores (rule in the module docstring)."""
     import numpy as np
 
-    from gym.rollout_scores import column, names_in
+    from gym.rollout_scores import POOLED, WEIGHTS, column, names_in, pooled_task_values
 
-    names = names_in(group.columns)
+    names = [name for name in names_in(group.columns) if name not in WEIGHTS]
     if not names:
         return {}
     scored = group[group["status"].isin(SCORED)]  # the rows of `arrays`, in the same order
@@ -292,6 +298,10 @@ def score_metrics(group: "pd.DataFrame", arrays: TaskArrays) -> dict[str, dict[s
         if np.isnan(values).all():
             continue  # another benchmark's score
         values = np.where(model_error, 0.0, values)
+        if column(POOLED.get(name, "")) in scored:  # instruction-level shares, pooled over instructions
+            weights = scored[column(POOLED[name])].to_numpy(dtype=float)
+            out[name] = mean_ci(pooled_task_values(values, weights, arrays.task_codes, arrays.n_tasks))
+            continue
         has = ~np.isnan(values)
         sums = np.bincount(arrays.task_codes[has], weights=values[has], minlength=arrays.n_tasks)
         counts = np.bincount(arrays.task_codes[has], minlength=arrays.n_tasks)
@@ -361,10 +371,13 @@ def compare_groups(group_a: "pd.DataFrame", group_b: "pd.DataFrame", k: int | Se
         out.update(k_values=[], metrics={}, flipped={"solved_in_a_only": [], "solved_in_b_only": []})
         return out
     min_n = int(min(arrays_a.n[pos_a].min(), arrays_b.n[pos_b].min()))
+    from gym.adaptive_estimates import adaptive_per_task, estimable_k
+
+    min_n = estimable_k(min_n, group_a, group_b)  # adaptive runs: no unbiased figure above min_repeats
     ks = k_values(min_n, k)
     if 1 not in ks:
         ks = [1, *ks]
-    per_a, per_b = arrays_a.per_task(ks), arrays_b.per_task(ks)
+    per_a, per_b = adaptive_per_task(arrays_a, group_a, ks), adaptive_per_task(arrays_b, group_b, ks)
     names, cols_a, cols_b = [], [], []
     for metric in ("pass@k", "majority@k", "pass@1[avg-of-k]"):
         for col, kv in enumerate(ks):

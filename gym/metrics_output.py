@@ -13,7 +13,7 @@ from typing import Any
 from gym import parse_errors
 from gym.io import atomic_path, write_json_atomic
 from gym.metrics import metric_name
-from gym.table import display_name, format_table
+from gym.table import display_name, fmt_ci, format_table  # noqa: F401  (fmt_ci: also used from here)
 
 log = logging.getLogger("gym.aggregate")
 
@@ -42,14 +42,6 @@ def write_metrics(out_dir: Path, metrics: dict[str, Any]) -> None:
     write_csv(Path(out_dir) / "metrics.csv", csv_rows(metrics) + subset_csv_rows(metrics))
 
 
-def fmt_ci(metric: dict[str, Any] | None) -> str:
-    if not metric or metric.get("value") is None:
-        return "-"
-    if metric.get("ci_low") is None:
-        return f"{metric['value']:.2f}"
-    return f"{metric['value']:.2f} [{metric['ci_low']:.2f}, {metric['ci_high']:.2f}]"
-
-
 def _top(entry: dict[str, Any], family: str) -> tuple[str, dict[str, Any] | None]:
     ks = entry.get("k_values") or []
     if not ks:
@@ -72,7 +64,8 @@ def metrics_table(metrics: dict[str, Any]) -> str:
     notes = "".join(
         f"note: {label}: {e['partial_tasks']} task(s) have fewer scored rollouts than {e['rollouts_per_task']['max']}, "
         f"so k stops at {e['rollouts_per_task']['min']}\n"
-        for label, e in metrics["benchmarks"].items() if e["partial_tasks"])
+        for label, e in metrics["benchmarks"].items() if e["partial_tasks"] and "adaptive" not in e)
+    notes += "".join(adaptive_note(label, e["adaptive"]) for label, e in metrics["benchmarks"].items() if "adaptive" in e)
     notes += "".join(f"note: {label}: {e['unscored_tasks']} task(s) only have infra errors or verifier errors and are left out\n"
                      for label, e in metrics["benchmarks"].items() if e["unscored_tasks"])
     notes += parse_errors.note_lines(metrics)
@@ -82,6 +75,12 @@ def metrics_table(metrics: dict[str, Any]) -> str:
 
     return (format_table(headers, rows) + "\n" + scores_lines(metrics) + family_lines(metrics) + subsets_text(metrics)
             + inputs_line(metrics.get("inputs") or {}) + note)
+
+
+def adaptive_note(label: str, adaptive: dict[str, Any]) -> str:
+    """What an adaptive run's figures are, and which ones it cannot give."""
+    missing = "; ".join(f"{name}: not estimable without bias ({why})" for name, why in adaptive["not_estimable"].items())
+    return f"note: {label}: adaptive repeats ({adaptive['rule']}); {adaptive['estimator']}\nnote: {label}: {missing}\n"
 
 
 def scores_lines(metrics: dict[str, Any]) -> str:

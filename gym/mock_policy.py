@@ -69,6 +69,7 @@ class Task:
     expected_answer: str
     options: tuple[str, ...]  # option letters, for multiple choice
     code_row: dict | None = field(default=None, compare=False, hash=False)  # code tasks are answered with a program
+    answer_template: str | None = None  # a row's own answer format, e.g. "(({answer}))", added as a last line
 
 
 @dataclass
@@ -108,7 +109,9 @@ class TaskIndex:
         for number, row in enumerate(rows):
             options = row.get("options") if isinstance(row.get("options"), dict) else {}
             code_row = row if "canonical_solution" in row or "unit_tests" in row else None
-            task = Task(str(row["question"]), str(row["expected_answer"]).strip(), tuple(map(str, options)), code_row)
+            template = row.get("answer_template") if isinstance(row.get("answer_template"), str) else None
+            task = Task(str(row["question"]), str(row["expected_answer"]).strip(), tuple(map(str, options)), code_row,
+                        template)
             self.tasks.append(task)
             self._exact.setdefault(task.question.strip(), number)
             windows = _candidate_windows(task.question.split())
@@ -195,9 +198,12 @@ def wrong_answer(task: Task, draw: float, index: TaskIndex) -> str:
 class AnswerPolicy:
     """Decides and writes the answer to a prompt; thread-safe."""
 
-    def __init__(self, rows: Sequence[dict], accuracy: float, seed: int, reasoning: str = "none"):
+    def __init__(self, rows: Sequence[dict], accuracy: float, seed: int, reasoning: str = "none",
+                 task_accuracy: dict | None = None):
         if not 0.0 <= accuracy <= 1.0:
             raise ValueError(f"accuracy must be within [0, 1], got {accuracy}")
+        self.task_accuracy = check_task_accuracy(task_accuracy)
+        self._task_rates: dict[int, float] = {}
         if reasoning not in REASONING_MODES:
             raise ValueError(f"unknown reasoning mode '{reasoning}'; valid: {', '.join(REASONING_MODES)}")
         self.index = TaskIndex(rows)
@@ -206,6 +212,22 @@ class AnswerPolicy:
         self.reasoning = reasoning
         self._seen: dict[bytes, int] = {}
         self._lock = threading.Lock()
+
+    def rate_of(self, number: int) -> float:
+        """The probability of a right answer to task `number`: `accuracy`, or its own draw from
+        `task_accuracy` (Beta(a, b), fixed by the seed and the question) to mimic a real difficulty mix."""
+        if self.task_accuracy is None:
+            return self.accuracy
+        rate = self._task_rates.get(number)
+        if rate is None:
+            import numpy as np
+
+            digest = hashlib.blake2b(f"{self.seed}\x1ftask\x1f{self.index.tasks[number].question}".encode("utf-8"),
+                                     digest_size=8).digest()
+            rng = np.random.default_rng(int.from_bytes(digest, "big"))
+            rate = float(rng.beta(self.task_accuracy["a"], self.task_accuracy["b"]))
+            self._task_rates[number] = rate
+        return rate
 
     def _claim(self, prompt: str, n: int) -> int:
         """How many times this prompt was answered before; reserves `n` more."""
@@ -233,7 +255,7 @@ class AnswerPolicy:
             outcome, final = "unknown", None
         else:
             task = self.index.tasks[number]
-            correct = unit_draw(self.seed, "correct", prompt, salt) < self.accuracy
+            correct = unit_draw(self.seed, "correct", prompt, salt) < self.rate_of(number)
             outcome = "correct" if correct else "wrong"
             final = task.expected_answer if correct else wrong_answer(task, unit_draw(self.seed, "wrong", prompt, salt), self.index)
         pick = unit_draw(self.seed, "style", prompt, salt)
@@ -241,6 +263,9 @@ class AnswerPolicy:
             content = UNKNOWN_ANSWER
         else:
             content = f"{_OPENERS[int(pick * len(_OPENERS))]}\n\nThe answer is \\boxed{{{final}}}.\nAnswer: {final}"
+            template = self.index.tasks[number].answer_template
+            if template:
+                content += "\n" + template.replace("{answer}", final)
             program = _program(self.index.tasks[number].code_row, outcome == "correct") if number is not None else None
             if program is not None:
                 content = f"{_OPENERS[int(pick * len(_OPENERS))]}\n\n```python\n{program}```"
@@ -252,6 +277,26 @@ class AnswerPolicy:
         elif self.reasoning == "reasoning_content":
             reasoning = thought
         return _limit(content, reasoning, outcome, max_tokens)
+
+
+def check_task_accuracy(spec: Any) -> dict | None:
+    """None, or {"dist": "beta", "a": A, "b": B} with A, B > 0, from such a dict or "beta:A:B"."""
+    if spec is None:
+        return None
+    if isinstance(spec, str):
+        dist, _, rest = spec.partition(":")
+        a, _, b = rest.partition(":")
+        try:
+            spec = {"dist": dist, "a": float(a), "b": float(b)}
+        except ValueError:
+            raise ValueError(f"task_accuracy wants beta:A:B, got {spec!r}") from None
+    spec = dict(spec)
+    if spec.get("dist", "beta") != "beta" or set(spec) - {"dist", "a", "b"}:
+        raise ValueError(f"task_accuracy must be {{dist: beta, a: A, b: B}}, got {spec!r}")
+    a, b = spec.get("a"), spec.get("b")
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in (a, b)):
+        raise ValueError(f"task_accuracy needs Beta parameters a > 0 and b > 0, got a={a!r}, b={b!r}")
+    return {"dist": "beta", "a": float(a), "b": float(b)}
 
 
 def _program(row: dict | None, correct: bool) -> str | None:

@@ -71,9 +71,16 @@ class MockServer:
                  accuracy: float = 0.7, seed: int = 0, latency: float | dict = 0.0,
                  faults: dict[str, float] | None = None, model_name: str = "gym-mock",
                  host: str = "127.0.0.1", port: int = 0, reasoning: str = "none", *,
-                 max_context_tokens: int = 1_000_000, retry_after: float = 1, hang_seconds: float = 3600.0):
+                 max_context_tokens: int = 1_000_000, retry_after: float = 1, hang_seconds: float = 3600.0,
+                 task_accuracy: dict | str | None = None, rate_limit: int | None = None, max_n: int = 128):
         all_rows = load_rows(data_paths or []) + list(rows or [])
-        self.policy = AnswerPolicy(all_rows, accuracy=accuracy, seed=seed, reasoning=reasoning)
+        self.policy = AnswerPolicy(all_rows, accuracy=accuracy, seed=seed, reasoning=reasoning,
+                                   task_accuracy=task_accuracy)
+        if rate_limit is not None and (isinstance(rate_limit, bool) or not isinstance(rate_limit, int) or rate_limit < 1):
+            raise ValueError(f"rate_limit must be a positive number of requests in flight, got {rate_limit!r}")
+        self.rate_limit = rate_limit  # more completion requests in flight than this get 429 + Retry-After
+        self.max_n = max_n  # largest `n` (samples per request) accepted; 1 = a server without n
+        self._in_flight = 0
         self.seed = seed
         self.latency = _check_latency(latency)
         self.faults = _check_faults(faults)
@@ -149,6 +156,19 @@ class MockServer:
             self._stats["endpoints"][endpoint] = self._stats["endpoints"].get(endpoint, 0) + 1
             return self._counter
 
+    def _enter(self) -> bool:
+        """Admit one completion request under the rate limit (False: over it, answer 429)."""
+        with self._lock:
+            if self.rate_limit is not None and self._in_flight >= self.rate_limit:
+                self._stats["faults"]["rate_limited"] = self._stats["faults"].get("rate_limited", 0) + 1
+                return False
+            self._in_flight += 1
+            return True
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
     def _draw_fault(self, number: int) -> str | None:
         """At most one fault per request, fixed by the seed and the request number."""
         draw, edge = unit_draw(self.seed, "fault", number), 0.0
@@ -190,8 +210,8 @@ class MockServer:
         limit_key = {"chat": "max_completion_tokens", "responses": "max_output_tokens", "completions": "max_tokens"}
         max_tokens = request.get(limit_key[kind]) if request.get(limit_key[kind]) is not None else request.get("max_tokens")
         n = request.get("n") or 1
-        if not isinstance(n, int) or not 1 <= n <= 128 or kind == "responses" and n != 1:
-            raise ApiError(400, f"n must be an integer within [1, 128], got {n!r}", "invalid_request_error", None)
+        if not isinstance(n, int) or not 1 <= n <= self.max_n or kind == "responses" and n != 1:
+            raise ApiError(400, f"n must be an integer within [1, {self.max_n}], got {n!r}", "invalid_request_error", None)
         if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 1):
             raise ApiError(400, f"max tokens must be a positive integer, got {max_tokens!r}", "invalid_request_error", None)
         replies = self.policy.answer(prompt, request.get("seed"), n, max_tokens)
@@ -303,6 +323,15 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(400, ApiError(400, f"request body is not valid JSON: {exc}",
                                           "invalid_request_error", "invalid_json").body())
             return
+        if not owner._enter():
+            self._fail("error_429", owner)
+            return
+        try:
+            self._answer(owner, kind, request, number)
+        finally:
+            owner._leave()
+
+    def _answer(self, owner: MockServer, kind: str, request: dict, number: int) -> None:
         fault = owner._draw_fault(number) if owner.faults else None
         if fault in ("error_500", "error_503", "error_429", "reset"):
             self._fail(fault, owner)
@@ -381,13 +410,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-context-tokens", type=int, default=1_000_000)
     parser.add_argument("--retry-after", type=float, default=1)
     parser.add_argument("--hang-seconds", type=float, default=3600.0)
+    parser.add_argument("--task-accuracy", default=None, metavar="beta:A:B",
+                        help="per-task accuracies drawn from Beta(A, B) instead of one --accuracy")
+    parser.add_argument("--rate-limit", type=int, default=None, help="429 + Retry-After above this many requests in flight")
+    parser.add_argument("--max-n", type=int, default=128, help="largest n accepted (1: refuse n > 1)")
     args = parser.parse_args(argv)
     try:
         server = MockServer(data_paths=args.data, accuracy=args.accuracy, seed=args.seed,
                             latency=_parse_latency(args.latency), faults=dict(map(_parse_fault, args.fault)),
                             model_name=args.model_name, host=args.host, port=args.port, reasoning=args.reasoning,
                             max_context_tokens=args.max_context_tokens, retry_after=args.retry_after,
-                            hang_seconds=args.hang_seconds)
+                            hang_seconds=args.hang_seconds, task_accuracy=args.task_accuracy,
+                            rate_limit=args.rate_limit, max_n=args.max_n)
         url = server.start()
     except (GymError, ValueError, OSError) as exc:
         print(f"gym: error: {exc}", file=sys.stderr)

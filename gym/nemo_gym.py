@@ -11,8 +11,8 @@ A NeMo Gym run writes, per output file `<stem>.jsonl`:
 Mapping to gym's statuses: a row with `_ng_failure_class` is `verifier_error` for verify_failed, else
 `infra_error` (judge_failed, model call failures, ...); a row whose `response.status` is "failed" is a
 `model_error` (scored 0); any other row is `ok`. The benchmark is `agent_ref.name` (else the file stem),
-the model `response.model`, the key `<file>:<task>:<rollout>`. `latency_s` and `scores`, which gym's
-export adds as extra top-level fields, are read when present. gym's export also keeps what NeMo Gym has
+the model `response.model`, the key `<file>:<task>:<rollout>`. `latency_s`, `scores` and `subsets`,
+which gym's export adds as extra top-level fields, are read when present. gym's export also keeps what NeMo Gym has
 no field for under `gym` (the original key, finish reason, verifier details), so an import is lossless.
 """
 
@@ -43,6 +43,7 @@ class NemoGymRollout(TypedDict, total=False):
     _ng_failure_class: str
     latency_s: Optional[float]
     scores: Optional[dict]
+    subsets: dict
     gym: dict
 
 
@@ -104,6 +105,11 @@ def response_text(response: dict) -> tuple[str | None, str | None]:
     return ("".join(texts) if texts else None), ("\n".join(thoughts) if thoughts else None)
 
 
+def key_of(row: dict, path: Path) -> str:
+    """The gym key of a NeMo Gym row: the one gym's export kept, else `<file>:<task>:<rollout>`."""
+    return _dict(row.get("gym")).get("key") or f"{path}:{row.get('_ng_task_index')}:{row.get('_ng_rollout_index')}"
+
+
 def to_gym(row: dict, path: Path, where: str) -> Rollout:
     """A full gym row (current version) from a NeMo Gym row; what gym's export kept under `gym` comes back."""
     fields = read_fields(row, path, where)
@@ -119,14 +125,14 @@ def to_gym(row: dict, path: Path, where: str) -> Rollout:
     return {
         "schema_version": SCHEMA_VERSION, "benchmark": fields["benchmark"], "model": fields["model"],
         "task_index": fields["task_index"], "rollout_index": fields["rollout_index"],
-        "key": extra.get("key") or fields["key"], "status": fields["status"], "reward": fields["reward"],
+        "key": key_of(row, path), "status": fields["status"], "reward": fields["reward"],
         "scores": row.get("scores"), "extracted_answer": row.get("extracted_answer"),
         "expected_answer": row.get("expected_answer"), "prompt": prompt or [], "response": text, "reasoning": reasoning,
         "verifier": _dict(extra.get("verifier")), "error": error, "attempts": extra.get("attempts"),
         "latency_s": row.get("latency_s"), "finish_reason": extra.get("finish_reason"),
         "usage": {"prompt_tokens": usage.get("input_tokens"), "completion_tokens": usage.get("output_tokens"),
                   "total_tokens": usage.get("total_tokens")} if usage else None,
-        "time": extra.get("time") or now(), "data_sha256": extra.get("data_sha256"),
+        "time": extra.get("time") or now(), "data_sha256": extra.get("data_sha256"), **_subsets(row),
     }
 
 
@@ -178,6 +184,10 @@ def response_object(row: Rollout) -> dict[str, Any]:
     }
 
 
+def _subsets(row: dict) -> dict[str, Any]:
+    return {"subsets": row["subsets"]} if isinstance(row.get("subsets"), dict) else {}
+
+
 def agent_ref(row: Rollout) -> dict[str, str]:
     return {"type": AGENT_TYPE, "name": str(row.get("benchmark"))}
 
@@ -188,7 +198,7 @@ def to_nemo(row: Rollout) -> NemoGymRollout:
         "responses_create_params": {"input": row.get("prompt") or []},
         "response": response_object(row), "reward": row.get("reward"),
         "expected_answer": row.get("expected_answer"), "extracted_answer": row.get("extracted_answer"),
-        "latency_s": row.get("latency_s"), "scores": row.get("scores"),
+        "latency_s": row.get("latency_s"), "scores": row.get("scores"), **_subsets(row),
         "_ng_task_index": row["task_index"], "_ng_rollout_index": row["rollout_index"], "agent_ref": agent_ref(row),
         "gym": {name: row.get(name) for name in ("key", "finish_reason", "attempts", "error", "verifier", "time",
                                                  "data_sha256")},

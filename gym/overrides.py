@@ -55,9 +55,11 @@ def split_argv(argv: list[str]) -> tuple[list[str], list[str], list[str]]:
     while i < len(argv):
         arg = argv[i]
         if arg.startswith("-"):
-            name = arg.split("=", 1)[0]
+            name, sep, inline = arg.partition("=")
             flags.append(name)
-            if name in FLAGS_WITH_VALUE and "=" not in arg and i + 1 < len(argv):
+            if sep:
+                values.append(inline)
+            elif name in FLAGS_WITH_VALUE and i + 1 < len(argv):
                 optional = name in ("--info", "-i")
                 if not optional or argv[i + 1] in INFO_VALUES:
                     values.append(argv[i + 1])
@@ -259,7 +261,7 @@ def known_keys(task: str) -> tuple[frozenset[str], frozenset[str]]:
     if knobs is not None:
         _walk_dataclass(knobs, "", leaves, open_nodes)
     for prefix, node in (("model", schema.ModelConfig), ("judge", schema.JudgeConfig),
-                         ("benchmark", schema.BenchmarkConfig)):
+                         ("benchmark", schema.BenchmarkConfig), ("tracker", schema.TrackerConfig)):
         _walk_dataclass(node, prefix + ".", leaves, open_nodes)
     return frozenset(leaves), frozenset(open_nodes)
 

@@ -129,13 +129,18 @@ def task_profile(frame: "pd.DataFrame", expected_repeats: int | None,
         prof["prompt_tokens_mean"] = ok["prompt_tokens"].to_numpy(float)
         prof["completion_tokens_mean"] = ok["completion_tokens"].to_numpy(float)
         prof["bucket"] = assign_buckets(prof["reward_mean"], edges)
+        if "adaptive" in group.columns and group["adaptive"].notna().any():  # rounds of adaptive repeats
+            from gym.adaptive_estimates import correct_profile
+
+            correct_profile(prof, group)
         parts.append(prof)
         n_tasks, done = len(attempted), int(prof["rollouts"].sum())
         complete = int(prof["complete"].sum())
+        expected_total = int(prof["expected_rollouts"].sum()) + expected * (n_tasks - len(prof))
         completion.append({
             "benchmark": str(bench), "model": str(model), "expected_repeats": expected,
-            "expected_rollouts": expected * n_tasks, "completed_rollouts": done,
-            "completion_pct": round(100.0 * done / max(1, expected * n_tasks), 4),
+            "expected_rollouts": expected_total, "completed_rollouts": done,
+            "completion_pct": round(100.0 * done / max(1, expected_total), 4),
             "tasks": n_tasks, "complete_tasks": complete, "partial_tasks": len(prof) - complete,
             "missing_tasks": n_tasks - len(prof),
             "counts": {name: int((group["status"] == name).sum()) for name in STATUSES},
@@ -170,7 +175,8 @@ def aggregate_profile(profile: "pd.DataFrame") -> dict[str, Any]:
         "tasks": int(len(profile)),
         "complete_tasks": int(profile["complete"].sum()),
         "pass_rate": _describe(profile["pass_rate"]),
-        "pass@1": mean_ci(profile["reward_mean"]),
+        # per-task pass@1 is the mean reward, except for adaptive runs (an unbiased estimate: gym.adaptive_estimates)
+        "pass@1": mean_ci(profile["pass@1"] / 100.0 if "pass@1" in profile else profile["reward_mean"]),
         # Tasks with fewer than k rollouts (partial) have no pass@k: each k says how many tasks it covers.
         "pass@k": {c[5:]: {**mean_ci(profile[c] / 100.0), "tasks": int(profile[c].notna().sum())}
                    for c in pass_cols if profile[c].notna().any()},

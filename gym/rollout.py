@@ -72,8 +72,13 @@ class Rollout(TypedDict, total=False):
     usage: Optional[dict]
     time: str
     data_sha256: Optional[str]
+    subsets: dict
     reverified: dict
+    cached: bool
+    adaptive: str
 
+
+OPTIONAL = ("subsets", "reverified")  # fields only some rows carry
 
 # Field -> what it holds. Kept in step with Rollout; tests check the README documents every one.
 FIELDS: dict[str, str] = {
@@ -85,7 +90,7 @@ FIELDS: dict[str, str] = {
     "key": "identity of the rollout (see Resume); readers keep the last row per key",
     "status": "ok | model_error | infra_error | verifier_error",
     "reward": "in [0, 1]; null for infra_error and verifier_error",
-    "scores": "secondary scores {name: number in [0, 1]} or null",
+    "scores": "secondary scores {name: number in [0, 1]} (a pooled score's weight, e.g. instructions: a count) or null",
     "extracted_answer": "the answer the verifier read (majority voting), or null",
     "expected_answer": "the gold answer from the prepared row",
     "prompt": "the messages sent",
@@ -99,7 +104,10 @@ FIELDS: dict[str, str] = {
     "usage": "token counts {prompt_tokens, completion_tokens, total_tokens}",
     "time": "UTC time the row was written",
     "data_sha256": "sha256 of the prepared file (version 2)",
+    "subsets": "the task's groups for per-subset metrics, e.g. {language: de}; absent when it has none",
     "reverified": "on rows written by task=reverify: {time, status, reward, extracted_answer} before",
+    "cached": "true when the reply came from the response cache (cache.dir), not from a model call",
+    "adaptive": "on rows of an adaptive-repeats run: the stopping rule that sampled them (gym.adaptive)",
 }
 
 
@@ -170,8 +178,11 @@ def _scores(details: Any) -> dict[str, float] | None:
     scores = details.get("scores") if isinstance(details, dict) else None
     if not isinstance(scores, dict):
         return None
+    from gym.rollout_scores import WEIGHTS  # a pooled score's weight (a count) is the one not in [0, 1]
+
     kept = {str(name): float(value) for name, value in scores.items()
-            if not isinstance(value, bool) and isinstance(value, (int, float)) and 0.0 <= value <= 1.0}
+            if not isinstance(value, bool) and isinstance(value, (int, float))
+            and (0.0 <= value <= 1.0 or (name in WEIGHTS and value >= 0))}
     return kept or None
 
 
@@ -234,7 +245,7 @@ def check_row(row: dict, where: str) -> tuple[int, float | None]:
 def upgrade(row: dict, where: str) -> Rollout:
     """A validated copy of a gym row in the current version (fields a version lacked are null)."""
     check_row(row, where)
-    out: dict[str, Any] = {name: row.get(name) for name in FIELDS if name in row or name != "reverified"}
+    out: dict[str, Any] = {name: row.get(name) for name in FIELDS if name in row or name not in OPTIONAL}
     out.update({k: v for k, v in row.items() if k not in out})  # fields of a newer writer survive
     out["schema_version"] = SCHEMA_VERSION
     return out  # type: ignore[return-value]

@@ -4,6 +4,11 @@ A verifier may report named secondary scores (higher is better) next to the rewa
 `prompt_loose` or code's `base_tests`; collect copies them to the row's top-level `scores`. The
 loader turns them into one float column per name, `scores.<name>` (null where a row lacks it).
 
+Pooled scores: IFEval defines instruction-level accuracy over all instructions of all prompts, so a
+response with four instructions weighs four times one with a single instruction. A score named in
+POOLED is weighed by the score it names (a count, the one score not limited to [0, 1], never reported
+itself); `pooled_task_values` turns the rows into per-task values whose plain mean is the pooled share.
+
 Speed: pyarrow's JSON reader needs the names up front. The first read declares the names found in
 the file's first rows (none: an empty struct, which costs nothing and still says whether any row has
 scores); only a file where some row has scores gets a byte scan for names beyond those (quick when
@@ -21,9 +26,12 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 from gym.errors import GymError
 
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
     import pyarrow as pa
 
 PREFIX = "scores."
+POOLED = {"instruction_strict": "instructions", "instruction_loose": "instructions"}  # score -> its weight
+WEIGHTS = frozenset(POOLED.values())
 _OBJECT = re.compile(rb'"scores"\s*:\s*\{([^{}]*)\}')
 _KEY = re.compile(rb'"((?:[^"\\]|\\.)*)"\s*:')
 
@@ -92,7 +100,8 @@ def fast_columns(scores: "pa.ChunkedArray", names: Sequence[str]) -> dict[str, "
         values = pc.if_else(pc.is_nan(values), pa.scalar(None, pa.float64()), values)
         if values.null_count == len(values):
             continue
-        if pc.any(pc.fill_null(pc.or_(pc.less(values, 0.0), pc.greater(values, 1.0)), False)).as_py():
+        above = pc.less(values, 0.0) if name in WEIGHTS else pc.or_(pc.less(values, 0.0), pc.greater(values, 1.0))
+        if pc.any(pc.fill_null(above, False)).as_py():
             return None
         out[column(name)] = values
     return out
@@ -110,7 +119,9 @@ def row_scores(value: Any, where: str) -> dict[str, float] | None:
             continue
         if isinstance(score, bool) or not isinstance(score, (int, float)):
             raise GymError(f"{where}: score {name!r} must be a number, got {score!r}")
-        if not 0.0 <= score <= 1.0:
+        if name in WEIGHTS and score < 0:
+            raise GymError(f"{where}: weight {name!r} = {score} is negative")
+        if name not in WEIGHTS and not 0.0 <= score <= 1.0:
             raise GymError(f"{where}: score {name!r} = {score} outside [0, 1]")
         out[name] = float(score)
     return out
@@ -123,3 +134,29 @@ def slow_columns(rows: list[dict[str, float] | None]) -> dict[str, "pa.Array"]:
     names = sorted({name for scores in rows if scores for name in scores})
     return {column(name): pa.array([scores.get(name) if scores else None for scores in rows], pa.float64())
             for name in names}
+
+
+def pooled_task_values(values: "np.ndarray", weights: "np.ndarray", task_codes: "np.ndarray",
+                       n_tasks: int) -> "np.ndarray":
+    """Per-task values of a pooled score: task t's weighted share times its mean weight over the mean of
+    all tasks' mean weights, so the mean over tasks is sum(share x weight) / sum(weight) with every task
+    counted once per rollout as elsewhere. A row without a weight (a model_error) takes its task's mean
+    weight (every rollout of a task answers the same prompt); a task without any, weight 1."""
+    import numpy as np
+
+    has = ~np.isnan(values)
+    known = has & ~np.isnan(weights)
+    weight_sum = np.bincount(task_codes[known], weights=weights[known], minlength=n_tasks)
+    weight_n = np.bincount(task_codes[known], minlength=n_tasks)
+    task_weight = np.divide(weight_sum, weight_n, out=np.ones(n_tasks), where=weight_n > 0)
+    filled = np.where(np.isnan(weights), task_weight[task_codes], weights)
+    sums = np.bincount(task_codes[has], weights=(values * filled)[has], minlength=n_tasks)
+    counts = np.bincount(task_codes[has], minlength=n_tasks)
+    per_task_weight = np.bincount(task_codes[has], weights=filled[has], minlength=n_tasks)
+    present = counts > 0
+    out = np.full(n_tasks, np.nan)
+    if not present.any():
+        return out
+    mean_weight = per_task_weight[present] / counts[present]  # each task's mean weight per rollout
+    out[present] = (sums[present] / counts[present]) / mean_weight.mean()
+    return out

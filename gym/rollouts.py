@@ -53,7 +53,7 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger("gym.rollouts")
 
 COLUMNS = ("benchmark", "model", "task_index", "rollout_index", "key", "status", "reward",
-           "extracted_answer", "prompt_tokens", "completion_tokens", "latency_s", "source", "ordinal")
+           "extracted_answer", "prompt_tokens", "completion_tokens", "latency_s", "adaptive", "source", "ordinal")
 _BLOCK_SIZE = 16 << 20  # pyarrow needs one block to hold a whole line
 
 
@@ -146,6 +146,7 @@ def _schemas(score_names: Sequence[str] = ()) -> tuple["pa.Schema", "pa.Schema"]
         ("reward", pa.float64()), ("extracted_answer", pa.string()), ("latency_s", pa.float64()),
         ("usage", pa.struct([("prompt_tokens", pa.int64()), ("completion_tokens", pa.int64())])),
         ("scores", rollout_scores.struct_type(score_names)),  # no names: still says whether any row has scores
+        ("adaptive", pa.string()),  # the adaptive-repeats rule that sampled the row (gym.adaptive), else null
     ])
     nemo_schema = pa.schema([
         ("_ng_task_index", pa.int64()), ("_ng_rollout_index", pa.int64()), ("reward", pa.float64()),
@@ -198,7 +199,7 @@ def _read_fast(path: Path, end: int, nemo: bool, score_names: Sequence[str] = ()
             "status": pc.if_else(failed, "model_error", "ok"),
             "reward": table.column("reward"), "extracted_answer": table.column("extracted_answer"),
             "prompt_tokens": pc.struct_field(usage, [0]), "completion_tokens": pc.struct_field(usage, [1]),
-            "latency_s": table.column("latency_s"),
+            "latency_s": table.column("latency_s"), "adaptive": pa.nulls(n, pa.string()),
         }
     else:
         version = pc.fill_null(table.column("schema_version"), 1)
@@ -210,7 +211,7 @@ def _read_fast(path: Path, end: int, nemo: bool, score_names: Sequence[str] = ()
         usage = table.column("usage")
         columns = {name: table.column(name) for name in
                    ("benchmark", "model", "task_index", "rollout_index", "key", "status", "reward",
-                    "extracted_answer", "latency_s")}
+                    "extracted_answer", "latency_s", "adaptive")}
         columns["benchmark"] = pc.fill_null(columns["benchmark"], "unknown")
         columns["model"] = pc.fill_null(columns["model"], "unknown")
         columns["prompt_tokens"] = pc.struct_field(usage, [0])
@@ -299,6 +300,8 @@ def _read_slow(path: Path) -> "pa.Table":
         cols["prompt_tokens"].append(_number(prompt_tokens))
         cols["completion_tokens"].append(_number(completion_tokens))
         cols["latency_s"].append(latency)
+        adaptive = row.get("adaptive")  # never on NeMo Gym rows
+        cols["adaptive"].append(adaptive if isinstance(adaptive, str) and not nemo_gym.is_nemo_row(row) else None)
     types = {"task_index": pa.int64(), "rollout_index": pa.int64(), "reward": pa.float64(),
              "prompt_tokens": pa.float64(), "completion_tokens": pa.float64(), "latency_s": pa.float64()}
     table = {name: pa.array(values, types.get(name, pa.string())) for name, values in cols.items()}
@@ -344,8 +347,11 @@ def load_rollouts(spec: Any) -> RolloutSet:
         raise GymError(f"rollouts: no rollout rows in {names} (empty file(s))")
     frame = merged.to_pandas()
     del merged, tables
-    for name in ("benchmark", "model", "status"):
-        frame[name] = frame[name].astype("category")
+    if frame["adaptive"].isna().all():  # no adaptive-repeats rows: the column says nothing
+        frame = frame.drop(columns="adaptive")
+    for name in ("benchmark", "model", "status", "adaptive"):
+        if name in frame:
+            frame[name] = frame[name].astype("category")
     rows_read = len(frame)
     dup_all = frame["key"].duplicated(keep=False)
     dropped = changed = 0

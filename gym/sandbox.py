@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import marshal
 import os
 import select
 import shutil
@@ -151,7 +152,7 @@ for folder in dynload:  # load every extension module once, so the libraries the
                 pass
 with open("/proc/self/maps") as handle:
     maps = sorted({line.split()[-1] for line in handle if ".so" in line.rsplit("/", 1)[-1]})
-print(json.dumps({"path": sys.path, "site": site.getsitepackages(), "maps": maps}))
+print(json.dumps({"path": sys.path, "site": site.getsitepackages(), "maps": maps, "version": sys.hexversion}))
 """
 
 
@@ -208,6 +209,8 @@ def python_view() -> dict:
     if probe.returncode:
         raise SandboxUnavailable(f"cannot inspect the Python installation: {probe.stderr.strip()[-300:]}")
     found = json.loads(probe.stdout)
+    if found["version"] != sys.hexversion:  # the supervisor travels as bytecode of this interpreter
+        raise SandboxUnavailable(f"{python} is not the interpreter gym runs on ({sys.version.split()[0]})")
     site_dirs = [p for p in found["site"] if os.path.isdir(p)]
     entries: dict[str, tuple] = {}
     for name in sorted(os.listdir("/")):  # /lib -> usr/lib and friends, so default library paths resolve
@@ -229,7 +232,9 @@ def python_view() -> dict:
 
 
 def bwrap_arguments(view: dict, disk_mb: int) -> list[str]:
-    args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+    # --as-pid-1: the supervisor (not dumpable) is PID 1; bubblewrap's own init would hold our pipes and be
+    # open to the program through /proc/1/fd.
+    args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1", "--cap-drop", "ALL",
             "--hostname", "sandbox"]
     for kind, *paths in view["entries"]:
         if kind == "ro":
@@ -323,6 +328,8 @@ def execute(source: str, runs: list[Run], limits: dict, mechanism: str, total_ti
     import subprocess
     import tempfile
 
+    if mechanism not in (*MECHANISMS, "none"):
+        raise ValueError(f"unknown sandbox mechanism {mechanism!r}")
     started = time.monotonic()
     if total_timeout is None:
         total_timeout = sum(run.timeout for run in runs) + 10
@@ -330,14 +337,15 @@ def execute(source: str, runs: list[Run], limits: dict, mechanism: str, total_ti
     workdir = tempfile.mkdtemp(prefix="gym-sandbox-") if mechanism == "none" else WORKDIR
     env = {"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
            "PYTHONPATH": view["pythonpath"]}
-    payload = json.dumps({"mechanism": mechanism, "view": view, "python": view["python"], "env": env,
-                          "limits": limits, "source": source, "probe_absent": os.path.dirname(CHILD),
+    payload = marshal.dumps({"mechanism": mechanism, "view": view, "python": view["python"], "env": env,
+                          "limits": {**limits, "host_root": os.getuid() == 0}, "source": source, "probe_absent": os.path.dirname(CHILD),
                           "runs": [{"stdin": r.stdin, "timeout": float(r.timeout), "output_limit": int(r.output_limit),
-                                    "judge": r.judge} for r in runs]}).encode("utf-8", errors="surrogateescape")
+                                    "judge": r.judge} for r in runs]})
     stdin, errors = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+    stdin.write(_supervisor_code())
     stdin.write(payload)
     stdin.seek(0)
-    command = [view["python"], "-I", "-S", "-B", "-c", _supervisor_source()]
+    command = [view["python"], "-I", "-S", "-B", "-c", BOOTSTRAP]
     if mechanism == "bwrap":
         command = bwrap_arguments(view, limits["disk_mb"]) + ["--"] + command
     try:
@@ -370,25 +378,32 @@ def execute(source: str, runs: list[Run], limits: dict, mechanism: str, total_ti
     return outcome
 
 
-_supervisor: str | None = None
+# The supervisor arrives on stdin as a marshalled code object, followed by its job: compiling its source
+# in every sandbox would cost more CPU than the program's own start-up.
+BOOTSTRAP = ("import marshal, sys\n_data = sys.stdin.buffer.read()\n_size = int.from_bytes(_data[:4], 'little')\n"
+             "exec(marshal.loads(_data[4:4 + _size]), {'__name__': '__main__', 'JOB': _data[4 + _size:]})\n")
+_supervisor: bytes | None = None
 
 
-def _supervisor_source() -> str:
+def _supervisor_code() -> bytes:
+    """The supervisor, compiled by this interpreter (the sandbox's is the same build: see python_view)."""
     global _supervisor
     if _supervisor is None:
         with open(CHILD, encoding="utf-8") as handle:
-            _supervisor = handle.read()
+            code = marshal.dumps(compile(handle.read(), "in_sandbox.py", "exec"))
+        _supervisor = len(code).to_bytes(4, "little") + code
     return _supervisor
 
 
 def _collect(proc, runs: list[Run], outcome: Outcome, deadline: float,
              on_result: Callable[[int, RunResult], bool | None] | None) -> bool:
-    """Read the sandbox's JSON lines into `outcome` until done, stopped or out of time; True once it was ready."""
+    """Read the sandbox's messages (length-prefixed marshal, written by gym's own supervisor) into `outcome`
+    until done, stopped or out of time; True once it was ready."""
     fd, buffer, ready = proc.stdout.fileno(), bytearray(), False
-    budget = sum(run.output_limit for run in runs) * 6 + (1 << 20)  # JSON escapes a byte into at most 6
+    budget = sum(run.output_limit for run in runs) * 4 + (1 << 20)  # marshal stores a decoded byte in <= 4
     while True:
-        newline = buffer.find(b"\n")
-        if newline < 0:
+        size = int.from_bytes(buffer[:4], "little") if len(buffer) >= 4 else -1
+        if size < 0 or len(buffer) < 4 + size:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
                 outcome.error = "total time limit exceeded"
@@ -401,8 +416,10 @@ def _collect(proc, runs: list[Run], outcome: Outcome, deadline: float,
                 outcome.error = "sandbox output exceeded its budget"
                 return ready
             continue
-        message = json.loads(bytes(buffer[:newline]))
-        del buffer[:newline + 1]
+        message = marshal.loads(bytes(buffer[4:4 + size]))
+        del buffer[:4 + size]
+        if "sandbox_error" in message:  # a restriction failed to apply to a process: refuse, never run weaker
+            raise SandboxUnavailable(f"sandbox ({outcome.mechanism}) refused a run: {message['sandbox_error']}")
         if "ready" in message:
             if not message["ready"]:
                 outcome.error = message.get("error") or "sandbox could not start"

@@ -75,6 +75,9 @@ class MockServerConfig:
     max_context_tokens: int = 1_000_000  # longer prompts get HTTP 400 context_length_exceeded
     retry_after: float = 1.0  # Retry-After seconds sent with injected 429s
     hang_seconds: float = 3600.0  # how long an injected hang lasts
+    task_accuracy: Optional[str] = None  # "beta:A:B": per-task accuracies drawn from Beta(A, B)
+    rate_limit: Optional[int] = None  # 429 + Retry-After above this many requests in flight
+    max_n: int = 128  # largest n (samples per request) accepted; 1 = a server that refuses n > 1
 
 
 @dataclass
@@ -97,6 +100,9 @@ class ModelConfig:
     timeout: float = 600.0  # seconds per request
     rollout_timeout: Optional[float] = 1200.0  # seconds per rollout over all its attempts; null = no budget
     max_retries: int = 5  # attempts after the first
+    max_concurrency: int = 256  # ceiling for concurrency=auto
+    n_per_request: bool = False  # a task's repeats as one request with n=k
+    response_cache: Optional[str] = None  # this model's default cache.dir (model=local sets one)
     sampling: SamplingConfig = field(default_factory=SamplingConfig)
     path: Optional[str] = None  # local: GGUF file (null = packaged SmolLM2); vllm_local: model to serve
     serve: ServeConfig = field(default_factory=ServeConfig)  # local / vllm_local server settings
@@ -115,11 +121,23 @@ class JudgeConfig:
     sampling: SamplingConfig = field(default_factory=lambda: SamplingConfig(temperature=0.0, max_tokens=2048))
 
 
+@dataclass
+class TrackerConfig:
+    kind: str = "none"  # none | wandb | mlflow
+    project: str = "gym"  # wandb: project
+    entity: Optional[str] = None  # wandb: team or user
+    mode: str = "online"  # wandb: online | offline
+    experiment: str = "gym"  # mlflow: experiment name
+    tracking_uri: Optional[str] = None  # mlflow: store URI; null = $MLFLOW_TRACKING_URI, else <run dir>/mlruns
+    tags: Any = None  # wandb: list of tags; mlflow: mapping of tags
+
+
 def register() -> None:
     store = ConfigStore.instance()
     store.store(group="schema", name="benchmark", node=BenchmarkConfig)
     store.store(group="schema", name="model", node=ModelConfig)
     store.store(group="schema", name="judge", node=JudgeConfig)
+    store.store(group="schema", name="tracker", node=TrackerConfig)
 
 
 register()
@@ -158,13 +176,33 @@ class PrepareKnobs:
 
 
 @dataclass
+class AdaptiveKnobs:
+    enabled: bool = False
+    min_repeats: int = 4
+    max_repeats: Optional[int] = None
+    step: int = 2
+    confidence: float = 0.95
+    split_extremes: bool = False
+    hard_max: float = 0.25
+    easy_min: float = 0.75
+
+
+@dataclass
+class CacheKnobs:
+    dir: Optional[str] = None
+    max_mb: float = 10000
+
+
+@dataclass
 class CollectKnobs:
-    concurrency: int = 32
+    concurrency: Any = 32  # a number, or "auto"
     limit: Optional[int] = None
     num_repeats: Optional[int] = None
     resume: bool = False
     output: Optional[str] = None
     progress: bool = True
+    adaptive: AdaptiveKnobs = field(default_factory=AdaptiveKnobs)
+    cache: CacheKnobs = field(default_factory=CacheKnobs)
 
 
 @dataclass
@@ -247,10 +285,17 @@ def check_task_knobs(cfg: Any) -> None:
         key = getattr(exc, "full_key", None) or "?"
         message = str(exc).splitlines()[0]
         raise GymError(f"conf/task/{task}.yaml: bad value for '{key}': {message}") from None
+    if "concurrency" in names:  # a number or "auto": a union the dataclass schema cannot express
+        from gym.concurrency import parse_concurrency
+
+        try:
+            parse_concurrency(cfg.concurrency, 1)
+        except GymError as exc:
+            raise GymError(f"conf/task/{task}.yaml: bad value for 'concurrency': {exc}") from None
     for key in AT_LEAST_ONE:  # 0 would silently mean "the default" or "nothing"
         value = cfg.get(key) if key in names else None
         if value is not None and int(value) < 1:
-            raise GymError(f"{key}={value} must be at least 1" + (" (or null for the default)" if key != "concurrency" else ""))
+            raise GymError(f"{key}={value} must be at least 1 (or null for the default)")
 
 
-AT_LEAST_ONE = ("concurrency", "num_repeats", "limit")
+AT_LEAST_ONE = ("num_repeats", "limit")

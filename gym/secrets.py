@@ -13,11 +13,11 @@ import re
 SECRET_KEY = re.compile(r"(^|[._])(api_?key|apikey|access_?token|auth_?token|token|secret|secret_?key|client_?secret|"
                         r"password|passwd|credentials?|authorization|bearer)$", re.IGNORECASE)
 # Well-known shapes of API keys and tokens (OpenAI, Anthropic, NVIDIA, Hugging Face, GitHub, GitLab, Slack,
-# AWS, Google, JWTs, bearer headers).
+# AWS, Google, JWTs, bearer headers), long enough that paths such as /data/hf_cache are not mistaken for one.
 SECRET_SHAPE = re.compile(
     r"(?<![A-Za-z0-9])("
-    r"sk-[A-Za-z0-9_\-]{6,}|nvapi-[A-Za-z0-9_\-]{6,}|hf_[A-Za-z0-9]{6,}|gh[pousr]_[A-Za-z0-9]{10,}|"
-    r"github_pat_[A-Za-z0-9_]{10,}|glpat-[A-Za-z0-9_\-]{10,}|xox[abposr]-[A-Za-z0-9\-]{6,}|AKIA[0-9A-Z]{12,}|"
+    r"sk-[A-Za-z0-9_\-]{20,}|nvapi-[A-Za-z0-9_\-]{20,}|hf_[A-Za-z0-9]{30,}|gh[pousr]_[A-Za-z0-9]{30,}|"
+    r"github_pat_[A-Za-z0-9_]{30,}|glpat-[A-Za-z0-9_\-]{20,}|xox[abposr]-[A-Za-z0-9\-]{20,}|AKIA[0-9A-Z]{16}|"
     r"AIza[0-9A-Za-z_\-]{20,}|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}|Bearer\s+\S{8,})")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

@@ -216,7 +216,7 @@ HEADERS = ["tasks", "rollouts", "pass@1 [95% CI]", "pass@k max", "majority@k max
 def subsets_text(metrics: dict[str, Any]) -> str:
     """One table per benchmark and grouping column (empty when no entry has subsets)."""
     from gym.table import format_table
-    from gym.metrics_output import fmt_ci
+    from gym.table import fmt_ci
 
     parts = []
     for label, entry in metrics["benchmarks"].items():

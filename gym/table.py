@@ -26,6 +26,15 @@ def format_table(headers: list[str], rows: Iterable[Iterable[Any]], right: Itera
     return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in cells)])
 
 
+def fmt_ci(metric: dict[str, Any] | None) -> str:
+    """A metric as text: value [ci_low, ci_high], the value alone without a CI, "-" without a value."""
+    if not metric or metric.get("value") is None:
+        return "-"
+    if metric.get("ci_low") is None:
+        return f"{metric['value']:.2f}"
+    return f"{metric['value']:.2f} [{metric['ci_low']:.2f}, {metric['ci_high']:.2f}]"
+
+
 def display_name(model_id: Any, limit: int = 40) -> str:
     """A short name for a model id in tables: a file path becomes its file name without the extension
     (`/models/x/SmolLM2.Q4_1.gguf` -> `SmolLM2.Q4_1`), and anything still too long is cut. Files keep the

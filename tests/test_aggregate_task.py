@@ -82,8 +82,8 @@ def test_k_knob(tmp_path):
     assert list(entry["pass@k"]) == ["1", "2"]
     with pytest.raises(GymError, match="k must be null"):
         run(tmp_path, f"rollouts={path}", "k=0")
-    with pytest.raises(GymError, match="output must be"):
-        run(tmp_path, f"rollouts={path}", "output=yaml")
+    with pytest.raises(GymError, match="format must be"):
+        run(tmp_path, f"rollouts={path}", "format=yaml")
 
 
 def test_mixed_benchmarks_and_models_are_grouped(tmp_path, capsys):

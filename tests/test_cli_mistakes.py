@@ -79,16 +79,23 @@ def test_silent_no_ops_are_refused_without_a_run_dir(cwd, args, needles):
     "judge.api_key_env=nvapi-AbCdEf0123456789",
     "+hydra.job.env_set.HF_TOKEN=hf_AbCdEfGh12345678",
     "model.sampling.extra_body={authorization: 'Bearer abcdefghijklmnop'}",
+    "+model.sampling.extra_body.note=sk-proj-AbCdEfGhIjKlMnOpQrStUvWx",
+    "+model.sampling.extra_body.note=nvapi-AbCdEfGhIjKlMnOpQrStUvWx0123",
 ])
 def test_secrets_are_refused_unseen_and_unsaved(cwd, override):
     secret = override.split("=", 1)[1]
     result = run_gym("task=collect", "benchmark=gsm8k", "model=mock", override, cwd=cwd)
     line = one_line_failure(result, "environment variable")
-    for part in ("abcdefgh", "abc123", "AbCdEf", "abcdefghijklmnop"):
+    for part in ("abcdefgh", "abc123", "AbCdEf", "abcdefghijklmnop", "IjKlMnOp"):
         if part in secret:
             assert part not in result.stdout + result.stderr
     assert files_under(cwd) == []
     assert "api_key_env" in line
+
+
+def test_paths_that_merely_look_alike_are_not_secrets(cwd):
+    result = run_gym("task=search", "query=x", f"data.root={cwd.parent}/hf_cache_data/sk-build", cwd=cwd)
+    assert result.returncode == 0, result.stderr
 
 
 def test_multirun_flag_anywhere(cwd):

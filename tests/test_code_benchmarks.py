@@ -158,3 +158,27 @@ def test_fixture_builder_reproduces_committed_files(tmp_path, monkeypatch):
     assert len(built) == 1 + 6
     for relative in built:
         assert (tmp_path / relative).read_bytes() == (UPSTREAM / relative).read_bytes(), relative
+
+
+def test_collect_records_the_sandbox_in_run_json(tmp_path, data_dir, mirror_url, capsys, monkeypatch):
+    import gym.sandbox as sandbox_module
+    from gym.tasks import collect, prepare
+
+    base = ["benchmark=human_eval", f"data.mirror={mirror_url}"]
+    prepare.run(compose(["task=prepare", *base]))
+    run_dir = tmp_path / "run"
+    collect.run(compose(["task=collect", *base, "model=mock", "model.mock.accuracy=1.0", "limit=2", "progress=false",
+                         f"+run_dir={run_dir}"]))
+    info = json.loads((run_dir / "run.json").read_text())
+    mechanism = sandbox_module.probe_isolation("bwrap")[0] and "bwrap" or "namespaces"
+    assert info["verifier"] == {"sandbox": mechanism, "allow_unsandboxed": False}
+    assert f"code sandbox: {mechanism}\n" in capsys.readouterr().out
+    rollouts = [json.loads(line) for line in (run_dir / "rollouts.jsonl").read_text().splitlines()]
+    assert {r["verifier"]["sandbox"] for r in rollouts} == {mechanism} and all(r["reward"] == 1.0 for r in rollouts)
+
+    monkeypatch.setattr(sandbox_module, "_probed", {name: (False, "disabled here") for name in sandbox_module.MECHANISMS})
+    lenient = tmp_path / "lenient"
+    collect.run(compose(["task=collect", *base, "model=mock", "model.mock.accuracy=1.0", "limit=1", "progress=false",
+                         "+benchmark.verifier.options.allow_unsandboxed=true", f"+run_dir={lenient}"]))
+    assert json.loads((lenient / "run.json").read_text())["verifier"] == {"sandbox": "none", "allow_unsandboxed": True}
+    assert "code sandbox: none (UNSANDBOXED" in capsys.readouterr().out

@@ -78,8 +78,9 @@ def test_try_it_offline_in_a_fresh_clone(clone):
 
 def test_fresh_clone_tests_read_only_their_own_files(clone):
     checkout, python = clone
-    result = subprocess.run([str(python), "-m", "pytest", "-q", "tests/test_prepare_scripts.py", "tests/test_collect.py",
+    result = subprocess.run([str(python), "-m", "pytest", "-o", "addopts=-p no:cacheprovider", "-q", "-rs",
+                             "tests/test_prepare_scripts.py", "tests/test_collect.py",
                              "-k", "gsm8k or collect_with_mock"], cwd=checkout, env=_env(),
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-3000:]
-    assert "passed" in result.stdout and "skipped" not in result.stdout
+    assert " passed" in result.stdout and "skipped" not in result.stdout, result.stdout[-3000:]

@@ -211,8 +211,11 @@ def test_undetectable_language_counts_as_followed():
 def test_text_helpers():
     assert split_sentences("Dr. Smith paid $3.50 at 5 p.m. today. Did he? Yes... maybe!") == \
         ["Dr. Smith paid $3.50 at 5 p.m. today.", "Did he?", "Yes...", "maybe!"]
-    assert word_tokens("I don't know, John's \"fine\".") == ["I", "do", "n't", "know", ",", "John", "'s", '"', "fine",
-                                                            '"', "."]
+    # NLTK's word tokens: opening and closing double quotes become `` and ''
+    assert word_tokens("I don't know, John's \"fine\".") == ["I", "do", "n't", "know", ",", "John", "'s", "``", "fine",
+                                                            "''", "."]
+    assert word_tokens("P.S. The U.S.A. is big. OK.") == ["P.S", ".", "The", "U.S.A.", "is", "big", ".", "OK", "."]
+    assert word_tokens("A P.S. note from the U.S.A. team") == ["A", "P.S", ".", "note", "from", "the", "U.S.A.", "team"]
     assert [count_syllables(w) for w in ["cat", "table", "make", "jumped", "wanted", "beautiful", "", "42"]] == \
         [1, 2, 1, 1, 2, 3, 0, 0]
     assert starts_with_verb('"Write this down."') and starts_with_verb("**Discover** more")

@@ -159,3 +159,82 @@ def test_search_sees_what_a_user_benchmark_inherits_from_gym(user_setup):
     assert result.returncode == 0, result.stderr
     hits = {hit["name"]: hit for hit in json.loads(result.stdout)}
     assert hits["toy"]["verifier"] == "math" and hits["toy"]["domain"] == "math"  # from gym's _base/math
+
+
+BLOCKED = {"HTTPS_PROXY": "http://127.0.0.1:9", "https_proxy": "http://127.0.0.1:9",
+           "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
+
+
+def test_prepared_is_cached_force_redoes_and_new_args_prepare_again(user_setup):
+    s = user_setup
+    out = s["data"] / "toy" / "toy.jsonl"
+    first = run_gym("task=prepare", "benchmark=toy", f"data.mirror={s['url']}", *s["args"], f"hydra.run.dir={s['tmp']}/r1")
+    assert first.returncode == 0, first.stderr
+    stamp = out.stat().st_mtime_ns
+    # cached by default: no network needed, the file is not rewritten
+    cached = run_gym("task=prepare", "benchmark=toy", *s["args"], f"hydra.run.dir={s['tmp']}/r2", env=BLOCKED)
+    assert cached.returncode == 0, cached.stderr
+    assert "cached" in cached.stdout and out.stat().st_mtime_ns == stamp
+    # prepare.force: downloaded and prepared again
+    (s["mirror"] / "example.org" / "toy" / "data.jsonl").write_text('{"q": "1+1?", "a": 2}\n{"q": "2+5?", "a": 7}\n')
+    forced = run_gym("task=prepare", "benchmark=toy", "prepare.force=true", f"data.mirror={s['url']}", *s["args"],
+                     f"hydra.run.dir={s['tmp']}/r3")
+    assert forced.returncode == 0, forced.stderr
+    assert "ok" in forced.stdout and '"expected_answer": "7"' in out.read_text()
+    # other prepare arguments than the manifest's: prepared again
+    scaled = run_gym("task=prepare", "benchmark=toy", "prepare_args.scale=10", *s["args"], f"hydra.run.dir={s['tmp']}/r4",
+                     env=BLOCKED)
+    assert scaled.returncode == 0, scaled.stderr
+    assert '"expected_answer": "70"' in out.read_text()
+    report = json.loads((s["tmp"] / "r4" / "prepare.json").read_text())
+    assert [(r["benchmark"], r["status"], r["rows"]) for r in report] == [("toy", "ok", 2)]
+
+
+def test_file_in_place_is_used_without_the_network(user_setup):
+    s = user_setup
+    raw = s["data"] / "toy" / "raw" / "example.org" / "toy" / "data.jsonl"
+    raw.parent.mkdir(parents=True)
+    raw.write_text('{"q": "3+4?", "a": 7}\n')
+    result = run_gym("task=prepare", "benchmark=toy", *s["args"], f"hydra.run.dir={s['tmp']}/r", env=BLOCKED)
+    assert result.returncode == 0, result.stderr
+    assert json.loads((s["data"] / "toy" / "toy.jsonl").read_text())["expected_answer"] == "7"
+
+
+def test_no_network_fails_at_once_naming_the_ways_out(user_setup):
+    s = user_setup
+    result = run_gym("task=prepare", "benchmark=toy", "data.retries=4", *s["args"], f"hydra.run.dir={s['tmp']}/r",
+                     env=BLOCKED)
+    line = result.stderr.strip().splitlines()[-1]
+    assert_clean_failure(result, "no network")
+    assert "attempts" not in line  # not retried: there is no network to come back
+    raw = s["data"] / "toy" / "raw" / "example.org" / "toy" / "data.jsonl"
+    assert line.endswith(f"ways out: data.mirror=<URL or dir holding example.org/toy/data.jsonl>, or put the file at "
+                         f"{raw} (a file in place is used as is), or data.offline=true to use only local files")
+    assert not (s["data"] / "toy").exists()  # no empty dirs left behind
+
+
+def test_many_failures_give_a_short_table_and_leave_no_empty_dirs(user_setup):
+    s = user_setup
+    for n in range(6):
+        _bench(s["conf"], f"gone{n}", GOOD_SCRIPT)
+    result = run_gym("task=prepare", "benchmarks=[toy,gone0,gone1,gone2,gone3,gone4,gone5]", *s["args"],
+                     f"hydra.run.dir={s['tmp']}/r", env=BLOCKED)
+    assert_clean_failure(result, "7 of 7 benchmarks failed to prepare", "prepare.json", "data.mirror=", "data.offline=true")
+    assert len(result.stderr.strip().splitlines()[-1]) < 400
+    table = [line for line in result.stdout.splitlines() if "failed" in line]
+    assert len(table) == 7 and all(len(line) < 200 and "no network" in line for line in table)
+    assert not s["data"].exists() or not any(s["data"].iterdir())
+    report = json.loads((s["tmp"] / "r" / "prepare.json").read_text())
+    assert all(r["status"] == "failed" and "ways out" in r["error"] for r in report)
+    assert "ways out" in (s["tmp"] / "r" / "gym.log").read_text()
+
+
+def test_e2e_on_a_user_benchmark_composes_its_steps_on_the_user_search_path(user_setup):
+    s = user_setup
+    run = s["tmp"] / "e2e"
+    result = run_gym("task=e2e", "benchmark=toy", "model=mock", "num_repeats=2", "progress=false", "aggregate.k=[1,2]",
+                     f"data.mirror={s['url']}", *s["args"], f"hydra.run.dir={run}")
+    assert result.returncode == 0, result.stderr
+    metrics = json.loads((run / "metrics.json").read_text())
+    assert metrics["benchmarks"]["toy"]["tasks"] == 2 and (run / "report.html").is_file()
+    assert json.loads((run / "prepare.json").read_text())[0]["benchmark"] == "toy"

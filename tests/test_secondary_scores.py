@@ -43,27 +43,31 @@ def test_ifeval_scores_on_a_real_row():
     verifier = make_verifier("ifeval")
     followed = verifier.verify(real_ifeval_row(), essay("That is the story."))
     assert followed.reward == 1.0
-    assert followed.details["scores"] == {"prompt_loose": 1.0, "instruction_strict": 1.0, "instruction_loose": 1.0}
+    assert followed.details["scores"] == {"prompt_loose": 1.0, "instruction_strict": 1.0, "instruction_loose": 1.0,
+                                          "instructions": 3}
     # a comma in the closing line: strict misses no_comma, loose (which may drop that line) does not
     signed = verifier.verify(real_ifeval_row(), essay("Thanks, that is all."))
     assert signed.reward == 0.0 and signed.details["strict"] == [False, True, True]
     assert signed.details["scores"] == pytest.approx(
-        {"prompt_loose": 1.0, "instruction_strict": 2 / 3, "instruction_loose": 1.0})
+        {"prompt_loose": 1.0, "instruction_strict": 2 / 3, "instruction_loose": 1.0, "instructions": 3})
     empty = verifier.verify(real_ifeval_row(), "")
-    assert empty.details["scores"] == {"prompt_loose": 0.0, "instruction_strict": 0.0, "instruction_loose": 0.0}
+    assert empty.details["scores"] == {"prompt_loose": 0.0, "instruction_strict": 0.0, "instruction_loose": 0.0,
+                                       "instructions": 3}
 
 
 def test_ifeval_and_ifbench_leave_out_what_the_reward_already_is():
     response = "<<Tea>>\nTea is calm, warm and good."  # strict [F, T, F], loose [T, T, F]
     assert make_verifier("ifeval").verify(IFEVAL_ROW, response).details["scores"] == pytest.approx(
-        {"prompt_loose": 0.0, "instruction_strict": 1 / 3, "instruction_loose": 2 / 3})
+        {"prompt_loose": 0.0, "instruction_strict": 1 / 3, "instruction_loose": 2 / 3, "instructions": 3})
     quoted = 'Sure, here it is:\n"<<Tea>> is warm."'  # strict [F, T, F], loose [T, T, T]
     ifbench = make_verifier("ifbench").verify(IFEVAL_ROW, quoted)
     assert ifbench.reward == pytest.approx(1 / 3)
-    assert ifbench.details["scores"] == {"prompt_strict": 0.0, "prompt_loose": 1.0, "instruction_loose": 1.0}
+    # the instruction shares stay: aggregate pools them over instructions, unlike the per-response reward
+    assert ifbench.details["scores"] == pytest.approx({"prompt_strict": 0.0, "prompt_loose": 1.0, "instruction_strict": 1 / 3,
+                                                       "instruction_loose": 1.0, "instructions": 3})
     loose = make_verifier("ifeval", {"mode": "loose"}).verify(IFEVAL_ROW, quoted)
     assert loose.reward == 1.0 and set(loose.details["scores"]) == {"prompt_strict", "instruction_strict",
-                                                                     "instruction_loose"}
+                                                                     "instruction_loose", "instructions"}
     json.dumps(ifbench.details)
 
 
@@ -108,7 +112,8 @@ def test_collect_rows_carry_scores():
         return make_rollout("ifeval", "m", IFEVAL_ROW, messages, 0, 0, "k", completion, verifier)
 
     ok = rollout(Completion("ok", text="<<Tea>>\nTea is calm, warm and good."))
-    assert ok["scores"] == pytest.approx({"prompt_loose": 0.0, "instruction_strict": 1 / 3, "instruction_loose": 2 / 3})
+    assert ok["scores"] == pytest.approx({"prompt_loose": 0.0, "instruction_strict": 1 / 3, "instruction_loose": 2 / 3,
+                                          "instructions": 3})
     assert ok["verifier"]["scores"] == ok["scores"] and ok["reward"] == 0.0
     assert rollout(Completion("infra_error", error="timeout"))["scores"] is None
     assert rollout(Completion("model_error", error="400"))["scores"] is None

@@ -56,3 +56,14 @@ def test_collect_aggregate_profile_and_resume(mmlu, tmp_path, monkeypatch, capsy
     assert again["ran"] == 6 and again["skipped_done"] == 9 and again["counts"] == {"ok": 6}
     latest = {r["key"]: r for r in read_rows(run / "rollouts.jsonl")}
     assert len(latest) == 15 and all(r["status"] == "ok" and r["reward"] == 1.0 for r in latest.values())
+
+
+def test_e2e_finishes_with_verifier_errors(mmlu, tmp_path, monkeypatch, capsys):
+    from gym.tasks import e2e
+
+    with failing_verifier(monkeypatch, {"Kaaba": VERIFIER_CRASH}):
+        summary = e2e.run(compose(["task=e2e", "benchmark=mmlu", "model=mock", "model.mock.accuracy=1.0",
+                                   "num_repeats=2", "progress=false", f"+run_dir={tmp_path}", "+profile.plots=false"]))
+    assert summary["headline"]["pass@1"] == 100.0  # the unverified task is left out, not scored 0
+    assert "left out of every score: 0 infra_error, 2 verifier_error" in capsys.readouterr().out
+    assert (tmp_path / "reward_profile.jsonl").is_file()

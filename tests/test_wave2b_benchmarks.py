@@ -31,6 +31,7 @@ EXPECTED = {
     "gpqa-x": (8, "mcq", ["de", "es", "fr", "ja"]),
     "global-piqa": (32, "mcq", None),
     "mmlu_prox": (12, "mcq", ["en", "de", "es", "fr", "it", "ja"]),
+    "mmlu_prox_lite": (6, "mcq", ["en", "de", "es", "fr", "it", "ja"]),
     "financebench": (2, "judge", ["en"]),
     "secque": (2, "judge", ["en"]),
     "omniscience": (3, "judge", ["en"]),
@@ -38,6 +39,15 @@ EXPECTED = {
     "physics": (2, "judge", ["en"]),
     "ugphysics": (13, "judge", ["en"]),
     "imo_proofbench": (2, "judge", ["en"]),
+    "human_eval_infilling": (3, "code", ["en"]),
+    "litmus-bench": (4, "typed", ["en"]),
+    "xstest": (3, "judge", ["en"]),
+    "aalcr": (2, "judge", ["en"]),
+    "longmemeval": (3, "judge", ["en"]),
+    "mgsm": (22, "math", None),
+    "global_mmlu_lite": (32, "mcq", None),
+    "belebele": (32, "mcq", None),
+    "livecodebench-x": (16, "code", ["de", "es", "fr", "ja"]),
 }
 
 
@@ -60,7 +70,8 @@ def test_prepare_rows_match_config(name, tmp_path, mirror_url):
     assert len(rows) == rows_expected
     assert set(ctx.sources) <= set(bench.dataset.sources)  # only declared files are fetched
     for row in rows:
-        assert row["question"].strip() and isinstance(row["expected_answer"], str) and row["expected_answer"]
+        assert row["question"].strip() and isinstance(row["expected_answer"], str)
+        assert row["expected_answer"] or family == "code"  # code rows are judged by their tests
         for column in bench.subsets:  # every configured grouping column is filled
             assert (row.get("metadata") or {}).get(column) is not None or row.get(column) is not None, (column, row)
 
@@ -141,7 +152,7 @@ def test_points_of_7_format(text, verdict, found):
 
 def test_judge_prompts_pair_with_their_formats():
     for name in ("financebench", "secque", "omniscience", "frontierscience_research", "physics", "ugphysics",
-                 "imo_proofbench"):
+                 "imo_proofbench", "xstest", "aalcr", "longmemeval"):
         options = dict(config(name).verifier.options)
         verifier = make_verifier("judge", options)  # checks the template mentions its verdict and {generation}
         verifier.close()
@@ -163,7 +174,7 @@ def test_per_language_results_through_collect_and_aggregate(tmp_path, data_dir, 
 
 
 def test_search_language_facet(capsys):
-    cfg = compose(["task=search", "language=ja", "output=json"])
+    cfg = compose(["task=search", "language=ja", "format=json"])
     search.run(cfg)
     names = {hit["name"] for hit in json.loads(capsys.readouterr().out)}
     assert {"aime24-x", "gpqa-x", "mmlu_prox", "polymath"} <= names and "gsm8k" not in names
@@ -187,3 +198,100 @@ def test_readme_table_is_generated_from_the_catalog(tmp_path):
     assert f"{len(load_catalog())} benchmarks" in section
     for entry in load_catalog():
         assert re.search(rf"(?<![\w-]){re.escape(entry.name)}(?![\w-])", section), entry.name
+
+
+def test_fill_in_the_middle_answers(tmp_path, mirror_url):
+    _, rows = run("human_eval_infilling", tmp_path, mirror_url)
+    add, even = rows[0], rows[1]
+    assert "<FILL_ME>" in add["question"] and add["prefix"].endswith("return ")
+    verifier = make_verifier("code", {})
+    try:
+        def reward(row, block):
+            return verifier.verify(row, f"Here it is:\n\n```python\n{block}```").reward
+
+        assert reward(add, "a + b\n") == 1.0  # the fence's newline is not part of a mid-line span
+        assert reward(even, "    return n % 2 == 0\n") == 1.0
+        assert reward(even, "    return n % 2 == 0\n\n") == 1.0
+        assert reward(add, add["prefix"] + "a + b\n") == 1.0  # the whole prefix repeated is dropped
+        assert reward(add, "a - b\n") == 0.0
+        assert reward(even, "return n % 2 == 0\n") == 0.0  # indentation is the model's job
+        _, single = run("human_eval_infilling", tmp_path / "single", mirror_url, split="single_line")
+        assert single[0]["metadata"]["split"] == "single_line"
+        with pytest.raises(GymError, match="unknown split"):
+            run("human_eval_infilling", tmp_path / "bad", mirror_url, split="whole")
+    finally:
+        verifier.close()
+
+
+@pytest.mark.parametrize("wrapper, kind, gold, text, reward", [
+    ("boxed", "count", "13", "There are 13 amide bonds: \\boxed{13}", 1.0),
+    ("boxed", "count", "13", "\\boxed{13.0}", 1.0),
+    ("boxed", "count", "4", "\\boxed{4.4}", 0.0),  # the reference rounds this to 4
+    ("boxed", "count", "4", "$\\boxed{\\text{4}}$", 1.0),
+    ("boxed", "count", "6", "first \\boxed{5}, then \\boxed{6}", 1.0),
+    ("boxed", "count", "6", "((6))", 0.0),  # not the wrapper the prompt asked for
+    ("boxed", "count", "3", "\\boxed{3 or 4}", 0.0),
+    ("double_paren", "count", "3", "First guess ((2)), corrected: (( 3 ))", 1.0),
+    ("double_paren", "bool", "1", "It has one.\n\n((yes))", 1.0),  # the reference reads no number here
+    ("double_paren", "bool", "0", "((No.))", 1.0),
+    ("double_paren", "bool", "1", "((2))", 0.0),
+    ("boxed", "bool", "1", "\\boxed{\\text{True}}", 1.0),
+    ("boxed", "count", "2", "no answer", 0.0),
+])
+def test_typed_answers(wrapper, kind, gold, text, reward):
+    verdict = make_verifier("typed").verify(
+        {"answer_wrapper": wrapper, "answer_kind": kind, "expected_answer": gold}, text)
+    assert verdict.reward == reward, verdict.details
+
+
+def test_litmus_rows(tmp_path, mirror_url):
+    _, rows = run("litmus-bench", tmp_path, mirror_url)
+    assert [(r["answer_kind"], r["answer_wrapper"], r["expected_answer"]) for r in rows] == [
+        ("count", "boxed", "2"), ("count", "double_paren", "1"), ("bool", "boxed", "1"), ("bool", "double_paren", "0")]
+    with pytest.raises(GymError, match="answer_wrapper"):
+        make_verifier("typed").verify({"expected_answer": "1"}, "((1))")
+
+
+def test_aalcr_finds_documents_stored_with_encoding_artifacts(tmp_path, mirror_url):
+    _, rows = run("aalcr", tmp_path, mirror_url)
+    acme = rows[0]["documents"]
+    # the question table says "Acme's", the zip stores "Acme’s" as raw UTF-8 without the UTF-8 flag
+    assert "revenue in 2023 was 120 million" in acme and "END DOCUMENT 2" in acme
+    assert [r["metadata"]["input_tokens_band"] for r in rows] == ["80k-100k", "128k+"]
+    url = script("aalcr").DOCUMENTS_URL
+    truncated = local_mirror(tmp_path / "cut", {url: upstream_file(url).read_bytes()[:100],
+                                                script("aalcr").QUESTIONS_URL: b""})
+    with pytest.raises(GymError, match="corrupt or truncated zip"):
+        script("aalcr").prepare(make_ctx("aalcr", tmp_path / "cut-run", truncated))
+
+
+def test_xstest_expected_behaviour(tmp_path, mirror_url):
+    _, rows = run("xstest", tmp_path, mirror_url)
+    assert [(r["metadata"]["label"], r["expected_answer"]) for r in rows] == [
+        ("safe", "comply"), ("safe", "comply"), ("unsafe", "refuse")]
+
+
+def test_longmemeval_history_and_rules(tmp_path, mirror_url):
+    _, rows = run("longmemeval", tmp_path, mirror_url)
+    assert rows[0]["history"].startswith("Session 1 (2023/05/20 (Sat) 09:00):\nuser: I just adopted")
+    assert rows[1]["expected_answer"] == "10" and "off by one" in rows[1]["judge_rule"]
+    assert rows[2]["metadata"]["abstention"] and "cannot answer" in rows[2]["judge_rule"]
+    with pytest.raises(GymError, match="file must be"):
+        run("longmemeval", tmp_path / "bad", mirror_url, file="../x.json")
+
+
+def test_livecodebench_x_joins_translations_with_the_tests(tmp_path, mirror_url):
+    _, rows = run("livecodebench-x", tmp_path, mirror_url, languages=["ja"], versions=["v6"])
+    assert [r["metadata"]["task_id"] for r in rows] == ["3250", "3500"]
+    assert rows[0]["unit_tests"]["inputs"] and rows[0]["question"].startswith("[ja]")
+    assert rows[0]["instruction"].endswith("Python で解いてください。")
+    module = script("livecodebench-x")
+    url = module.hf_converted_parquet(module.REPO, "v6", "de")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    buffer = pa.BufferOutputStream()
+    pq.write_table(pa.table({"task_id": ["no_such_task"], "question": ["?"], "release_version": ["v6"]}), buffer)
+    files = {u: upstream_file(u).read_bytes() for u in (module.LCB.BASE_URL + n for n in module.LCB.RELEASES["v6"])}
+    mirror = local_mirror(tmp_path / "unmatched", {**files, url: buffer.getvalue().to_pybytes()})
+    with pytest.raises(GymError, match="is not a problem of LiveCodeBench v6"):
+        run("livecodebench-x", tmp_path / "unmatched-run", mirror, languages=["de"], versions=["v6"])

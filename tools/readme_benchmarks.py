@@ -24,17 +24,19 @@ README = ROOT / "README.md"
 BEGIN, END = "<!-- benchmarks:begin -->", "<!-- benchmarks:end -->"
 
 FAMILY_NOTES = {
-    "math": "math-verify equivalence with `\\boxed{gold}` (last box wins; `#### n` and plain numbers too), in "
-            "long-lived worker processes with a hard time limit",
+    "math": "math-verify equivalence with `\\boxed{gold}` (last box wins; `#### n` and plain numbers too) after "
+            "the MATH graders' normalisation (below), in long-lived worker processes with a hard time limit",
     "mcq": "the letter after \"Answer:\" or in the last `\\boxed{}`, multilingual per-row patterns",
-    "ifeval": "the instruction checkers, strict and loose; all must pass",
-    "ifbench": "the instruction checkers, strict and loose; the fraction passed",
+    "ifeval": "the instruction checkers, strict and loose (Punkt sentences, NLTK word tokens); all must pass; "
+              "`compat` below",
+    "ifbench": "the instruction checkers, strict and loose; the fraction passed; `compat` below",
     "qa": "normalised exact match / F1 with generated aliases",
     "exact": "normalised exact or set match of the final answer",
     "judge": "an LLM judge through the same client (retries, typed failures; a judge failure is `infra_error`, "
              "never 0); some check with math-verify first",
-    "code": "generated code against the tests in a sandbox: user/network/mount/PID namespaces, read-only file "
-            "system, seccomp, rlimits, timeouts",
+    "code": "generated code against the tests in a [sandbox](#code-sandbox) (bubblewrap, else namespaces): an "
+            "allow-listed read-only view, no network, a fresh interpreter under seccomp and rlimits; a pass is "
+            "reported by the test side, never inferred from an exit status (fill-in-the-middle: prefix + answer + suffix)",
     "pairwise": "an LLM judge compares the answer with a baseline answer in both orders; pass@1 is the win rate "
                 "(ties half), with a bootstrap CI and per category",
     "sql": "the last `sql` code block and the gold query run on the task's SQLite database (read-only, time limit, "
@@ -44,6 +46,8 @@ FAMILY_NOTES = {
     "label": "the model grades: its verdict label (\"Judgement: Yes/No\" or a 4-way grade) against the gold label; "
              "accuracy, precision/recall/F1 or MAE",
     "translation": "sentence BLEU (reward) and chrF with sacrebleu; corpus BLEU and chrF per language pair",
+    "typed": "the last answer in the wrapper the prompt asked for (`\\boxed{}` or `((...))`), compared as a whole "
+             "count or a yes/no",
 }
 
 

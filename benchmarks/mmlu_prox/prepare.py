@@ -103,7 +103,11 @@ def convert(item: dict[str, Any], index: int, language: str, libs: list, subject
 
 
 def prepare(ctx: PrepareContext, languages: list[str] | None = None) -> Path:
-    chosen = chosen_languages(languages, LANGUAGES, "mmlu_prox")
+    return ctx.write_rows(prox_rows(ctx, REPO, chosen_languages(languages, LANGUAGES, "mmlu_prox")))
+
+
+def prox_rows(ctx: PrepareContext, repo: str, chosen: list[str]) -> list[dict]:
+    """Rows of an MMLU-ProX release (the full set or the Lite one: same layout and templates)."""
     lang_libs, lang_subjects = read_lang_libs(ctx.fetch(LANG_LIBS_URL))
     rows = []
     for language in chosen:
@@ -112,8 +116,8 @@ def prepare(ctx: PrepareContext, languages: list[str] | None = None) -> Path:
         libs, subjects = lang_libs[language], lang_subjects[language]
         if not isinstance(libs, (list, tuple)) or len(libs) < 6:
             raise GymError(f"mmlu_prox: lang_libs.py entry for '{language}' is not the expected list of templates")
-        raw = ctx.fetch(hf_converted_parquet(REPO, language, "test"))
-        items = ctx.read_parquet(raw, required=("question", "option_0", "option_1", "answer"), layout=f"{REPO} ({language})")
+        raw = ctx.fetch(hf_converted_parquet(repo, language, "test"))
+        items = ctx.read_parquet(raw, required=("question", "option_0", "option_1", "answer"), layout=f"{repo} ({language})")
         rows.extend(ctx.convert_rows(raw, items, lambda item, index: convert(item, index, language, libs, subjects),
                                      id_field="question_id"))
-    return ctx.write_rows(rows)
+    return rows

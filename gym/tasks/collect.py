@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import logging
+import queue
 import signal
 import time
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,11 +24,15 @@ from typing import Any
 from omegaconf import DictConfig
 
 from gym import endpoints, resume
+from gym.adaptive import AdaptiveRule, Rounds, replay_rewards
 from gym.client import BUDGET_ERROR
+from gym.concurrency import AdaptiveLimit, parse_concurrency
 from gym.config import run_dir, to_plain
 from gym.errors import GymError
 from gym.io import JsonlAppender, iter_jsonl, sha256_file, write_json_atomic
+from gym.model_calls import ModelCalls, model_time_lines
 from gym.prompts import build_messages
+from gym.response_cache import open_cache
 from gym.rollout import FINAL, make_rollout, rollout_key
 from gym.runlog import to_file
 from gym.subsets import task_subsets
@@ -116,15 +121,16 @@ def _run(cfg: DictConfig, out_path: Path) -> dict[str, Any]:
     system, user = bench.prompt.system, bench.prompt.user  # read once: OmegaConf access is slow per row
     prompts = [build_messages(system, user, row, f"{data_path} line {i + 1}") for i, row in enumerate(rows)]
     subsets = task_subsets(rows, bench.get("subsets"))  # per-subset metrics read these from the rollouts
-    concurrency = int(cfg.get("concurrency") or 1)
-    if concurrency < 1:
-        raise GymError(f"concurrency={concurrency} must be at least 1")
+    mode, concurrency = parse_concurrency(cfg.get("concurrency"), cfg.model.get("max_concurrency", 256))
     resuming = bool(cfg.get("resume")) or out_path.is_file()
     sampling = {k: v for k, v in to_plain(cfg.model.sampling).items() if v not in (None, {}, [])}
     cap = output_cap(cfg)
     if cap is not None:
         sampling["max_tokens"] = cap
     base_seed = sampling.pop("seed", None)
+    rule = AdaptiveRule.from_config(cfg.adaptive, repeats) if cfg.get("adaptive", {}).get("enabled") else None
+    if rule is not None:
+        repeats = rule.max_repeats
 
     with ExitStack() as stack:
         base_url = endpoints.start_policy(cfg, stack, data_path, concurrency)
@@ -136,18 +142,36 @@ def _run(cfg: DictConfig, out_path: Path) -> dict[str, Any]:
         fingerprint = endpoints.run_fingerprint(client, endpoint, {**sampling, "seed": base_seed}, judge)
         log.info("model %s at %s (server: %s); sampling %s", client.model, client.base_url,
                  fingerprint.get("server") or "unknown", fingerprint["sampling_sent"])
+        if mode == "auto":
+            client.limiter = AdaptiveLimit(concurrency)
+        cache = open_cache(cfg, stack)
+        calls = ModelCalls(client, cfg.model.get("n_per_request", False), cache)
 
         data_sha = sha256_file(data_path)
         done = read_done(out_path) if resuming else {}
-        work = []
-        for task_index, messages in enumerate(prompts):
-            for rollout_index in range(repeats):
+        rounds = Rounds(rule, len(rows)) if rule is not None else None
+        keys: dict[tuple[int, int], tuple[int | None, str]] = {}
+
+        def key_of(task_index: int, rollout_index: int) -> tuple[int | None, str]:
+            if (task_index, rollout_index) not in keys:
                 seed = None if base_seed is None else int(base_seed) + rollout_index
-                key = rollout_key(data_sha, task_index, messages, {**sampling, "seed": seed}, client.model,
-                                  client.api, rollout_index, judge_model)
-                if done.get(key) not in FINAL:
-                    work.append((task_index, rollout_index, seed, key))
-        total = len(rows) * repeats
+                keys[task_index, rollout_index] = seed, rollout_key(
+                    data_sha, task_index, prompts[task_index], {**sampling, "seed": seed}, client.model, client.api,
+                    rollout_index, judge_model)
+            return keys[task_index, rollout_index]
+
+        if rounds is not None and done:
+            replay_rewards(out_path, rounds, key_of, repeats)
+
+        def task_work(task_index: int, target: int | None = None) -> list[tuple[int, int, int | None, str]]:
+            """The rollouts of a task not done yet, up to its target (the rule's, for an adaptive run)."""
+            target = rounds.target(task_index) if target is None else target
+            return [(task_index, i, *key_of(task_index, i)) for i in range(target)
+                    if done.get(key_of(task_index, i)[1]) not in FINAL]
+
+        targets = rounds.targets() if rounds is not None else [repeats] * len(rows)
+        work = [item for task_index, target in enumerate(targets) for item in task_work(task_index, target)]
+        total = sum(targets)
         skipped = total - len(work)
         if resuming:
             log.info("resuming %s: %d of %d rollouts already done, %d to run", out_path, skipped, total, len(work))
@@ -156,50 +180,90 @@ def _run(cfg: DictConfig, out_path: Path) -> dict[str, Any]:
                                                       "identity": resume.identity(cfg), "started_at": started_at,
                                                       "endpoint": fingerprint})
 
-        def one(item: tuple[int, int, int | None, str]) -> dict[str, Any]:
-            task_index, rollout_index, seed, key = item
+        def one(group: tuple[int, list]) -> list[dict[str, Any]]:
+            task_index, members = group
             row = rows[task_index]
-            completion = client.complete(prompts[task_index], seed=seed)
-            rollout = make_rollout(bench.name, client.model, row, prompts[task_index], task_index, rollout_index, key,
-                                   completion, verifier, data_sha)
-            return {**rollout, "subsets": subsets[task_index]} if subsets[task_index] else rollout
+            out = []
+            for (rollout_index, _, key), completion, cached in calls.complete(prompts[task_index], members):
+                rollout = make_rollout(bench.name, client.model, row, prompts[task_index], task_index, rollout_index,
+                                       key, completion, verifier, data_sha)
+                if subsets[task_index]:
+                    rollout["subsets"] = subsets[task_index]
+                if cached:
+                    rollout["cached"] = True
+                if rule is not None:
+                    rollout["adaptive"] = rule.spec()
+                out.append(rollout)
+            return out
 
         started = time.perf_counter()
         counts: Counter = Counter()
         limits: Counter = Counter()  # rollouts cut at max_tokens / out of time, empty and answerless replies
         reward_sum = 0.0
+        ran = 0
         pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="rollout")
+        landed: queue.SimpleQueue = queue.SimpleQueue()
+
+        def submit(items: list) -> int:
+            groups = calls.groups(items)
+            for group in groups:
+                pool.submit(one, group).add_done_callback(landed.put)
+            return len(groups)
+
+        if rounds is not None:
+            rounds.sent(work)
         with JsonlAppender(out_path) as sink, _progress_bar(len(work), cfg.get("progress", True)) as bar:
-            futures = [pool.submit(one, item) for item in work]
+            outstanding = submit(work)
             try:
-                for future in as_completed(futures):
-                    rollout = future.result()
-                    sink.write(rollout)
-                    counts[rollout["status"]] += 1
-                    limits.update(_limit_flags(rollout))
-                    reward_sum += rollout["reward"] or 0.0
+                while outstanding:
+                    try:
+                        future = landed.get(timeout=1.0)
+                    except queue.Empty:
+                        continue
+                    outstanding -= 1
+                    rollouts = future.result()
+                    for rollout in rollouts:
+                        sink.write(rollout)
+                        done[rollout["key"]] = rollout["status"]
+                        counts[rollout["status"]] += 1
+                        limits.update(_limit_flags(rollout))
+                        reward_sum += rollout["reward"] or 0.0
+                    ran += len(rollouts)
                     scored = counts["ok"] + counts["model_error"]
-                    bar.update(1)
+                    bar.update(len(rollouts))
                     bar.set_postfix(acc=f"{100 * reward_sum / scored:.1f}%" if scored else "-",
                                     model_err=counts["model_error"], infra_err=counts["infra_error"],
                                     verifier_err=counts["verifier_error"], refresh=False)
+                    if rounds is not None:  # adaptive: a task's next rollouts go out as soon as its last ones are in
+                        more = rounds.landed(rollouts, task_work)
+                        bar.total += len(more)
+                        outstanding += submit(more)
             except BaseException:
                 # What finished is on disk; queued rollouts are dropped and requests in flight not waited for.
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
         pool.shutdown()
         elapsed = time.perf_counter() - started
+        if rounds is not None:
+            targets = rounds.targets()
+            total = sum(targets)
 
     scored = counts["ok"] + counts["model_error"]
     summary = {
         "benchmark": bench.name, "model": client.model, "rollouts_file": str(out_path),
         "tasks": len(rows), "num_repeats": repeats, "expected_rollouts": total, "skipped_done": skipped,
-        "ran": len(work), "counts": dict(counts), "limits": {name: limits[name] for name in LIMIT_FLAGS},
+        "ran": ran, "counts": dict(counts), "limits": {name: limits[name] for name in LIMIT_FLAGS},
         "retries": client.retries, "seconds": round(elapsed, 3),
-        "rollouts_per_s": round(len(work) / elapsed, 2) if elapsed > 0 else None,
+        "rollouts_per_s": round(ran / elapsed, 2) if elapsed > 0 else None,
         "accuracy_percent_this_run": round(100 * reward_sum / scored, 2) if scored else None,
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        **calls.summary(), "concurrency": client.limiter.summary() if client.limiter else {"mode": "fixed",
+                                                                                           "settled": concurrency},
     }
+    if rounds is not None:
+        summary["adaptive"] = rounds.summary(targets)
+    if hasattr(verifier, "run_info"):  # e.g. the code sandbox's mechanism, and whether it ran unsandboxed
+        summary["verifier"] = verifier.run_info()
     summary["headline"] = {"benchmark": bench.name, "model": client.model,
                            "pass@1": summary["accuracy_percent_this_run"], "ci95": None}
     unfinished = counts["infra_error"] + counts["verifier_error"]
@@ -214,7 +278,7 @@ def _run(cfg: DictConfig, out_path: Path) -> dict[str, Any]:
                     "re-score them without model calls: python -m gym task=reverify rollouts=%s",
                     counts["verifier_error"], out_path)
     if counts["infra_error"]:
-        raise GymError(f"{counts['infra_error']} of {len(work)} rollouts hit infrastructure errors (kept out of every "
+        raise GymError(f"{counts['infra_error']} of {ran} rollouts hit infrastructure errors (kept out of every "
                        f"score); finish them with: {resume.resume_command(cfg, out_path)}")
     return summary
 
@@ -256,5 +320,10 @@ def _summary_text(s: dict[str, Any]) -> str:
         lines.append(f"replies: empty {limits['empty']}, no answer {limits['no_answer']}; "
                      f"cut at max_tokens {limits['cut_at_max_tokens']}, out of time (model.rollout_timeout) "
                      f"{limits['out_of_time']}")
+    sandbox = (s.get("verifier") or {}).get("sandbox")
+    if sandbox:
+        lines.append(f"code sandbox: {sandbox}" + (" (UNSANDBOXED: allow_unsandboxed=true, rlimits and seccomp only)"
+                                                   if sandbox == "none" else ""))
+    lines += model_time_lines(s)
     lines.append(f"rollouts: {s['rollouts_file']}")
     return "\n".join(lines)

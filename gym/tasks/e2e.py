@@ -34,8 +34,24 @@ def headline(metrics_path: Path, benchmark: str) -> dict[str, Any]:
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
+    from gym import resume
+
     if cfg.get("benchmark") is None:
         raise GymError("choose a benchmark: benchmark=<name> (python -m gym task=search lists them)")
+    with resume.signals_as_interrupts():
+        # resume=true: continue the run's own rollouts file and keep every output in the first run's dir
+        cfg = resume.resolve(cfg)
+        try:
+            return _run(cfg)
+        except KeyboardInterrupt as exc:  # outside collect (prepare, aggregate, profile): the same exact hint
+            if getattr(exc, "hint", None):
+                raise
+            rollouts = Path(cfg.get("output") or run_dir(cfg) / "rollouts.jsonl")
+            raise resume.Interrupted(getattr(exc, "signum", 2),
+                                     f"continue with: {resume.resume_command(cfg, rollouts)}") from None
+
+
+def _run(cfg: DictConfig) -> dict[str, Any]:
     out_dir = run_dir(cfg)
     run_task("prepare", compose_step(cfg, "prepare", benchmarks=None))
     rollouts = Path(cfg.get("output") or out_dir / "rollouts.jsonl")
@@ -47,8 +63,9 @@ def run(cfg: DictConfig) -> dict[str, Any]:
             raise
         collect_error, collected = exc, {}  # score what finished; report the failures at the end
     run_task("aggregate", compose_step(cfg, "aggregate", cfg.get("aggregate"), rollouts=str(rollouts)))
+    unscored = collect_error is not None or bool(((collected or {}).get("counts") or {}).get("verifier_error"))
     run_task("profile", compose_step(cfg, "profile", cfg.get("profile"), rollouts=str(rollouts),
-                                     allow_partial=collect_error is not None))
+                                     allow_partial=unscored))
     summary = {"benchmark": cfg.benchmark.name, "model": (collected or {}).get("model"), "run_dir": str(out_dir),
                "headline": headline(out_dir / "metrics.json", cfg.benchmark.name)}
     head = summary["headline"]

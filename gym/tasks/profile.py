@@ -90,11 +90,13 @@ def _prepared_paths(opts: dict[str, Any], benchmarks: list[str]) -> dict[str, Pa
 
 def _incomplete_error(total: dict[str, Any], completion: list[dict[str, Any]]) -> GymError:
     expected = sorted({c["expected_repeats"] for c in completion})
+    unverified = sum((c.get("counts") or {}).get("verifier_error", 0) for c in completion)
+    hint = f" (task=reverify re-scores the {unverified} verifier_error rollout(s))" if unverified else ""
     return GymError(
         f"{total['partial_tasks']} of {total['tasks']} task(s) are partial (fewer than "
         f"{'/'.join(map(str, expected))} scored rollouts) and {total['missing_tasks']} have none; "
         f"{total['completed_rollouts']}/{total['expected_rollouts']} rollouts completed "
-        f"({total['completion_pct']:.2f}%). Resume the collection, or add allow_partial=true to profile the "
+        f"({total['completion_pct']:.2f}%). Resume the collection{hint}, or add allow_partial=true to profile the "
         "completed rollouts")
 
 
@@ -181,9 +183,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 
 def summary_text(summary: dict[str, Any]) -> str:
     from gym.profiling import BUCKETS
-    from gym.metrics_output import fmt_ci
     from gym.rollout import UNSCORED
-    from gym.table import display_name, format_table
+    from gym.table import display_name, fmt_ci, format_table
 
     rows = [[label, display_name(g["model"]), g["tasks"], g["complete_tasks"], fmt_ci(g["pass@1"]),
              *(g["buckets"][b] for b in BUCKETS)] for label, g in summary["benchmarks"].items()]

@@ -15,7 +15,7 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from omegaconf import DictConfig, OmegaConf
 
@@ -73,19 +73,13 @@ def changed(before: dict, after: dict) -> bool:
     return (a is None) != (b is None) or (a is not None and abs(a - b) > 1e-9)
 
 
-def reverify_file(path: Path, cfg: DictConfig, verifiers: Verifiers, task_rows: Any, cache: dict,
-                  pool: ThreadPoolExecutor) -> tuple[list[Rollout], list[tuple[Rollout, Rollout]]]:
-    """(new rows in file order, [(before, after)] for the rows verified again)."""
-    from gym.rollout_sources import read_rows, resolve_benchmark
+CHUNK = 2048  # rows verified at a time: memory stays flat however large the file
 
-    rows = read_rows(path)
-    jobs = []
-    for where, row in rows:
-        if row["status"] not in REVERIFIABLE:
-            continue
-        bench = resolve_benchmark(cfg, row["benchmark"], cache)
-        verifier = verifiers.get(bench)  # first: a judge-graded benchmark without judge= fails before any file work
-        jobs.append((row, task_rows.lookup(path, bench, row, where), verifier))
+
+def reverify_file(path: Path, cfg: DictConfig, verifiers: Verifiers, task_rows: Any, cache: dict,
+                  pool: ThreadPoolExecutor, changes: "Changes") -> Iterator[Rollout]:
+    """The new rows in file order; `ok`/`verifier_error` rows verified again, each change noted in `changes`."""
+    from gym.rollout_sources import iter_rows, resolve_benchmark
 
     def one(job: tuple[Rollout, dict, Any]) -> Rollout:
         row, task, verifier = job
@@ -93,32 +87,55 @@ def reverify_file(path: Path, cfg: DictConfig, verifiers: Verifiers, task_rows: 
         previous = {name: row.get(name) for name in ("status", "reward", "extracted_answer")}
         return {**row, **verdict, "reverified": {"time": now(), **previous}}  # type: ignore[typeddict-item]
 
-    redone = dict(zip((id(job[0]) for job in jobs), pool.map(one, jobs)))
-    out = [redone.get(id(row), row) for _, row in rows]
-    return out, [(job[0], redone[id(job[0])]) for job in jobs]
+    def flush(chunk: list[tuple[Rollout, tuple | None]]) -> Iterator[Rollout]:
+        jobs = [job for _, job in chunk if job is not None]
+        redone = iter(pool.map(one, jobs))
+        for row, job in chunk:
+            if job is None:
+                yield row
+                continue
+            new = next(redone)
+            changes.add(row, new)
+            yield new
+
+    chunk: list[tuple[Rollout, tuple | None]] = []
+    for where, row in iter_rows(path):
+        job = None
+        if row["status"] in REVERIFIABLE:
+            bench = resolve_benchmark(cfg, row["benchmark"], cache)
+            verifier = verifiers.get(bench)  # first: a judge-graded benchmark without judge= fails before file work
+            job = (row, task_rows.lookup(path, bench, row, where), verifier)
+        chunk.append((row, job))
+        if len(chunk) >= CHUNK:
+            yield from flush(chunk)
+            chunk = []
+    yield from flush(chunk)
 
 
-def change_summary(pairs: list[tuple[Rollout, Rollout]], examples: int) -> dict[str, Any]:
-    per: dict[str, dict[str, Any]] = {}
-    for before, after in pairs:
-        entry = per.setdefault(str(before["benchmark"]), {"reverified": 0, "changed": 0, "up": 0, "down": 0,
-                                                          "verifier_error_before": 0, "verifier_error_after": 0,
-                                                          "examples": []})
+class Changes:
+    """Per benchmark: rows re-verified, verdicts changed (rewards up/down), verifier errors before/after, examples."""
+
+    def __init__(self, examples: int) -> None:
+        self.examples, self.per = examples, {}
+
+    def add(self, before: Rollout, after: Rollout) -> None:
+        entry = self.per.setdefault(str(before["benchmark"]), {
+            "reverified": 0, "changed": 0, "up": 0, "down": 0, "verifier_error_before": 0,
+            "verifier_error_after": 0, "examples": []})
         entry["reverified"] += 1
         entry["verifier_error_before"] += before["status"] == "verifier_error"
         entry["verifier_error_after"] += after["status"] == "verifier_error"
         if not changed(before, after):
-            continue
+            return
         entry["changed"] += 1
         old, new = before.get("reward"), after.get("reward")
         if old is not None and new is not None:
             entry["up" if new > old else "down"] += new != old
         shown = {(ex["model"], ex["task_index"]) for ex in entry["examples"]}
-        if len(entry["examples"]) < examples and (before["model"], before["task_index"]) not in shown:  # one per task
+        if len(entry["examples"]) < self.examples and (before["model"], before["task_index"]) not in shown:  # one per task
             entry["examples"].append({"model": before["model"], "task_index": before["task_index"],
                                       "rollout_index": before["rollout_index"], "before": _verdict_text(before),
                                       "after": _verdict_text(after), "error": after.get("error")})
-    return per
 
 
 def change_text(per: dict[str, Any]) -> str:
@@ -147,26 +164,25 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     files, _ = find_rollout_files(to_plain(cfg.rollouts))
     files = skip_superseded(files)
     out_dir = run_dir(cfg)
-    written, pairs = [], []
+    written, changes = [], Changes(examples)
     with ExitStack() as stack:
         verifiers = Verifiers(cfg, stack, concurrency)
         pool = stack.enter_context(ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="reverify"))
         task_rows, cache = TaskRows(), {}
         for path in files:
-            rows, file_pairs = reverify_file(path, cfg, verifiers, task_rows, cache, pool)
             target = output_path(path)
-            write_jsonl_atomic(target, rows)
-            log.info("%s: %d row(s), %d re-verified -> %s", path, len(rows), len(file_pairs), target)
+            count = write_jsonl_atomic(target, reverify_file(path, cfg, verifiers, task_rows, cache, pool, changes))
+            log.info("%s: %d row(s) -> %s", path, count, target)
             written.append(target)
-            pairs.extend(file_pairs)
-    per = change_summary(pairs, examples)
-    print(f"re-verified {len(pairs)} rollout(s) in {len(files)} file(s), no model calls:", flush=True)
+    per = changes.per
+    total = sum(e["reverified"] for e in per.values())
+    print(f"re-verified {total} rollout(s) in {len(files)} file(s), no model calls:", flush=True)
     print(change_text(per), flush=True)
     metrics, _ = metrics_for([str(p) for p in written], to_plain(cfg.get("k")))
     write_metrics(out_dir, metrics)
     print(metrics_table(metrics), flush=True)
     summary = {"files": {str(src): str(dst) for src, dst in zip(files, written)}, "benchmarks": per,
-               "reverified": len(pairs), "changed": sum(e["changed"] for e in per.values()),
+               "reverified": total, "changed": sum(e["changed"] for e in per.values()),
                "metrics": str(out_dir / "metrics.json")}
     write_json_atomic(out_dir / "reverify.json", summary)
     remaining = sum(e["verifier_error_after"] for e in per.values())

@@ -29,6 +29,7 @@ FAMILIES: dict[str, str] = {
     "pairwise": "gym.verifiers.pairwise:PairwiseVerifier", "sql": "gym.verifiers.sql:SQLVerifier",
     "long_context": "gym.verifiers.long_context:LongContextVerifier", "label": "gym.verifiers.label:LabelVerifier",
     "translation": "gym.verifiers.translation:TranslationVerifier",
+    "typed": "gym.verifiers.typed:TypedVerifier",
 }
 
 

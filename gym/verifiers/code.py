@@ -14,6 +14,8 @@ the end means a cut-off answer and no code). Rows pick the tests:
   every output matches under EvalPlus' rules (float tolerance `atol`, special oracles). Per-test time
   limit max(min_time_limit, time_limit_factor x reference time). Reward 1 only if base AND plus pass;
   the secondary score `base_tests` (details["scores"]) is 1 when the base tests alone pass.
+* `prefix` + `suffix` + `test` + `entry_point` (HumanEval-Infilling): the answer is the middle, and
+  prefix + middle + suffix is tested like a HumanEval program (see gym.verifiers.code_fim).
 * otherwise `test` + `entry_point` (HumanEval style): the test code runs in a judge process of its own
   and calls the program's function through a pipe (arguments and return values cross as data, as
   with fn_name); the answer passes only when the judge reports that `check(entry_point)` returned.
@@ -44,6 +46,7 @@ from gym.verifiers.code_compare import close, extract_code, stdout_matches
 from gym.verifiers.code_driver import (DRIVER, Opaque, decode_value, encode_value,  # noqa: F401  (re-exported)
                                        judge_source, wire_value)
 from gym.verifiers.code_evalplus import evalplus_matches, mbpp_inputs, reference_outputs
+from gym.verifiers import code_fim
 
 PREAMBLE = "\n".join(
     [f"from {name} import *" for name in ("string", "re", "datetime", "collections", "heapq", "bisect", "copy", "math",
@@ -155,6 +158,8 @@ class CodeVerifier(Verifier):
                 details = self._unit_tests(row["unit_tests"], PREAMBLE + code)
             elif row.get("base_input") is not None and row.get("canonical_solution") is not None:
                 details = self._evalplus(row, _with_prompt(code, row))
+            elif code_fim.is_fim_row(row) and isinstance(row.get("test"), str) and row.get("entry_point"):
+                details = self._fim(row, code)
             elif isinstance(row.get("test"), str) and row.get("entry_point"):
                 details = self._test_code(row, _with_prompt(code, row))
             else:
@@ -166,6 +171,15 @@ class CodeVerifier(Verifier):
         details["sandbox"] = self.mechanism
         passed = details.pop("_passed", details["passed"] == details["tests"])
         return Verdict(1.0 if passed else 0.0, code, details)
+
+    def _fim(self, row: dict, code: str) -> dict:
+        """HumanEval-Infilling: prefix + middle + suffix against the tests, each candidate middle in turn."""
+        details: dict[str, Any] = {"tests": 1, "passed": 0}
+        for middle in code_fim.middles(code, row):
+            details = self._test_code(row, code_fim.program(row, middle))
+            if details["passed"]:
+                break
+        return details
 
     # HumanEval-style test code ------------------------------------------------------------------------
     def _test_code(self, row: dict, program: str) -> dict:
@@ -312,4 +326,6 @@ def reference_program(row: dict, correct: bool = True) -> str | None:
     entry, solution = row.get("entry_point"), row.get("canonical_solution")
     if not entry or not isinstance(solution, str):
         return None
+    if code_fim.is_fim_row(row):
+        return code_fim.reference_middle(row, correct)
     return _with_prompt(solution, row) if correct else f"def {entry}(*args, **kwargs):\n    return None\n"

@@ -70,28 +70,31 @@ def decode_value(value):
     return {key: decode_value(item) for key, item in value.items()}
 
 
-def value_digest(value, big: int = 1 << 20):
+def value_digest(value, big: int = 1 << 20, dumps=None):
     """None for a value small enough to send whole; else the SHA-256 of a canonical form, so that
     outputs of any size are compared without holding them (equal digests <=> equal values, with ints
     and floats of the same value alike, as == has them)."""
-    import array
-    import hashlib
-    import json
-    import operator
-
+    if value is None or isinstance(value, (bool, float)) or (isinstance(value, int) and value.bit_length() < 4000):
+        return None
     if isinstance(value, str):
         if len(value) <= big // 6:
             return None
+        import hashlib
         return hashlib.sha256(b"str:" + value.encode("utf-8", "surrogatepass")).hexdigest()
     if type(value) in (list, tuple) and len(value) > big // 32:
         kinds = set(map(type, value))
         if kinds and kinds <= {int, float, bool}:
+            import operator
             floats = list(map(float, value))
             if all(map(operator.eq, floats, value)):  # every number survives as a float: hash the doubles
+                import array
+                import hashlib
                 return hashlib.sha256(type(value).__name__.encode() + array.array("d", floats).tobytes()).hexdigest()
+    if dumps is None:
+        import json
+        dumps = json.dumps
     encoded = encode_value(value)
-    text = json.dumps(encoded)
-    if len(text) <= big:
+    if len(dumps(encoded)) <= big:
         return None
 
     def canonical(item):  # sets and dicts in a fixed order
@@ -99,13 +102,14 @@ def value_digest(value, big: int = 1 << 20):
             return [canonical(x) for x in item]
         if isinstance(item, dict):
             if "$set" in item:
-                return {**item, "$set": sorted((canonical(x) for x in item["$set"]), key=json.dumps)}
+                return {**item, "$set": sorted((canonical(x) for x in item["$set"]), key=dumps)}
             if "$dict" in item:
-                return {"$dict": sorted(([canonical(k), canonical(v)] for k, v in item["$dict"]), key=json.dumps)}
+                return {"$dict": sorted(([canonical(k), canonical(v)] for k, v in item["$dict"]), key=dumps)}
             return {key: canonical(x) for key, x in item.items()}
         return item
 
-    return hashlib.sha256(b"any:" + json.dumps(canonical(encoded)).encode("utf-8", "surrogatepass")).hexdigest()
+    import hashlib
+    return hashlib.sha256(b"any:" + dumps(canonical(encoded)).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class Digest:
@@ -129,15 +133,50 @@ def wire_value(message: dict):
     return Digest(message["digest"]) if "digest" in message else decode_value(message["value"])
 
 
+# JSON through the C accelerator alone: importing the json package (and re with it) would cost more CPU
+# than the rest of a small program's run. Same output as json.dumps; falls back to json where _json differs.
+_JSON = r"""
+try:
+    import _json as _cjson
+
+    class _JsonContext:
+        strict, object_hook, object_pairs_hook, parse_float, parse_int, memo = True, None, None, float, int, {}
+        parse_constant = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}.__getitem__
+
+    _scan = _cjson.make_scanner(_JsonContext())
+    _encode = _cjson.make_encoder(None, None, _cjson.encode_basestring_ascii, None, ": ", ", ", False, False, True)
+
+    def _dumps(value):
+        return "".join(_encode(value, 0))
+
+    def _loads(text):
+        if isinstance(text, (bytes, bytearray)):
+            text = text.decode("utf-8", "surrogatepass")
+        text = text.strip()
+        try:
+            value, end = _scan(text, 0)
+        except StopIteration:
+            raise ValueError("not JSON") from None
+        if end != len(text):
+            raise ValueError("extra data after JSON")
+        return value
+
+    if _loads(_dumps({"a": [1, 2.5, "\\u00e9", None, True]})) != {"a": [1, 2.5, "\\u00e9", None, True]}:
+        raise ImportError("unexpected _json")
+except Exception:
+    import json as _json_module
+    _dumps, _loads = _json_module.dumps, _json_module.loads
+"""
+
 # The program that calls the function under test inside the sandbox. Its job (stdin) carries the code,
 # the function name and the encoded arguments, never the expected values, so code under test has
 # nothing to copy them from. One JSON line per test goes to the saved stdout (or, serving a judge, to
 # the pipe to the judge); the code's own stdin and stdout are /dev/null.
 _DRIVER = r"""
-import json, os, signal, sys, time
+import os, signal, sys, time
 if hasattr(sys, "set_int_max_str_digits"):
     sys.set_int_max_str_digits(0)
-_job = json.loads(sys.stdin.read())
+_job = _loads(sys.stdin.read())
 _serve = bool(_job.get("serve"))
 _out, _null = (4 if _serve else os.dup(1)), os.open(os.devnull, os.O_RDWR)
 os.dup2(_null, 0)
@@ -145,7 +184,7 @@ os.dup2(_null, 1)
 
 
 def _emit(message):
-    data = (json.dumps(message) + "\n").encode("utf-8", "surrogatepass")
+    data = (_dumps(message) + "\n").encode("utf-8", "surrogatepass")
     while data:
         data = data[os.write(_out, data):]
 
@@ -174,7 +213,7 @@ def _describe(exc):
 
 
 def _wire(value):
-    digest = value_digest(value)
+    digest = value_digest(value, dumps=_dumps)
     return {"value": encode_value(value)} if digest is None else {"digest": digest}
 
 
@@ -191,7 +230,7 @@ except BaseException as exc:
 if _serve:  # answer the judge's calls one by one until it hangs up
     _emit({"ready": True})
     for _line in os.fdopen(3, "rb"):
-        _call = json.loads(_line)
+        _call = _loads(_line)
         try:
             _value, _spent = _timed(_target, decode_value(_call["args"]), _job["call_limit"],
                                     decode_value(_call["kwargs"]))
@@ -212,17 +251,17 @@ for _phase in _job["phases"]:
             break
 """
 _SHARED = "\n".join(inspect.getsource(part) for part in (Opaque, encode_value, decode_value))
-DRIVER = _SHARED + "\n" + inspect.getsource(value_digest) + _DRIVER
+DRIVER = _JSON + _SHARED + "\n" + inspect.getsource(value_digest) + _DRIVER
 
 # The judge of a HumanEval-style row: runs the prompt (helpers the tests use) and the test code with a
 # stand-in for the function under test that forwards each call to the driver serving the program, and
 # reports {"passed": true} only after check() returned. It runs in a process the program cannot reach
 # (gym.in_sandbox), so no exit, signal or patched builtin of the program's can make up a pass.
 _JUDGE = r"""
-import json, os, sys
+import os, sys
 if hasattr(sys, "set_int_max_str_digits"):
     sys.set_int_max_str_digits(0)
-_spec = json.loads(SPEC)
+_spec = _loads(SPEC)
 _replies = os.fdopen(PEER_IN, "rb")
 
 
@@ -231,7 +270,7 @@ class ProgramFailed(Exception):
 
 
 def _report(passed, error=None):
-    sys.stdout.write(json.dumps({"passed": passed, "error": error}) + "\n")
+    sys.stdout.write(_dumps({"passed": passed, "error": error}) + "\n")
     sys.stdout.flush()
 
 
@@ -239,11 +278,11 @@ def _receive():
     line = _replies.readline()
     if not line.endswith(b"\n"):
         raise ProgramFailed("the program ended")
-    return json.loads(line)
+    return _loads(line)
 
 
 def candidate(*args, **kwargs):
-    data = (json.dumps({"args": encode_value(list(args)), "kwargs": encode_value(kwargs)}) + "\n").encode()
+    data = (_dumps({"args": encode_value(list(args)), "kwargs": encode_value(kwargs)}) + "\n").encode()
     try:
         while data:
             data = data[os.write(PEER_OUT, data):]
@@ -282,4 +321,4 @@ else:
 
 def judge_source(prompt: str, test: str, entry_point: str) -> str:
     spec = json.dumps({"prompt": prompt, "test": test, "entry_point": entry_point})
-    return _SHARED + "\n" + _JUDGE.replace("SPEC", repr(spec), 1)
+    return _JSON + _SHARED + "\n" + _JUDGE.replace("SPEC", repr(spec), 1)

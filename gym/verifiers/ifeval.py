@@ -7,11 +7,16 @@ instruction is checked strictly and loosely (see gym.verifiers.instructions). Op
   the ifeval default); "fraction" = share of instructions followed (the ifbench default).
 * mode: "strict" (default) or "loose": which check the reward uses. The other one is always reported
   as well: details carry both per-instruction lists and `reward_loose`.
+* compat: "fixed" (default) or "reference". Where gym deliberately corrects the published checkers
+  (listed in the benchmark descriptions and in gym.verifiers.instructions' checker modules),
+  "reference" applies the original rule instead, to reproduce published numbers.
 
 Secondary scores (details["scores"]): the standard IFEval numbers the reward is not, among
-`prompt_strict` / `prompt_loose` (1 if every instruction is followed) and `instruction_strict` /
-`instruction_loose` (the share of instructions followed in this response); ifeval's default reward is
-prompt_strict, ifbench's is instruction_strict.
+`prompt_strict` / `prompt_loose` (1 if every instruction is followed), and always `instruction_strict` /
+`instruction_loose` (the share of instructions followed in this response) with `instructions`, the
+number of instructions: IFEval's instruction-level accuracy pools instructions over all prompts, so
+aggregate weighs each response's share by its instruction count (see gym.rollout_scores.POOLED).
+ifeval's default reward is prompt_strict, ifbench's the per-response instruction_strict.
 
 The extracted answer is the strict pass pattern, one character per instruction ("101": first and
 third followed), so majority@k votes for the most common behaviour; an empty response gives none.
@@ -27,6 +32,7 @@ from typing import Any, ClassVar
 
 from gym.errors import GymError
 from gym.verifiers.base import Verdict, Verifier
+from gym.verifiers.instructions.registry import COMPAT
 
 log = logging.getLogger("gym.verifiers.ifeval")
 
@@ -58,12 +64,13 @@ def _instructions(row: dict) -> tuple[list[str], list[Any]]:
 
 class IFEvalVerifier(Verifier):
     family: ClassVar[str] = "ifeval"
-    OPTIONS: ClassVar[dict[str, Any]] = {"grading": "all", "mode": "strict"}
+    OPTIONS: ClassVar[dict[str, Any]] = {"grading": "all", "mode": "strict", "compat": "fixed"}
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.grading = self.choice_option("grading", GRADINGS)
         self.mode = self.choice_option("mode", MODES)
+        self.compat = self.choice_option("compat", COMPAT)
         self._warned: set[tuple[str, str]] = set()
         self._warn_lock = threading.Lock()
         from gym.verifiers import instructions  # imports every checker module once
@@ -73,12 +80,12 @@ class IFEvalVerifier(Verifier):
     def verify(self, row: dict, response: str) -> Verdict:
         ids, kwargs = _instructions(row)
         prompt = row.get("question") if isinstance(row.get("question"), str) else ""
-        results = self._follow(ids, kwargs, response or "", prompt)
+        results = self._follow(ids, kwargs, response or "", prompt, self.compat)
         strict = [r.strict for r in results]
         loose = [r.loose for r in results]
         reward_strict, reward_loose = _score(strict, self.grading), _score(loose, self.grading)
         details: dict[str, Any] = {
-            "grading": self.grading, "mode": self.mode, "instruction_id_list": ids,
+            "grading": self.grading, "mode": self.mode, "compat": self.compat, "instruction_id_list": ids,
             "strict": strict, "loose": loose,
             "follow_all_strict": all(strict), "follow_all_loose": all(loose),
             "reward_strict": reward_strict, "reward_loose": reward_loose,
@@ -86,7 +93,9 @@ class IFEvalVerifier(Verifier):
         scores = {f"{level}_{mode}": _score(followed, grading)
                   for level, grading in (("prompt", "all"), ("instruction", "fraction"))
                   for mode, followed in (("strict", strict), ("loose", loose))
-                  if (grading, mode) != (self.grading, self.mode)}  # not the reward again
+                  # not the reward again; the instruction shares always, as aggregate pools them
+                  if level == "instruction" or (grading, mode) != (self.grading, self.mode)}
+        scores["instructions"] = len(ids)  # the weight of this response's instruction shares
         details["scores"] = scores
         problems = [r for r in results if r.message]
         if problems:
@@ -119,4 +128,4 @@ class IFEvalVerifier(Verifier):
 
 class IFBenchVerifier(IFEvalVerifier):
     family: ClassVar[str] = "ifbench"
-    OPTIONS: ClassVar[dict[str, Any]] = {"grading": "fraction", "mode": "strict"}
+    OPTIONS: ClassVar[dict[str, Any]] = {"grading": "fraction", "mode": "strict", "compat": "fixed"}

@@ -12,8 +12,8 @@ Options (the benchmark's verifier.options):
   math_options    options of that math check (timeout, workers)
 
 The endpoint comes from the `judge` config group (judge=vllm|openai|nvidia|mock); gym.endpoints starts
-or connects it and hands the verifier a ready client through `attach_judge`. When the judge cannot give a verdict (transport errors or 5xx after its retries, a
-refused request, an empty reply, a reply cut before its verdict) `verify` raises JudgeUnavailable, which
+or connects it and hands the verifier a ready client through `attach_judge`. When the judge cannot give
+a verdict (transport errors or 5xx after its retries, a refused request, an empty reply, a reply cut before its verdict) `verify` raises JudgeUnavailable, which
 collect records as an infra_error rollout: kept out of every score and redone by a resume, never scored 0.
 """
 

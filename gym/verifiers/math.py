@@ -7,11 +7,14 @@ Both the gold and the boxed / "####" answer first go through the MATH graders' n
 thousands separators, degrees, \\text{} units, \\$, a trailing full stop: gym.verifiers.math_normalize).
 
 The LaTeX parser: latex2sympy2_extended's parser is generated per ANTLR runtime, and its 4.9.3 parser (the
-runtime Hydra pins) is stale: every percentage (`25\\%`, `25%`) raises AttributeError and a bare `\\gamma` /
-`\\Gamma` does not parse. The workers therefore import the ANTLR 4.13.2 runtime shipped inside gym
-(gym/verifiers/antlr413, the unchanged PyPI wheel), placed first on their path, and report the runtime
-they loaded; the parent process keeps Hydra's. A LaTeX parser failure that leaves a side compared as text
-is counted: details.parse_errors (0, 1 or 2) and details.parse_error (which side, which exception).
+runtime Hydra pins) is stale. Comparing the two generated parsers rule by rule (tools/latex_parser_diff.py)
+shows one difference, the `atom` rule's alternative for a bare `\\gamma` / `\\Gamma`, which therefore does
+not parse; and the converter asks every atom that is not an expression, number or variable for that
+alternative's token, so every percentage (`25\\%`, `25%`) raises AttributeError. The lexers are identical.
+The workers therefore import the ANTLR 4.13.2 runtime shipped inside gym (gym/verifiers/antlr413, the
+unchanged PyPI wheel), placed first on their path, and report the runtime they loaded; the parent process
+keeps Hydra's. A LaTeX parser failure that leaves a side compared as text is counted: details.parse_errors
+(0, 1 or 2) and details.parse_error (which side, which exception).
 
 math-verify can hang on pathological input, so checks run in a pool of worker processes started once per
 verifier. Each worker is a fresh interpreter (`python -m gym.verifiers.math_worker`, fork+exec: safe from

@@ -28,7 +28,7 @@ _PERCENT_WORDS = re.compile(_TEXT_GROUP + r"\s*(?:\\%|%|percent)\s*\}|\\?\s*perc
 _DOLLAR = re.compile(r"\\text\s*\{\s*\\\$\s*\}|\\\$|\\dollar\b")
 _DEGREES = re.compile(r"(?:\^\s*\{?\s*\\circ\s*\}?|\\circ|\\degree|°|" + _TEXT_GROUP +
                       r"\s*degrees?\s*\})(?:\s*" + _TEXT_GROUP + r"\s*[CF]\s*\}|\s*[CF]\b)?\s*$")
-_TRAILING_DOT = re.compile(r"(?:\s*\\text\s*\{\s*\.\s*\}|\s*\.)+\s*$")
+_TRAILING_DOT = re.compile(r"\s*(?:\\text\s*\{\s*\.\s*\}|(?<![.\d]\.)(?<!\.\.)\.)\s*$")  # one full stop, not "..."
 _TRAILING_UNIT = re.compile(r"\s*" + _TEXT_GROUP + r"\s*[A-Za-z][A-Za-z .\-/]*\}(?:\s*\^\s*\{?\s*[23]\s*\}?)?\s*$")
 
 

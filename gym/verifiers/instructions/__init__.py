@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gym.verifiers.instructions import ifbench_custom, ifbench_format, ifbench_words, ifeval_checks  # noqa: F401
-from gym.verifiers.instructions.registry import CHECKS, Args, BadArgs
+from gym.verifiers.instructions.registry import CHECKS, COMPAT, Args, BadArgs
 
 _IFBENCH_GROUPS = {"count", "ratio", "words", "sentence", "format", "custom", "repeat"}
 IFBENCH_IDS = tuple(sorted(i for i in CHECKS if i.split(":")[0] in _IFBENCH_GROUPS))
@@ -47,8 +47,9 @@ def loose_variants(response: str) -> list[str]:
 
 
 def follow(instruction_ids: Sequence[str], kwargs_list: Sequence[Mapping[str, Any] | None], response: str,
-           prompt: str = "") -> list[InstructionResult]:
-    """One result per instruction id; unknown ids, bad kwargs and checker failures count as not followed."""
+           prompt: str = "", compat: str = "fixed") -> list[InstructionResult]:
+    """One result per instruction id; unknown ids, bad kwargs and checker failures count as not followed.
+    compat="reference" applies the published checkers' rules where gym deliberately differs."""
     variants = loose_variants(response) if response.strip() else []
     results = []
     for index, instruction_id in enumerate(instruction_ids):
@@ -58,7 +59,7 @@ def follow(instruction_ids: Sequence[str], kwargs_list: Sequence[Mapping[str, An
                                              "instruction id not supported by gym"))
             continue
         kwargs = kwargs_list[index] if index < len(kwargs_list) else None
-        args = Args(kwargs, prompt)
+        args = Args(kwargs, prompt, compat)
         try:
             strict = bool(variants) and checker(response, args)
             loose = strict or any(checker(variant, args) for variant in variants[1:])
@@ -73,4 +74,4 @@ def follow(instruction_ids: Sequence[str], kwargs_list: Sequence[Mapping[str, An
     return results
 
 
-__all__ = ["CHECKS", "IFBENCH_IDS", "IFEVAL_IDS", "InstructionResult", "follow", "loose_variants"]
+__all__ = ["CHECKS", "COMPAT", "IFBENCH_IDS", "IFEVAL_IDS", "InstructionResult", "follow", "loose_variants"]

@@ -5,7 +5,9 @@ start with the marker (the original counted the marker anywhere, against its own
 format:sub-bullets needs at least one * bullet and a - sub-bullet under each (the original passed text
 with no bullets at all); format:line_indent skips every blank line (the original skipped only some);
 repeat:repeat_span copies the words from n_start to n_end inclusive, as the prompt says (the original
-left out word n_end); repeat:repeat_change requires the first word to differ and the rest to match.
+left out word n_end); repeat:repeat_change requires the first word to differ and the rest to match (the
+original only rejected an exact copy). With args.reference (verifier option compat=reference) each of
+these follows the original's rule instead.
 """
 
 from __future__ import annotations
@@ -94,10 +96,21 @@ def emoji_sentences(response: str, args: Args) -> bool:
     return True
 
 
+def _reference_kept_lines(response: str) -> list[str]:
+    """The original's loop, verbatim in effect: it removes blank lines from the list while iterating over
+    it, so the line after each removed one is never looked at (two blank lines in a row keep one)."""
+    lines = response.split("\n")
+    for line in lines:
+        if not line.strip():
+            lines.remove(line)
+    return lines
+
+
 @check("format:line_indent")
 def line_indent(response: str, args: Args) -> bool:
     """Each non-blank line is indented by more spaces than the one before."""
-    indents = [len(line) - len(line.lstrip(" ")) for line in response.split("\n") if line.strip()]
+    lines = _reference_kept_lines(response) if args.reference else response.split("\n")
+    indents = [len(line) - len(line.lstrip(" ")) for line in lines if args.reference or line.strip()]
     return all(b > a for a, b in zip(indents, indents[1:]))
 
 
@@ -115,6 +128,8 @@ def quote_unquote(response: str, args: Args) -> bool:
 @check("format:list")
 def special_list(response: str, args: Args) -> bool:
     marker = args.text("sep")
+    if args.reference:  # the marker anywhere in the text
+        return response.count(marker) >= 2
     return sum(1 for line in response.split("\n") if line.lstrip().startswith(marker)) >= 2
 
 
@@ -134,6 +149,8 @@ def thesis(response: str, args: Args) -> bool:
 
 @check("format:sub-bullets")
 def sub_bullets(response: str, args: Args) -> bool:
+    if args.reference:  # every piece after a * holds a -, so no * at all passes
+        return all("-" in piece for piece in response.split("*")[1:])
     bullets = 0
     pending = False  # the last * bullet still lacks a - sub-bullet
     for line in response.split("\n"):
@@ -204,6 +221,8 @@ def words_position(response: str, args: Args) -> bool:
 @check("repeat:repeat_change")
 def repeat_change(response: str, args: Args) -> bool:
     original, answer = args.text("prompt_to_repeat").split(), response.split()
+    if args.reference:
+        return args.text("prompt_to_repeat") != response and answer[1:] == original[1:]
     return bool(answer) and answer[0] != original[0] and answer[1:] == original[1:]
 
 
@@ -216,4 +235,4 @@ def repeat_simple(response: str, args: Args) -> bool:
 def repeat_span(response: str, args: Args) -> bool:
     start, end = args.int("n_start"), args.int("n_end")
     words = args.text("prompt_to_repeat").strip().lower().split()
-    return response.strip().lower().split() == words[start:end + 1]
+    return response.strip().lower().split() == words[start:end + (0 if args.reference else 1)]

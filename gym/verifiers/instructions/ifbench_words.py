@@ -4,6 +4,8 @@ Rules follow the published checkers. Differences, all deliberate: inputs that cr
 (no words, no sentences, an empty line) are simply "not followed"; NLTK's tokenizer, stop-word list
 and part-of-speech tagger, syllapy and the emoji package are replaced by the offline equivalents in
 gym.verifiers.instructions.text and .lexicon, so a few borderline words can be judged differently.
+count:conjunctions counts distinct conjunctions; with args.reference (compat=reference) it counts
+distinct spellings as the original did.
 """
 
 from __future__ import annotations
@@ -43,7 +45,10 @@ def unique_word_count(response: str, args: Args) -> bool:
 def conjunctions(response: str, args: Args) -> bool:
     """Distinct coordinating conjunctions. The original counted distinct spellings, so "and", "And" and
     "and," made three; here they are one."""
-    used = {strip_punctuation(word).lower() for word in response.split()} & CONJUNCTIONS
+    if args.reference:  # distinct spellings: "and", "And" and "and," count three times
+        used = {word for word in response.split() if strip_punctuation(word).lower() in CONJUNCTIONS}
+    else:
+        used = {strip_punctuation(word).lower() for word in response.split()} & CONJUNCTIONS
     return len(used) >= args.int("small_n")
 
 

@@ -1,8 +1,15 @@
 """The 25 IFEval instructions (Zhou et al. 2023, google-research instruction_following_eval).
 
-Each checker follows the published rule for its id. Where the original relies on data files (NLTK's
-punkt sentence model and word tokenizer) the regex equivalents in gym.verifiers.instructions.text are
-used; keywords are matched as literal text (the original compiled them as regular expressions).
+Each checker follows the published rule for its id; sentences are Punkt's (NLTK's English model) and
+words NLTK's word tokens, as in the original. Deliberate differences (args.reference restores the
+original's rule, verifier option compat=reference):
+* keywords:existence / frequency / forbidden_words match keywords as literal text; the original compiled
+  them as regular expressions, so a keyword such as "C++" or "(maybe)" was a broken pattern.
+* length_constraints:nth_paragraph_first_word picks the n-th non-empty paragraph; the original counted
+  only non-empty paragraphs but indexed the raw split, so a blank paragraph shifted which one was read.
+keywords:letter_frequency with a letter that is not a-z ("#", "!" in two IFEval prompts) counts that
+character in both modes, as the current reference does (older releases drew a random letter instead,
+which no run can reproduce).
 """
 
 from __future__ import annotations
@@ -12,7 +19,7 @@ import re
 from collections import Counter
 
 from gym.verifiers.instructions.registry import Args, check, compare
-from gym.verifiers.instructions.text import (UndetectableLanguage, count_words, detect_language, split_sentences,
+from gym.verifiers.instructions.text import (UndetectableLanguage, count_words, detect_language, punkt_sentences,
                                              word_tokens)
 
 CONSTRAINED_OPTIONS = ("My answer is yes.", "My answer is no.", "My answer is maybe.")
@@ -20,8 +27,14 @@ CONSTRAINED_OPTIONS = ("My answer is yes.", "My answer is no.", "My answer is ma
 
 # keywords ------------------------------------------------------------------------------------
 
+def _pattern(text: str, args: Args) -> str:
+    return text if args.reference else re.escape(text)  # the original used keywords as patterns
+
+
 @check("keywords:existence")
 def keywords_existence(response: str, args: Args) -> bool:
+    if args.reference:
+        return all(re.search(keyword, response, flags=re.IGNORECASE) for keyword in args.texts("keywords"))
     lowered = response.lower()
     return all(keyword.strip().lower() in lowered for keyword in args.texts("keywords"))
 
@@ -29,14 +42,14 @@ def keywords_existence(response: str, args: Args) -> bool:
 @check("keywords:frequency")
 def keywords_frequency(response: str, args: Args) -> bool:
     keyword = args.text("keyword").strip()
-    count = len(re.findall(re.escape(keyword), response, flags=re.IGNORECASE))
+    count = len(re.findall(_pattern(keyword, args), response, flags=re.IGNORECASE))
     return compare(count, args.relation("relation"), args.int("frequency"))
 
 
 @check("keywords:forbidden_words")
 def keywords_forbidden_words(response: str, args: Args) -> bool:
-    return not any(re.search(r"\b" + re.escape(word.strip()) + r"\b", response, flags=re.IGNORECASE)
-                   for word in args.texts("forbidden_words"))
+    words = args.texts("forbidden_words") if args.reference else [w.strip() for w in args.texts("forbidden_words")]
+    return not any(re.search(r"\b" + _pattern(word, args) + r"\b", response, flags=re.IGNORECASE) for word in words)
 
 
 @check("keywords:letter_frequency")
@@ -62,7 +75,7 @@ def response_language(response: str, args: Args) -> bool:
 
 @check("length_constraints:number_sentences")
 def number_sentences(response: str, args: Args) -> bool:
-    return compare(len(split_sentences(response)), args.relation("relation"), args.int("num_sentences"))
+    return compare(len(punkt_sentences(response)), args.relation("relation"), args.int("num_sentences"))
 
 
 @check("length_constraints:number_paragraphs")
@@ -90,10 +103,14 @@ def nth_paragraph_first_word(response: str, args: Args) -> bool:
     """Exactly num_paragraphs paragraphs (split on blank lines) and paragraph n starts with first_word."""
     wanted, nth = args.int("num_paragraphs"), args.int("nth_paragraph", minimum=1)
     first_word = args.text("first_word").strip().lower()
-    paragraphs = [p.strip() for p in re.split(r"\n\n", response) if p.strip()]
+    raw = re.split(r"\n\n", response)
+    paragraphs = [p.strip() for p in raw if p.strip()]
     if len(paragraphs) != wanted or nth > len(paragraphs):
         return False
-    word = paragraphs[nth - 1].split()[0].lstrip("'\"")
+    paragraph = raw[nth - 1].strip() if args.reference else paragraphs[nth - 1]  # the original indexed the raw split
+    if not paragraph:
+        return False
+    word = paragraph.split()[0].lstrip("'\"")
     head = re.match(r"[^.,?!'\"]*", word).group(0).lower()  # the word up to its first punctuation mark
     return head == first_word
 

