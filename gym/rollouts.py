@@ -346,8 +346,11 @@ def load_rollouts(spec: Any) -> RolloutSet:
         raise GymError(f"rollouts: no rollout rows in {names} (empty file(s))")
     frame = merged.to_pandas()
     del merged, tables
+    if frame["adaptive"].isna().all():  # no adaptive-repeats rows: the column says nothing
+        frame = frame.drop(columns="adaptive")
     for name in ("benchmark", "model", "status", "adaptive"):
-        frame[name] = frame[name].astype("category")
+        if name in frame:
+            frame[name] = frame[name].astype("category")
     rows_read = len(frame)
     dup_all = frame["key"].duplicated(keep=False)
     dropped = changed = 0
