@@ -27,7 +27,7 @@ import fcntl
 import marshal
 import os
 import select
-import signal
+import _signal as signal  # the C module: `signal` would import enum, a cost in every sandbox
 import sys
 import time
 
@@ -167,7 +167,9 @@ def _describe(status: int | None) -> dict:
         return {"status": "timeout", "exit_code": None, "signal": None}
     if os.WIFSIGNALED(status):
         number = os.WTERMSIG(status)
-        name = signal.Signals(number).name if number in signal.valid_signals() else str(number)
+        import signal as named  # only when a process died by a signal
+
+        name = named.Signals(number).name if number in signal.valid_signals() else str(number)
         kind = {signal.SIGXCPU: "timeout", signal.SIGXFSZ: "output_limit"}.get(number, "killed")
         return {"status": kind, "exit_code": None, "signal": name}
     code = os.WEXITSTATUS(status)

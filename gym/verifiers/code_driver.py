@@ -173,7 +173,8 @@ except Exception:
 # nothing to copy them from. One JSON line per test goes to the saved stdout (or, serving a judge, to
 # the pipe to the judge); the code's own stdin and stdout are /dev/null.
 _DRIVER = r"""
-import os, signal, sys, time
+import os, sys, time
+import _signal as signal  # not `signal`, which imports enum: start-up time counts here
 if hasattr(sys, "set_int_max_str_digits"):
     sys.set_int_max_str_digits(0)
 _job = _loads(sys.stdin.read())
