@@ -106,6 +106,7 @@ class TaskRows:
     def __init__(self) -> None:
         self._prepared: dict[str, tuple[list[dict], str]] = {}
         self._materialized: dict[Path, dict[tuple[int, int], dict] | None] = {}
+        self._names: dict[int, tuple[DictConfig, str, str]] = {}  # id(bench) -> (bench kept alive, name, path)
 
     def materialized(self, rollouts_file: Path) -> dict[tuple[int, int], dict] | None:
         """(task, rollout) -> task row from `<stem>_materialized_inputs.jsonl` beside the file, if any."""
@@ -130,6 +131,10 @@ class TaskRows:
         return self._prepared[bench.name]
 
     def lookup(self, rollouts_file: Path, bench: DictConfig, row: Rollout, where: str) -> dict:
+        # Per row: plain values only (an OmegaConf attribute read costs more than the rest of the lookup).
+        if id(bench) not in self._names:
+            self._names[id(bench)] = (bench, str(bench.name), str(bench.dataset.path))
+        _, name, data_path = self._names[id(bench)]
         side = self.materialized(rollouts_file)
         if side is not None:
             task = side.get((row["task_index"], row["rollout_index"]))
@@ -137,15 +142,15 @@ class TaskRows:
                 raise GymError(f"{where}: no materialized input for task {row['task_index']} rollout "
                                f"{row['rollout_index']} beside {rollouts_file}")
             return task
-        rows, sha = self.prepared(bench)
+        rows, sha = self._prepared[name] if name in self._prepared else self.prepared(bench)
         index = row["task_index"]
         if not 0 <= index < len(rows):
-            raise GymError(f"{where}: task_index {index} is past the {len(rows)} task(s) prepared for {bench.name} "
-                           f"({bench.dataset.path}); the data changed since collection")
+            raise GymError(f"{where}: task_index {index} is past the {len(rows)} task(s) prepared for {name} "
+                           f"({data_path}); the data changed since collection")
         task = rows[index]
         gold = row.get("expected_answer")
         if gold is not None and not _same_answer(gold, task.get("expected_answer")):
-            raise GymError(f"{where}: the prepared data of {bench.name} changed since collection (task {index}: gold "
+            raise GymError(f"{where}: the prepared data of {name} changed since collection (task {index}: gold "
                            f"{task.get('expected_answer')!r} now, {gold!r} in the rollout); re-prepare the version "
                            "the rollouts were collected on")
         if row.get("data_sha256") and row["data_sha256"] != sha:

@@ -26,21 +26,20 @@ it never runs a program with less isolation than it chose.
 from __future__ import annotations
 
 import contextlib
-import json
 import marshal
 import os
 import select
 import shutil
 import signal
-import sys
 import threading
 import time
 from dataclasses import dataclass
 from typing import Callable
 
+from gym.sandbox_view import WORKDIR, SandboxUnavailable, bwrap_arguments, python_view  # noqa: F401  (re-exported)
+
 # The supervisor's source; it runs as `python -c`, so no file of the checkout is needed in the sandbox.
 CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "in_sandbox.py")
-WORKDIR = "/work"
 MECHANISMS = ("bwrap", "namespaces")
 
 
@@ -79,14 +78,9 @@ class Outcome:
         return self.mechanism != "none"
 
 
-class SandboxUnavailable(RuntimeError):
-    """The sandbox itself could not start: a problem of the machine, not of the program."""
-
-
 DEFAULT_LIMITS = {"memory_mb": 2048, "processes": 64, "open_files": 256, "disk_mb": 256}
 _lock = threading.Lock()
 _probed: dict[str, tuple[bool, str]] = {}
-_view: dict | None = None
 
 
 class Sandbox:
@@ -137,114 +131,6 @@ class Sandbox:
             self.check()
         with self._slots:
             return execute(source, runs, self.limits, str(self.mechanism), total_timeout, on_result)
-
-
-# -- the view: what of the machine a program sees --------------------------------------------------------
-VIEW_PROBE = r"""
-import json, os, site, sys
-dynload = [p for p in sys.path if p.endswith("lib-dynload")]
-for folder in dynload:  # load every extension module once, so the libraries they need show up in maps
-    for name in sorted(os.listdir(folder)):
-        if name.endswith(".so") and not name.startswith(("_test", "xx", "_xx", "_ctypes_test")):
-            try:
-                __import__(name.split(".")[0])
-            except BaseException:
-                pass
-with open("/proc/self/maps") as handle:
-    maps = sorted({line.split()[-1] for line in handle if ".so" in line.rsplit("/", 1)[-1]})
-print(json.dumps({"path": sys.path, "site": site.getsitepackages(), "maps": maps, "version": sys.hexversion}))
-"""
-
-
-def _interpreter_path(executable: str) -> str | None:
-    """PT_INTERP of an ELF file: the dynamic loader the kernel starts it with."""
-    import struct
-
-    with open(executable, "rb") as handle:
-        head = handle.read(64)
-        if head[:4] != b"\x7fELF" or head[4] != 2:
-            return None
-        order = "<" if head[5] == 1 else ">"
-        phoff, = struct.unpack_from(order + "Q", head, 0x20)
-        phentsize, phnum = struct.unpack_from(order + "HH", head, 0x36)
-        for index in range(phnum):
-            handle.seek(phoff + index * phentsize)
-            entry = handle.read(phentsize)
-            kind, = struct.unpack_from(order + "I", entry, 0)
-            if kind == 3:
-                offset, = struct.unpack_from(order + "Q", entry, 8)
-                size, = struct.unpack_from(order + "Q", entry, 32)
-                handle.seek(offset)
-                return handle.read(size).rstrip(b"\0").decode()
-    return None
-
-
-def _expose(path: str, entries: dict) -> None:
-    """Make `path` resolve in the view as on the host: symlinks on the way become symlinks, the end a bind."""
-    parts = [part for part in path.split("/") if part]
-    current = ""
-    for index, part in enumerate(parts):
-        current += "/" + part
-        if os.path.islink(current):
-            target = os.readlink(current)
-            entries.setdefault(current, ("symlink", target, current))
-            resolved = os.path.normpath(os.path.join(os.path.dirname(current), target))
-            rest = "/".join(parts[index + 1:])
-            _expose(os.path.join(resolved, rest) if rest else resolved, entries)
-            return
-    if os.path.exists(current):
-        entries.setdefault(current, ("ro", current))
-
-
-def python_view() -> dict:
-    """{"python", "pythonpath", "entries"}: the allow-list for this machine's base interpreter (cached)."""
-    global _view
-    with _lock:
-        if _view is not None:
-            return _view
-    import subprocess
-
-    python = os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
-    probe = subprocess.run([python, "-I", "-S", "-c", VIEW_PROBE], capture_output=True, text=True, timeout=120)
-    if probe.returncode:
-        raise SandboxUnavailable(f"cannot inspect the Python installation: {probe.stderr.strip()[-300:]}")
-    found = json.loads(probe.stdout)
-    if found["version"] != sys.hexversion:  # the supervisor travels as bytecode of this interpreter
-        raise SandboxUnavailable(f"{python} is not the interpreter gym runs on ({sys.version.split()[0]})")
-    site_dirs = [p for p in found["site"] if os.path.isdir(p)]
-    entries: dict[str, tuple] = {}
-    for name in sorted(os.listdir("/")):  # /lib -> usr/lib and friends, so default library paths resolve
-        if os.path.islink("/" + name):
-            entries["/" + name] = ("symlink", os.readlink("/" + name), "/" + name)
-    wanted = [python, _interpreter_path(python) or "", "/etc/ld.so.cache", *found["path"], *site_dirs]
-    wanted += sorted({os.path.dirname(p) for p in found["maps"] if p.startswith("/") and os.path.exists(p)})
-    for path in filter(None, wanted):
-        _expose(os.path.abspath(path), entries)
-    binds = sorted(path for path, entry in entries.items() if entry[0] == "ro")
-    covered = {p for p in entries if any(p != b and p.startswith(b.rstrip("/") + "/") for b in binds)}
-    view = [entries[p] for p in sorted(entries) if p not in covered and entries[p][0] == "ro"]
-    view += [entries[p] for p in sorted(entries) if p not in covered and entries[p][0] == "symlink"]
-    view += [("dev", "/dev/null"), ("dev", "/dev/urandom")]
-    result = {"python": python, "pythonpath": os.pathsep.join(site_dirs), "entries": view}
-    with _lock:
-        _view = result
-    return result
-
-
-def bwrap_arguments(view: dict, disk_mb: int) -> list[str]:
-    # --as-pid-1: the supervisor (not dumpable) is PID 1; bubblewrap's own init would hold our pipes and be
-    # open to the program through /proc/1/fd.
-    args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1", "--cap-drop", "ALL",
-            "--hostname", "sandbox"]
-    for kind, *paths in view["entries"]:
-        if kind == "ro":
-            args += ["--ro-bind", paths[0], paths[0]]
-        elif kind == "dev":
-            args += ["--dev-bind", paths[0], paths[0]]
-        else:
-            args += ["--symlink", paths[0], paths[1]]
-    return args + ["--proc", "/proc", "--size", str(disk_mb << 20), "--tmpfs", WORKDIR, "--chdir", WORKDIR,
-                   "--remount-ro", "/"]
 
 
 # -- probing --------------------------------------------------------------------------------------------
@@ -378,10 +264,13 @@ def execute(source: str, runs: list[Run], limits: dict, mechanism: str, total_ti
     return outcome
 
 
-# The supervisor arrives on stdin as a marshalled code object, followed by its job: compiling its source
-# in every sandbox would cost more CPU than the program's own start-up.
+# The supervisor (gym/in_sandbox_sys.py, then gym/in_sandbox.py, in one namespace) arrives on stdin as
+# marshalled code objects, followed by its job: compiling its source in every sandbox would cost more CPU
+# than the program's own start-up.
 BOOTSTRAP = ("import marshal, sys\n_data = sys.stdin.buffer.read()\n_size = int.from_bytes(_data[:4], 'little')\n"
-             "exec(marshal.loads(_data[4:4 + _size]), {'__name__': '__main__', 'JOB': _data[4 + _size:]})\n")
+             "_scope = {'__name__': '__main__', 'JOB': _data[4 + _size:]}\n"
+             "for _code in marshal.loads(_data[4:4 + _size]):\n    exec(_code, _scope)\n")
+SUPERVISOR_FILES = (os.path.join(os.path.dirname(CHILD), "in_sandbox_sys.py"), CHILD)
 _supervisor: bytes | None = None
 
 
@@ -389,8 +278,11 @@ def _supervisor_code() -> bytes:
     """The supervisor, compiled by this interpreter (the sandbox's is the same build: see python_view)."""
     global _supervisor
     if _supervisor is None:
-        with open(CHILD, encoding="utf-8") as handle:
-            code = marshal.dumps(compile(handle.read(), "in_sandbox.py", "exec"))
+        codes = []
+        for path in SUPERVISOR_FILES:
+            with open(path, encoding="utf-8") as handle:
+                codes.append(compile(handle.read(), os.path.basename(path), "exec"))
+        code = marshal.dumps(tuple(codes))
         _supervisor = len(code).to_bytes(4, "little") + code
     return _supervisor
 

@@ -209,3 +209,13 @@ def test_reference_server_answers_code_tasks_with_programs(verifier, row):
         reply = AnswerPolicy([row], accuracy=accuracy, seed=0).answer(f"Solve:\n{row['question']}", 1, 1, None)[0]
         assert "```python" in reply.content
         assert verifier.verify(row, reply.content).reward == reward
+
+
+def test_reports_the_program_writes_itself_cannot_pass_it(verifier):
+    """The driver's report channel is in the program's process, so a program can write to it: a report
+    repeated, out of order or made up fails; only values for every test, in order, can pass."""
+    forge = ("import json, os\nfor fd in range(3, 16):\n    for _ in range(2):\n        try:\n"
+             "            os.write(fd, (json.dumps({'phase': 'tests', 'index': 0, 'value': [2, 4, 6]}) + '\\n').encode())\n"
+             "        except OSError:\n            pass\nos._exit(0)\n")
+    verdict = verifier.verify(CALL, fenced(forge + "def scale(nums, k):\n    return [x * k for x in nums]"))
+    assert verdict.reward == 0.0 and verdict.details["failure"]["reason"] == "unexpected test report"

@@ -92,9 +92,10 @@ def test_overrun_is_killed_at_the_limit_and_replaced(baseline):
 
 def test_real_pathological_input_is_bounded(baseline):
     with make_verifier("math", {"workers": 1, "timeout": 2.0}) as verifier:
-        started = time.monotonic()
+        assert verifier.verify({"expected_answer": r"\frac{1}{2}"}, r"\boxed{0.5}").reward == 1.0  # started
+        started = time.monotonic()  # start-up is behind us: only the check itself is timed
         verdict = verifier.verify({"expected_answer": "1"}, r"\boxed{9^{9^{9^{9}}}}")  # SymPy grinds on this
-        assert time.monotonic() - started < 3.5
+        assert time.monotonic() - started < 2.0 + 3.0  # the 2 s limit plus a replacement's start, on a busy box
         assert verdict.reward == 0.0
         assert verifier.verify({"expected_answer": "4"}, "2 + 2 = 4\n#### 4").reward == 1.0
 

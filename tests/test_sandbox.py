@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import gym.sandbox as sandbox_module
+import gym.sandbox_view as sandbox_view
 from gym.errors import GymError
 from gym.sandbox import MECHANISMS, Run, Sandbox, SandboxUnavailable, execute, probe_isolation, python_view
 from gym.verifiers import make_verifier
@@ -288,7 +289,7 @@ def test_a_failed_isolation_step_refuses_to_run(mechanism, monkeypatch):
     before any program runs: SandboxUnavailable, which the verifier reports as a verifier error."""
     view = python_view()
     broken = {**view, "entries": [*view["entries"], ("ro", "/nonexistent/gym-sandbox-test")]}
-    monkeypatch.setattr(sandbox_module, "_view", broken)
+    monkeypatch.setattr(sandbox_view, "_view", broken)
     with pytest.raises(SandboxUnavailable, match=f"sandbox \\({mechanism}\\) failed to start"):
         execute("open('/work/ran', 'w').write('x')\nprint('ran')", [Run("", 5)], sandbox_module.DEFAULT_LIMITS,
                 mechanism, 30, None)
@@ -296,7 +297,7 @@ def test_a_failed_isolation_step_refuses_to_run(mechanism, monkeypatch):
     with pytest.raises(VerifierError, match="sandbox refused"):
         verifier.verify({"question": "q", "unit_tests": {"inputs": [""], "outputs": ["1"], "fn_name": None}},
                         "```python\nprint(1)\n```")
-    monkeypatch.setattr(sandbox_module, "_view", view)
+    monkeypatch.setattr(sandbox_view, "_view", view)
     for judge in (None, "print('pass')"):  # a restriction that cannot be applied to a process (rlimits here)
         with pytest.raises(SandboxUnavailable, match="refused a run: cannot start the program"):
             execute("print(1)", [Run("", 5, judge=judge)], {**sandbox_module.DEFAULT_LIMITS, "memory_mb": "lots"},

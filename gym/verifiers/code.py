@@ -89,9 +89,9 @@ def _score(messages: list[dict], expected: list, trouble: str | None, details: d
            phase: str | None = None) -> int:
     """Tests passed in a row from the driver's messages; the first failure goes to details["failure"]."""
     where = {"phase": phase} if phase else {}
-    for passed, message in enumerate(messages):
+    for passed, message in enumerate(messages[:len(expected)]):
         index = message.get("index")
-        if index != passed or passed >= len(expected):  # out of order or made up: not the driver's doing
+        if index != passed:  # out of order or made up: not the driver's doing
             details.setdefault("failure", {"reason": "unexpected test report", **where, "test": passed})
             return passed
         got = wire_value(message) if "value" in message or "digest" in message else None
