@@ -27,7 +27,7 @@ import fcntl
 import marshal
 import os
 import select
-import signal
+import _signal as signal  # the C module: `signal` would import enum, a cost in every sandbox
 import sys
 import time
 
@@ -114,7 +114,7 @@ def _start_judge(job: dict, run: dict, fds: dict[int, int]) -> int:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             signal.pthread_sigmask(signal.SIG_SETMASK, set())
             _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-            _limit(job["limits"], run["timeout"], 1 << 20)
+            _limit(job["limits"], run["timeout"], run["output_limit"] + 1)
             _seccomp()
             os.write(STATUS_FD, b"+")
         except BaseException as exc:
@@ -167,7 +167,9 @@ def _describe(status: int | None) -> dict:
         return {"status": "timeout", "exit_code": None, "signal": None}
     if os.WIFSIGNALED(status):
         number = os.WTERMSIG(status)
-        name = signal.Signals(number).name if number in signal.valid_signals() else str(number)
+        import signal as named  # only when a process died by a signal
+
+        name = named.Signals(number).name if number in signal.valid_signals() else str(number)
         kind = {signal.SIGXCPU: "timeout", signal.SIGXFSZ: "output_limit"}.get(number, "killed")
         return {"status": kind, "exit_code": None, "signal": name}
     code = os.WEXITSTATUS(status)
@@ -224,7 +226,10 @@ def _run_one(job: dict, run: dict, python_fd: int, source_fd: int, init: bool) -
             if size > run["output_limit"] and result["status"] in ("ok", "error"):
                 result["status"] = "output_limit"
         else:  # the verdict is what the judge wrote; the program's stderr explains a failure
-            stdout = os.pread(extra[0], 1 << 16, 0)
+            size = os.fstat(extra[0]).st_size
+            stdout = os.pread(extra[0], min(size, run["output_limit"]), 0)
+            if size > run["output_limit"] and result["status"] in ("ok", "error"):
+                result["status"] = "output_limit"
             stderr = _tail(err) + _tail(extra[1])
     finally:
         for fd in (stdin, out, err, *extra):

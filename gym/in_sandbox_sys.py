@@ -7,7 +7,7 @@ from __future__ import annotations
 import ctypes
 import os
 import resource
-import signal
+import _signal as signal  # the C module: `signal` would import enum, a cost in every sandbox
 
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 1, 4, 24, 38, 22
 NAMESPACES = 0x10000000 | 0x00020000 | 0x40000000 | 0x20000000 | 0x08000000 | 0x04000000  # user mnt net pid ipc uts

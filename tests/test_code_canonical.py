@@ -21,7 +21,7 @@ from gym.verifiers import make_verifier
 from gym.verifiers.code import reference_program
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]  # ~1 CPU-minute each; more wall time on a busy machine
 
 
 def human_eval_rows() -> list[dict]:

@@ -212,10 +212,10 @@ def test_reference_server_answers_code_tasks_with_programs(verifier, row):
 
 
 def test_reports_the_program_writes_itself_cannot_pass_it(verifier):
-    """The driver's report channel is in the program's process, so a program can write to it: a report
-    repeated, out of order or made up fails; only values for every test, in order, can pass."""
+    """Reports come from the judge, which the program cannot write to: whatever it writes to its own
+    descriptors (here: a report of test 0, repeated, on every fd) counts for nothing."""
     forge = ("import json, os\nfor fd in range(3, 16):\n    for _ in range(2):\n        try:\n"
              "            os.write(fd, (json.dumps({'phase': 'tests', 'index': 0, 'value': [2, 4, 6]}) + '\\n').encode())\n"
              "        except OSError:\n            pass\nos._exit(0)\n")
     verdict = verifier.verify(CALL, fenced(forge + "def scale(nums, k):\n    return [x * k for x in nums]"))
-    assert verdict.reward == 0.0 and verdict.details["failure"]["reason"] == "unexpected test report"
+    assert verdict.reward == 0.0 and verdict.details["passed"] == 0

@@ -48,6 +48,10 @@ class Listener:
                     pass
 
     def close(self) -> None:
+        try:
+            self.server.shutdown(socket.SHUT_RDWR)  # wakes the accept() below
+        except OSError:
+            pass
         self.server.close()
         self.thread.join(5)
 

@@ -44,7 +44,7 @@ from gym.sandbox import Run, RunResult, Sandbox, SandboxUnavailable
 from gym.verifiers.base import Verdict, Verifier, VerifierError
 from gym.verifiers.code_compare import close, extract_code, stdout_matches
 from gym.verifiers.code_driver import (DRIVER, Opaque, decode_value, encode_value,  # noqa: F401  (re-exported)
-                                       judge_source, wire_value)
+                                       judge_source, relay_source, wire_value)
 from gym.verifiers.code_evalplus import evalplus_matches, mbpp_inputs, reference_outputs
 from gym.verifiers import code_fim
 
@@ -239,11 +239,14 @@ class CodeVerifier(Verifier):
 
     def _call(self, code: str, function: str, method: bool, phases: list[dict], load_limit: float,
               total: float) -> tuple[dict[str, list], str | None]:
-        """Run the call driver: ({phase: messages}, what went wrong beyond single tests or None)."""
+        """Call the function once per input, the relay judge reporting each outcome: ({phase: messages},
+        what went wrong beyond single tests or None)."""
+        encoded = [{**phase, "inputs": [encode_value(a) for a in phase["inputs"]]} for phase in phases]
         job = json.dumps({"code": code, "function": function, "method": method, "load_limit": load_limit,
-                          "phases": [{**phase, "inputs": [encode_value(a) for a in phase["inputs"]]}
-                                     for phase in phases]})
-        outcome = self.sandbox.run(DRIVER, [Run(job, total, CALL_OUTPUT_LIMIT)], total_timeout=total + 10)
+                          "call_limit": max([limit for phase in phases for limit in phase["limits"]] or [load_limit]),
+                          "serve": True, "digests": True})
+        outcome = self.sandbox.run(DRIVER, [Run(job, total, CALL_OUTPUT_LIMIT, judge=relay_source(encoded, load_limit))],
+                                   total_timeout=total + 10)
         result = outcome.results[0] if outcome.results else None
         messages: dict[str, list] = {}
         trouble = None
@@ -253,7 +256,7 @@ class CodeVerifier(Verifier):
             except json.JSONDecodeError:
                 break  # a line cut short by a kill
             if not isinstance(message, dict) or not isinstance(message.get("phase", message.get("load_error")), str):
-                trouble = "unexpected test report"  # not the driver's: the program wrote it
+                trouble = "unexpected test report"
                 break
             if "load_error" in message:
                 trouble = message["load_error"]

@@ -173,7 +173,8 @@ except Exception:
 # nothing to copy them from. One JSON line per test goes to the saved stdout (or, serving a judge, to
 # the pipe to the judge); the code's own stdin and stdout are /dev/null.
 _DRIVER = r"""
-import os, signal, sys, time
+import os, sys, time
+import _signal as signal  # not `signal`, which imports enum: start-up time counts here
 if hasattr(sys, "set_int_max_str_digits"):
     sys.set_int_max_str_digits(0)
 _job = _loads(sys.stdin.read())
@@ -232,9 +233,9 @@ if _serve:  # answer the judge's calls one by one until it hangs up
     for _line in os.fdopen(3, "rb"):
         _call = _loads(_line)
         try:
-            _value, _spent = _timed(_target, decode_value(_call["args"]), _job["call_limit"],
+            _value, _spent = _timed(_target, decode_value(_call["args"]), _call.get("limit") or _job["call_limit"],
                                     decode_value(_call["kwargs"]))
-            _message = {"value": encode_value(_value)}
+            _message = {**(_wire(_value) if _job.get("digests") else {"value": encode_value(_value)}), "time": _spent}
         except BaseException as exc:
             _message = {"error": _describe(exc)}
         _emit(_message)
@@ -322,3 +323,72 @@ else:
 def judge_source(prompt: str, test: str, entry_point: str) -> str:
     spec = json.dumps({"prompt": prompt, "test": test, "entry_point": entry_point})
     return _JSON + _SHARED + "\n" + _JUDGE.replace("SPEC", repr(spec), 1)
+
+
+# The judge of function-call tests (LiveCodeBench fn_name, EvalPlus): calls the program once per input
+# through the driver serving it, enforces each time limit on its own clock as well (the program could
+# silence the driver's alarm), and writes one report per test, in order, to the descriptor only it holds:
+# {"phase", "index", "value" | "digest", "time"} or {"phase", "index", "error"}; {"load_error"} first if
+# the program did not load. The comparison with the expected values happens in gym, which alone has them.
+_RELAY = r"""
+import os, select, sys, time
+if hasattr(sys, "set_int_max_str_digits"):
+    sys.set_int_max_str_digits(0)
+_spec = _loads(SPEC)
+_replies = os.fdopen(PEER_IN, "rb")
+
+
+def _report(message):
+    sys.stdout.write(_dumps(message) + "\n")
+
+
+def _receive(limit):
+    if not select.select([_replies], [], [], limit)[0]:
+        return None
+    line = _replies.readline()
+    return _loads(line) if line.endswith(b"\n") else {"error": "the program ended"}
+
+
+def _send(message):
+    data = (_dumps(message) + "\n").encode()
+    while data:
+        data = data[os.write(PEER_OUT, data):]
+
+
+def _run():
+    hello = _receive(_spec["load_limit"] + 5)
+    if hello is None or "ready" not in hello:
+        _report({"load_error": "time limit exceeded" if hello is None else hello.get("load_error") or "no function"})
+        return
+    for phase in _spec["phases"]:
+        for index, (args, limit) in enumerate(zip(phase["inputs"], phase["limits"])):
+            try:
+                _send({"args": args, "kwargs": {"$dict": []}, "limit": limit})
+            except OSError:
+                _report({"phase": phase["name"], "index": index, "error": "the program ended"})
+                return
+            reply = _receive(limit * 1.5 + 1)
+            if reply is None:  # the driver's own alarm did not stop it: nothing after this can run
+                _report({"phase": phase["name"], "index": index, "error": "time limit exceeded"})
+                return
+            if "value" in reply:
+                wire = {"value": reply["value"]}
+            elif isinstance(reply.get("digest"), str):  # the driver hashed a large value (see value_digest)
+                wire = {"digest": reply["digest"][:64]}
+            else:
+                _report({"phase": phase["name"], "index": index, "error": str(reply.get("error"))[:500]})
+                break
+            spent = reply.get("time")
+            _report({"phase": phase["name"], "index": index, **wire,
+                     "time": float(spent) if isinstance(spent, (int, float)) else 0.0})
+
+
+_run()
+sys.stdout.flush()
+"""
+
+
+def relay_source(phases: list[dict], load_limit: float) -> str:
+    """The judge for `phases` ({"name", "inputs" (encoded), "limits"}) of function calls."""
+    spec = json.dumps({"phases": phases, "load_limit": load_limit})
+    return _JSON + _RELAY.replace("SPEC", repr(spec), 1)
