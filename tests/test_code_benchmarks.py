@@ -19,7 +19,7 @@ from gym.errors import GymError
 from gym.paths import BENCHMARKS_DIR
 from gym.prompts import build_messages
 from gym.verifiers import make_verifier
-from gym.verifiers.code import reference_program
+from gym.mock.programs import reference_program
 from tests.prepare_helpers import fixture_builder
 
 UPSTREAM = Path(__file__).resolve().parent / "fixtures" / "upstream"

@@ -18,7 +18,7 @@ import pytest
 
 from gym.paths import BENCHMARKS_DIR
 from gym.verifiers import make_verifier
-from gym.verifiers.code import reference_program
+from gym.mock.programs import reference_program
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]  # ~1 CPU-minute each; more wall time on a busy machine

@@ -14,8 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from gym.mock_policy import AnswerPolicy, TaskIndex, UNKNOWN_ANSWER
-from gym.mock_server import FAULTS, MockServer
+from gym.mock.policy import AnswerPolicy, TaskIndex, UNKNOWN_ANSWER
+from gym.mock.server import FAULTS, MockServer
 
 MATH_TEMPLATE = "Solve the following math problem. Make sure to put the answer (and only answer) inside \\boxed{{}}.\n\n{question}"
 ANSWER = re.compile(r"\\boxed\{(.*)\}\.\nAnswer: (.*)$", re.S)
@@ -413,7 +413,7 @@ def test_policy_is_thread_safe_on_repeat_counts():
 def test_standalone_command(tmp_path):
     path = tmp_path / "prepared.jsonl"
     path.write_text("".join(json.dumps(row) + "\n" for row in ROWS))
-    process = subprocess.Popen([sys.executable, "-m", "gym.mock_server", "--data", str(path), "--accuracy", "1",
+    process = subprocess.Popen([sys.executable, "-m", "gym.mock.server", "--data", str(path), "--accuracy", "1",
                                 "--fault", "error_500=0", "--latency", "uniform:0:0.01"], stdout=subprocess.PIPE, text=True)
     try:
         base_url = process.stdout.readline().strip()
@@ -424,7 +424,7 @@ def test_standalone_command(tmp_path):
         process.terminate()
         assert process.wait(timeout=5) == 0
         process.stdout.close()
-    failed = subprocess.run([sys.executable, "-m", "gym.mock_server", "--fault", "boom=0.1"],
+    failed = subprocess.run([sys.executable, "-m", "gym.mock.server", "--fault", "boom=0.1"],
                             capture_output=True, text=True, timeout=30)
     assert failed.returncode == 2 and failed.stderr.count("\n") == 1 and "boom" in failed.stderr
 

@@ -7,7 +7,7 @@ from collections import Counter
 
 from gym.client import ModelClient
 from gym.config import compose
-from gym.mock_server import MockServer
+from gym.mock.server import MockServer
 from gym.model_calls import ModelCalls
 from gym.tasks import collect
 from tests.model_time_data import read_rows, write_tasks

@@ -1,11 +1,11 @@
 """gym's built-in OpenAI-compatible reference server (`model=mock`).
 
 Serves GET /v1/models and POST /v1/chat/completions, /v1/responses and /v1/completions on loopback,
-answering prepared benchmark tasks right with probability `accuracy` (see gym.mock_policy), with
+answering prepared benchmark tasks right with probability `accuracy` (see gym.mock.policy), with
 optional latency and injected faults so clients can be tested against a misbehaving endpoint.
 
 In process:   with MockServer(data_paths=["gsm8k.jsonl"], accuracy=0.7) as server: ... server.base_url
-Standalone:   python -m gym.mock_server --data gsm8k.jsonl --port 0 --fault error_500=0.05
+Standalone:   python -m gym.mock.server --data gsm8k.jsonl --port 0 --fault error_500=0.05
               (prints the base URL on stdout, serves until interrupted)
 """
 
@@ -27,7 +27,7 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import Any
 
-from gym.mock_policy import AnswerPolicy, ApiError, count_tokens, load_rows, prompt_text, shape_response, unit_draw
+from gym.mock.policy import AnswerPolicy, ApiError, count_tokens, load_rows, prompt_text, shape_response, unit_draw
 
 FAULTS = ("error_500", "error_503", "error_429", "hang", "reset", "malformed_json", "empty_choices")
 ROUTES = {"/v1/chat/completions": "chat", "/v1/responses": "responses", "/v1/completions": "completions"}
@@ -397,7 +397,7 @@ def _interrupt(signum: int, frame: Any) -> None:
 def main(argv: list[str] | None = None) -> int:
     from gym.errors import GymError
 
-    parser = argparse.ArgumentParser(prog="python -m gym.mock_server", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m gym.mock.server", description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", action="append", default=[], help="prepared JSONL (repeatable)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
