@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gym.config import compose
-from gym.download import PrepareContext
+from gym.prepare_context import PrepareContext
 from gym.errors import GymError
 from gym.judge_prompts import FORMATS, load_template
 from gym.mock.judge import judge_verdict

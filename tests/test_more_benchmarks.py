@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gym.download import PrepareContext, read_manifest
+from gym.prepare_context import PrepareContext, read_manifest
 from gym.errors import GymError
 from gym.prompts import build_messages
 from tests.prepare_helpers import config, fixture_builder, local_mirror, make_ctx, script, upstream_file
