@@ -1,9 +1,14 @@
-"""Row converters shared by several prepare scripts (one upstream format, many benchmarks)."""
+"""Row converters shared by several prepare scripts (one upstream format, many benchmarks), and the
+loader through which one script reuses another's reader."""
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Iterable
+
+from gym.errors import GymError
 
 if TYPE_CHECKING:
     from gym.prepare_context import PrepareContext
@@ -69,3 +74,16 @@ def prepare_matharena(ctx: PrepareContext, url: str, extra_fields: Iterable[str]
     rows = ctx.convert_rows(raw, ctx.read_parquet(raw), lambda item, index: matharena_row(item, index, extra_fields),
                             id_field="problem_idx")
     return ctx.write_rows(rows)
+
+
+def sibling_script(script_file: str, name: str, what: str) -> ModuleType:
+    """The prepare script of benchmark `name` (next to the one at `script_file`) loaded as a module, for a
+    script that reuses its `what`; benchmark names like mmlu-redux are not module names, hence by path."""
+    here = Path(script_file).resolve().parent
+    path = here.parent / name / "prepare.py"
+    if not path.is_file():
+        raise GymError(f"{here.name} needs the {what} in {path}")
+    spec = importlib.util.spec_from_file_location(f"gym_prepare_{name.replace('-', '_')}_reused", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

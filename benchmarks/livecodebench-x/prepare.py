@@ -18,12 +18,11 @@ drops it silently and only prints a count).
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.errors import GymError
+from gym.converters import sibling_script
 from gym.multilingual import chosen_languages, hf_converted_parquet
 
 if TYPE_CHECKING:
@@ -40,17 +39,7 @@ INSTRUCTIONS = {
 }
 
 
-def _livecodebench():
-    path = Path(__file__).resolve().parent.parent / "livecodebench" / "prepare.py"
-    if not path.is_file():
-        raise GymError(f"livecodebench-x needs the LiveCodeBench reader in {path}")
-    spec = importlib.util.spec_from_file_location("gym_prepare_livecodebench_reader", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-LCB = _livecodebench()
+LCB = sibling_script(__file__, "livecodebench", "LiveCodeBench reader")
 
 
 def canonical_index(ctx: PrepareContext, version: str) -> dict[str, dict]:

@@ -22,12 +22,12 @@ Prepared rows:
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gym.converters import sibling_script
 from gym.errors import GymError
 
 if TYPE_CHECKING:
@@ -38,18 +38,8 @@ LETTERS = ("A", "B", "C", "D")
 log = logging.getLogger("gym.prepare.mmlu-redux")
 
 
-def _mmlu_script():
-    """The mmlu prepare script: one subject table serves the three MMLU-family benchmarks."""
-    path = Path(__file__).resolve().parent.parent / "mmlu" / "prepare.py"
-    if not path.is_file():
-        raise GymError(f"mmlu-redux needs the MMLU subject table in {path}")
-    spec = importlib.util.spec_from_file_location("gym_prepare_mmlu_tables", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-MMLU = _mmlu_script()
+# The mmlu prepare script: one subject table serves the three MMLU-family benchmarks.
+MMLU = sibling_script(__file__, "mmlu", "MMLU subject table")
 SUBJECTS: tuple[str, ...] = tuple(MMLU.SUBJECTS)
 
 

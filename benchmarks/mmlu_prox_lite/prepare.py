@@ -4,30 +4,17 @@ lang_libs.py read as data, localised answer phrases regex-escaped)."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gym.errors import GymError
+from gym.converters import sibling_script
 from gym.multilingual import chosen_languages
 
 if TYPE_CHECKING:
     from gym.prepare_context import PrepareContext
 
 REPO = "li-lab/MMLU-ProX-Lite"
-
-
-def _prox():
-    path = Path(__file__).resolve().parent.parent / "mmlu_prox" / "prepare.py"
-    if not path.is_file():
-        raise GymError(f"mmlu_prox_lite needs the MMLU-ProX reader in {path}")
-    spec = importlib.util.spec_from_file_location("gym_prepare_mmlu_prox_reader", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-PROX = _prox()
+PROX = sibling_script(__file__, "mmlu_prox", "MMLU-ProX reader")
 LANGUAGES = PROX.LANGUAGES
 
 

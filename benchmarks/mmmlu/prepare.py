@@ -20,12 +20,12 @@ a lone letter on the last line.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gym.converters import sibling_script
 from gym.errors import GymError
 
 if TYPE_CHECKING:
@@ -77,18 +77,8 @@ def answer_pattern(language: str) -> str:
     return f"(?:{alternatives}){_COLON}{_LEAD_IN}{_LETTER}(?![^\\W_]|['\u2019])"
 
 
-def _mmlu_script():
-    """The mmlu prepare script: one subject table serves the three MMLU-family benchmarks."""
-    path = Path(__file__).resolve().parent.parent / "mmlu" / "prepare.py"
-    if not path.is_file():
-        raise GymError(f"mmmlu needs the MMLU subject table in {path}")
-    spec = importlib.util.spec_from_file_location("gym_prepare_mmlu_tables", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-MMLU = _mmlu_script()
+# The mmlu prepare script: one subject table serves the three MMLU-family benchmarks.
+MMLU = sibling_script(__file__, "mmlu", "MMLU subject table")
 
 
 def convert(item: dict[str, Any], language: str, index: int, pattern: str) -> tuple[dict[str, Any] | None, str | None]:
