@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from gym.errors import GymError
 
@@ -66,6 +66,46 @@ def instruction_row(item: dict[str, Any], index: int, null_kwargs: bool = False
         "kwargs": kwargs,
         "metadata": {"key": item.get("key"), "source_index": index},
     }, None
+
+
+EVALPLUS_REQUIRED = ("task_id", "prompt", "entry_point", "canonical_solution", "base_input", "plus_input")
+
+
+def evalplus_fields(item: dict[str, Any], text_fields: tuple[str, ...]) -> tuple[dict[str, Any] | None, str | None]:
+    """The fields of an EvalPlus record (HumanEval+, MBPP+) the code verifier needs, in gym's row order
+    -> (fields, None), or (None, what is wrong); `text_fields` must hold strings."""
+    missing = [key for key in EVALPLUS_REQUIRED if item.get(key) is None]
+    if missing:
+        return None, f"missing {', '.join(missing)}"
+    if not all(isinstance(item[key], str) for key in text_fields):
+        names = [f"'{key}'" for key in text_fields]
+        return None, f"{', '.join(names[:-1])} and {names[-1]} must be strings"
+    if not isinstance(item["base_input"], list) or not isinstance(item["plus_input"], list):
+        return None, "'base_input' and 'plus_input' must be lists"
+    return {
+        "entry_point": item["entry_point"],
+        "prompt": item["prompt"],
+        "canonical_solution": item["canonical_solution"],
+        "base_input": item["base_input"],
+        "plus_input": item["plus_input"],
+        "atol": item.get("atol") or 0,
+        "contract": item.get("contract") or "",
+    }, None
+
+
+def evalplus_shown_prompt(prompt: str, indent_with_tabs: bool) -> str:
+    """The prompt as the question shows it: the reference turns 4-space indents into tabs (the verifier
+    still runs the verbatim prompt); indent_with_tabs=false shows it as upstream has it."""
+    return (prompt.replace("    ", "\t") if indent_with_tabs else prompt).strip("\n")
+
+
+def prepare_evalplus(ctx: PrepareContext, url: str, convert: Callable[[dict[str, Any], int, bool], tuple],
+                     indent_with_tabs: bool) -> Path:
+    """Fetch an EvalPlus release (.jsonl.gz) and write gym's rows (bad records reported by task_id)."""
+    raw = ctx.fetch(url)
+    rows = ctx.convert_rows(raw, ctx.read_jsonl_gz(raw), lambda item, index: convert(item, index, indent_with_tabs),
+                            label="record", first=1, id_field="task_id")
+    return ctx.write_rows(rows)
 
 
 def prepare_matharena(ctx: PrepareContext, url: str, extra_fields: Iterable[str] = ("problem_type",)) -> Path:
