@@ -14,6 +14,15 @@ if TYPE_CHECKING:
     from gym.prepare_context import PrepareContext
 
 
+def missing_text(item: dict[str, Any], *columns: str) -> str | None:
+    """"missing '<column>'" for the first of `columns` that holds no non-blank string; None when all do."""
+    for column in columns:
+        value = item.get(column)
+        if not isinstance(value, str) or not value.strip():
+            return f"missing '{column}'"
+    return None
+
+
 def math_row(problem: Any, answer: Any, solution: Any = None) -> tuple[dict[str, Any] | None, str | None]:
     """(row, None) with question, string gold and reference_solution; or (None, what is missing)."""
     if not isinstance(problem, str) or not problem.strip():

@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gym.converters import missing_text
 from gym.multilingual import hf_converted_parquet
 
 if TYPE_CHECKING:
@@ -37,11 +38,10 @@ def evidence_text(evidence: Any) -> str:
 
 
 def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
-    question, answer = item.get("question"), item.get("answer")
-    if not isinstance(question, str) or not question.strip():
-        return None, "missing 'question'"
-    if not isinstance(answer, str) or not answer.strip():
-        return None, "missing 'answer'"
+    problem = missing_text(item, "question", "answer")
+    if problem:
+        return None, problem
+    question, answer = item["question"], item["answer"]
     return {
         "question": question.strip(), "expected_answer": answer.strip(), "context": evidence_text(item.get("evidence")),
         "metadata": {key: item.get(key) for key in ("financebench_id", "company", "doc_name", "question_type",

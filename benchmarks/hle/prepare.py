@@ -17,6 +17,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gym.converters import missing_text
 
 if TYPE_CHECKING:
     from gym.prepare_context import PrepareContext
@@ -28,11 +29,10 @@ log = logging.getLogger("gym.prepare.hle")
 
 
 def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
-    question, answer = item.get("question"), item.get("answer")
-    if not isinstance(question, str) or not question.strip():
-        return None, "missing 'question'"
-    if not isinstance(answer, str) or not answer.strip():
-        return None, "missing 'answer'"
+    problem = missing_text(item, "question", "answer")
+    if problem:
+        return None, problem
+    question, answer = item["question"], item["answer"]
     return {
         "question": question,
         "expected_answer": answer.strip(),

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gym.converters import missing_text
 
 if TYPE_CHECKING:
     from gym.prepare_context import PrepareContext
@@ -23,11 +24,10 @@ LIGHT_COLUMNS = ("id", "question", "answer", "type", "level")
 
 
 def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
-    question, answer = item.get("question"), item.get("answer")
-    if not isinstance(question, str) or not question.strip():
-        return None, "missing 'question'"
-    if not isinstance(answer, str) or not answer.strip():
-        return None, "missing 'answer'"
+    problem = missing_text(item, "question", "answer")
+    if problem:
+        return None, problem
+    question, answer = item["question"], item["answer"]
     return {
         "question": question,
         "expected_answer": answer,

@@ -14,6 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gym.converters import missing_text
+
 if TYPE_CHECKING:
     from gym.prepare_context import PrepareContext
 
@@ -35,11 +37,10 @@ def _typed(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
-    problem, answer = item.get("problem"), item.get("answer")
-    if not isinstance(problem, str) or not problem.strip():
-        return None, "missing 'problem'"
-    if not isinstance(answer, str) or not answer.strip():
-        return None, "missing 'answer'"
+    missing = missing_text(item, "problem", "answer")
+    if missing:
+        return None, missing
+    problem, answer = item["problem"], item["answer"]
     meta = _typed(item)
     return {
         "question": problem.strip(),
