@@ -23,6 +23,12 @@ def missing_text(item: dict[str, Any], *columns: str) -> str | None:
     return None
 
 
+def stripped_text(item: dict[str, Any], column: str) -> str:
+    """The column's text without surrounding white space; "" when it holds no string."""
+    value = item.get(column)
+    return value.strip() if isinstance(value, str) else ""
+
+
 def math_row(problem: Any, answer: Any, solution: Any = None) -> tuple[dict[str, Any] | None, str | None]:
     """(row, None) with question, string gold and reference_solution; or (None, what is missing)."""
     if not isinstance(problem, str) or not problem.strip():

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from gym.converters import stripped_text
 
 if TYPE_CHECKING:
     from gym.prepare_context import PrepareContext
@@ -21,13 +22,8 @@ COMMIT = "326a740a6877d5ec098035c534d2fbd931fe83ee"
 URL = f"https://raw.githubusercontent.com/google-deepmind/superhuman/{COMMIT}/imobench/answerbench_v2.csv"
 
 
-def _text(item: dict[str, Any], column: str) -> str:
-    value = item.get(column)
-    return value.strip() if isinstance(value, str) else ""
-
-
 def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
-    problem, answer = _text(item, "Problem"), _text(item, "Short Answer")
+    problem, answer = stripped_text(item, "Problem"), stripped_text(item, "Short Answer")
     if not problem:
         return None, "missing 'Problem'"
     if not answer:
@@ -36,10 +32,10 @@ def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, st
         "question": problem,
         "expected_answer": answer,
         "metadata": {
-            "problem_id": _text(item, "Problem ID"),
-            "category": _text(item, "Category"),
-            "subcategory": _text(item, "Subcategory"),
-            "source": _text(item, "Source"),
+            "problem_id": stripped_text(item, "Problem ID"),
+            "category": stripped_text(item, "Category"),
+            "subcategory": stripped_text(item, "Subcategory"),
+            "source": stripped_text(item, "Source"),
             "source_index": index,
         },
     }, None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from gym.converters import stripped_text
 
 if TYPE_CHECKING:
     from gym.prepare_context import PrepareContext
@@ -22,22 +23,17 @@ COMMIT = "326a740a6877d5ec098035c534d2fbd931fe83ee"
 URL = f"https://raw.githubusercontent.com/google-deepmind/superhuman/{COMMIT}/imobench/proofbench.csv"
 
 
-def _text(item: dict[str, Any], column: str) -> str:
-    value = item.get(column)
-    return value.strip() if isinstance(value, str) else ""
-
-
 def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
-    problem, solution = _text(item, "Problem"), _text(item, "Solution")
+    problem, solution = stripped_text(item, "Problem"), stripped_text(item, "Solution")
     if not problem:
         return None, "missing 'Problem'"
     if not solution:
         return None, "missing 'Solution'"
     return {"question": problem, "expected_answer": solution,
-            "guidelines": _text(item, "Grading guidelines") or "(none given: grade on the scale alone)",
-            "metadata": {"problem_id": _text(item, "Problem ID"), "category": _text(item, "Category"),
-                         "level": _text(item, "Level"), "short_answer": _text(item, "Short Answer"),
-                         "source": _text(item, "Source"), "source_index": index}}, None
+            "guidelines": stripped_text(item, "Grading guidelines") or "(none given: grade on the scale alone)",
+            "metadata": {"problem_id": stripped_text(item, "Problem ID"), "category": stripped_text(item, "Category"),
+                         "level": stripped_text(item, "Level"), "short_answer": stripped_text(item, "Short Answer"),
+                         "source": stripped_text(item, "Source"), "source_index": index}}, None
 
 
 def prepare(ctx: PrepareContext) -> Path:
