@@ -50,7 +50,7 @@ def start_policy(cfg: Any, stack: ExitStack, data_path: Path, concurrency: int) 
     model = cfg.model
     kind = str(model.get("kind") or "openai_compatible")
     if kind == "mock":
-        from gym.mock_server import MockServer
+        from gym.mock.server import MockServer
 
         mock = to_plain(model.mock)
         server = MockServer(data_paths=[data_path], accuracy=mock["accuracy"], seed=mock["seed"],
@@ -175,7 +175,7 @@ def connect_judge(cfg: Any, stack: ExitStack, verifier: Any, policy_base_url: st
         if cfg.model.get("kind") == "mock":
             base_url = policy_base_url  # the policy's reference server recognises judge prompts too
         else:
-            from gym.mock_server import MockServer
+            from gym.mock.server import MockServer
 
             server = MockServer(rows=[], model_name="gym-mock-judge")
             base_url = server.start()

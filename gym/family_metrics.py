@@ -13,7 +13,7 @@ these families get the same numbers. Each entry of metrics.json gains a `family_
   and the Pearson correlation between predicted and gold points.
 * translation: corpus BLEU and chrF per language pair, computed per rollout index and then averaged
   (with the population standard deviation across rollout indices, as the reference reports it), and
-  the mean over pairs (`xx->xx`).
+  the mean over pairs (`xx->xx`). Only `ok` rollouts enter the corpora (a refused request has no text).
 * long_context: pass@1 per prompt-size bucket (estimated tokens = characters / 4, buckets up to 4k,
   8k, ..., 1M), each with its 95% CI, task count and the number of `model_error` rollouts (context
   refusals); buckets come from the rollout's own prompt, so refusals are placed too.

@@ -19,6 +19,7 @@ no field for under `gym` (the original key, finish reason, verifier details), so
 from __future__ import annotations
 
 from datetime import datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional, TypedDict
 
@@ -156,6 +157,7 @@ def _usage(usage: Any) -> dict[str, Any]:
     return out
 
 
+@lru_cache(maxsize=4096)  # rows written in the same second share a stamp
 def _created_at(stamp: Any) -> int:
     try:
         return int(datetime.fromisoformat(str(stamp)).timestamp())

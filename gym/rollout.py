@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import sys
 from datetime import datetime, timezone
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Optional, TypedDict
@@ -132,17 +133,17 @@ def verify_answer(verifier: Any, row: dict, text: str) -> dict[str, Any]:
 
     A GymError (bad data or config) propagates; a failed judge call is an infra_error; a VerifierError
     or any other exception from the verifier is a verifier_error: never a wrong answer."""
-    from gym.verifiers.judge import JudgeUnavailable
-
     try:
         verdict = verifier.verify(row, text)
     except GymError:
         raise
-    except JudgeUnavailable as exc:  # the judge failed, not the model: unscored, redone on resume
-        return _failed(Status.INFRA_ERROR, f"judge: {exc}", exc.details)
     except VerifierError as exc:
         return _failed(Status.VERIFIER_ERROR, f"verifier: {exc}", exc.details)
-    except Exception as exc:  # a verifier bug on one answer: unscored and counted, loudly
+    except Exception as exc:
+        judge = sys.modules.get("gym.verifiers.judge")  # loaded whenever a judge can have failed
+        if judge is not None and isinstance(exc, judge.JudgeUnavailable):  # the judge failed, not the model
+            return _failed(Status.INFRA_ERROR, f"judge: {exc}", exc.details)
+        # a verifier bug on one answer: unscored and counted, loudly
         return _failed(Status.VERIFIER_ERROR, f"verifier failed: {exc.__class__.__name__}: {exc}", {})
     details = verdict.details
     return {"status": Status.OK.value, "reward": float(verdict.reward), "scores": _scores(details),

@@ -28,23 +28,6 @@ from gym.rollout import Rollout, upgrade
 log = logging.getLogger("gym.rollouts")
 
 
-def _lines(path: Path) -> Iterator[tuple[int, dict]]:
-    """(line number, object) per non-blank line, streamed; a torn last line (no newline) is skipped."""
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                row = json.loads(raw)
-            except ValueError as exc:
-                if not raw.endswith(b"\n"):  # only the last line can lack one: a write cut short
-                    return
-                raise GymError(f"{path}:{number}: malformed JSON ({exc.__class__.__name__}: {exc})") from None
-            if not isinstance(row, dict):
-                raise GymError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
-            yield number, row
-
-
 def _key(row: dict, path: Path) -> Any:
     return nemo_gym.key_of(row, path) if nemo_gym.is_nemo_row(row) else row.get("key")
 
@@ -53,12 +36,12 @@ def iter_rows(path: Path) -> Iterator[tuple[str, Rollout]]:
     """(file:line, row) for the last row of each key, in the order of those last rows, streamed: a first
     pass keeps only each key's last line number, so memory does not grow with the rows."""
     last: dict[Any, int] = {}
-    for number, raw in _lines(path):
+    for number, raw in iter_jsonl(path, tolerate_torn_tail=True):
         key = _key(raw, path)
         last[key if isinstance(key, str) and key else ("line", number)] = number  # a bad key: kept, then refused
     keep = set(last.values())
     del last
-    for number, raw in _lines(path):
+    for number, raw in iter_jsonl(path, tolerate_torn_tail=True):
         if number in keep:
             where = f"{path}:{number}"
             yield where, nemo_gym.to_gym(raw, path, where) if nemo_gym.is_nemo_row(raw) else upgrade(raw, where)
@@ -106,6 +89,7 @@ class TaskRows:
     def __init__(self) -> None:
         self._prepared: dict[str, tuple[list[dict], str]] = {}
         self._materialized: dict[Path, dict[tuple[int, int], dict] | None] = {}
+        self._names: dict[int, tuple[DictConfig, str, str]] = {}  # id(bench) -> (bench kept alive, name, path)
 
     def materialized(self, rollouts_file: Path) -> dict[tuple[int, int], dict] | None:
         """(task, rollout) -> task row from `<stem>_materialized_inputs.jsonl` beside the file, if any."""
@@ -130,6 +114,10 @@ class TaskRows:
         return self._prepared[bench.name]
 
     def lookup(self, rollouts_file: Path, bench: DictConfig, row: Rollout, where: str) -> dict:
+        # Per row: plain values only (an OmegaConf attribute read costs more than the rest of the lookup).
+        if id(bench) not in self._names:
+            self._names[id(bench)] = (bench, str(bench.name), str(bench.dataset.path))
+        _, name, data_path = self._names[id(bench)]
         side = self.materialized(rollouts_file)
         if side is not None:
             task = side.get((row["task_index"], row["rollout_index"]))
@@ -137,15 +125,15 @@ class TaskRows:
                 raise GymError(f"{where}: no materialized input for task {row['task_index']} rollout "
                                f"{row['rollout_index']} beside {rollouts_file}")
             return task
-        rows, sha = self.prepared(bench)
+        rows, sha = self._prepared[name] if name in self._prepared else self.prepared(bench)
         index = row["task_index"]
         if not 0 <= index < len(rows):
-            raise GymError(f"{where}: task_index {index} is past the {len(rows)} task(s) prepared for {bench.name} "
-                           f"({bench.dataset.path}); the data changed since collection")
+            raise GymError(f"{where}: task_index {index} is past the {len(rows)} task(s) prepared for {name} "
+                           f"({data_path}); the data changed since collection")
         task = rows[index]
         gold = row.get("expected_answer")
         if gold is not None and not _same_answer(gold, task.get("expected_answer")):
-            raise GymError(f"{where}: the prepared data of {bench.name} changed since collection (task {index}: gold "
+            raise GymError(f"{where}: the prepared data of {name} changed since collection (task {index}: gold "
                            f"{task.get('expected_answer')!r} now, {gold!r} in the rollout); re-prepare the version "
                            "the rollouts were collected on")
         if row.get("data_sha256") and row["data_sha256"] != sha:

@@ -34,6 +34,7 @@ from omegaconf import DictConfig, OmegaConf
 log = logging.getLogger("gym.trackers")
 
 KINDS = ("none", "wandb", "mlflow")
+TRACKED_TASKS = ("collect", "aggregate", "profile", "e2e", "reverify")  # the tasks that produce results
 EXTRAS = {"wandb": "wandb", "mlflow": "mlflow"}  # kind -> module (and extra of the same name)
 SECRET = re.compile(r"(api_?key|token|secret|password)", re.IGNORECASE)
 ARTIFACTS = ("metrics.json", "metrics.csv", "compare.json", "profile_summary.json", "reverify.json", "run.json",
@@ -203,7 +204,7 @@ class TrackerCallback(Callback):
         from hydra.types import RunMode
 
         options = _options(config)
-        if options.get("kind", "none") == "none":
+        if options.get("kind", "none") == "none" or config.task.name not in TRACKED_TASKS:
             return
         hydra_cfg = HydraConfig.get()
         run_dir = Path(hydra_cfg.runtime.output_dir)

@@ -7,7 +7,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from gym.config import compose
-from gym.download import PrepareContext
+from gym.prepare_context import PrepareContext
 from gym.paths import BENCHMARKS_DIR
 from gym.tasks.prepare import load_script
 

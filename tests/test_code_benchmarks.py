@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from gym.config import compose
-from gym.download import PrepareContext, read_manifest
+from gym.prepare_context import PrepareContext, read_manifest
 from gym.errors import GymError
 from gym.paths import BENCHMARKS_DIR
 from gym.prompts import build_messages
 from gym.verifiers import make_verifier
-from gym.verifiers.code import reference_program
+from gym.mock.programs import reference_program
 from tests.prepare_helpers import fixture_builder
 
 UPSTREAM = Path(__file__).resolve().parent / "fixtures" / "upstream"

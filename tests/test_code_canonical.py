@@ -18,7 +18,7 @@ import pytest
 
 from gym.paths import BENCHMARKS_DIR
 from gym.verifiers import make_verifier
-from gym.verifiers.code import reference_program
+from gym.mock.programs import reference_program
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]  # ~1 CPU-minute each; more wall time on a busy machine
@@ -85,7 +85,7 @@ def test_human_eval_test_code_judges_the_canonical_solutions(verifier):
 
 
 def prepared(name: str, tmp_path: Path, mirror_url: str, **args) -> list[dict]:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
     spec = importlib.util.spec_from_file_location(f"canonical_{name}", BENCHMARKS_DIR / name / "prepare.py")
     module = importlib.util.module_from_spec(spec)

@@ -9,8 +9,9 @@ import pytest
 
 from gym.errors import GymError
 from gym.verifiers import make_verifier
+from gym.mock.programs import reference_program
 from gym.verifiers.code import (Opaque, close, decode_value, encode_value, evalplus_matches, extract_code, mbpp_inputs,
-                                reference_program, stdout_matches)
+                                stdout_matches)
 
 
 def fenced(code: str, language: str = "python") -> str:
@@ -203,7 +204,7 @@ def test_concurrent_verification(verifier):
 
 @pytest.mark.parametrize("row", [HUMAN_EVAL, MBPP, STDIO, CALL], ids=["human_eval", "mbpp", "stdio", "call"])
 def test_reference_server_answers_code_tasks_with_programs(verifier, row):
-    from gym.mock_policy import AnswerPolicy
+    from gym.mock.policy import AnswerPolicy
 
     for accuracy, reward in ((1.0, 1.0), (0.0, 0.0)):
         reply = AnswerPolicy([row], accuracy=accuracy, seed=0).answer(f"Solve:\n{row['question']}", 1, 1, None)[0]

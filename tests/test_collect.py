@@ -16,7 +16,7 @@ import pytest
 
 from gym.config import compose
 from gym.errors import GymError
-from gym.mock_server import MockServer
+from gym.mock.server import MockServer
 from gym.tasks import collect
 from tests.conftest import REAL_DATA, ROOT, assert_clean_failure, run_gym
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from gym import __version__
-from gym.mock_server import MockServer
+from gym.mock.server import MockServer
 from gym.table import display_name
 from tests.test_collect import prepared, run_collect  # noqa: F401  (fixture)
 from tests.test_judge import QA_ROWS  # noqa: F401

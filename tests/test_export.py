@@ -3,12 +3,11 @@ reader to the same metrics."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from gym import nemo_gym
 from gym.config import compose
+from gym.errors import GymError
 from gym.metrics_output import metrics_for
 from gym.tasks import export
 from tests.conftest import assert_clean_failure, run_gym
@@ -86,5 +85,5 @@ def test_export_round_trip_and_layout(mixed_run, data_dir, tmp_path):
 def test_bad_format_and_missing_rollouts(tmp_path):
     result = run_gym("task=export", f"rollouts={tmp_path}", "format=nemo", f"hydra.run.dir={tmp_path / 'x'}")
     assert_clean_failure(result, "format='nemo' is not one gym exports", "nemo_gym")
-    with pytest.raises(Exception, match="no rollouts.jsonl"):
+    with pytest.raises(GymError, match="no rollouts.jsonl"):
         export.run(compose(["task=export", f"rollouts={tmp_path}", f"+run_dir={tmp_path / 'y'}"]))

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from gym.config import compose
-from gym.download import PrepareContext
+from gym.prepare_context import PrepareContext
 from gym.errors import GymError
 from gym.paths import BENCHMARKS_DIR
 from gym.verifiers import FAMILIES, make_verifier

@@ -153,10 +153,10 @@ def test_gym_log_gets_warnings_summary_and_errors(prepared, tmp_path):
     assert "looks like a chat model" in log  # a warning
     assert "request(s) retried" in log  # retries (at most one line per 30 s)
     assert "gsm8k × gym-mock-instruct: 2 rollouts" in log and "model gym-mock-instruct at" in log  # the summary
-    failed = run_gym("task=collect", "benchmark=gsm8k", "model=vllm", "model.base_url=http://127.0.0.1:9/v1",
-                     "limit=2", f"hydra.run.dir={tmp_path / 'failed'}")
-    assert_clean_failure(failed, "cannot reach")
-    assert "gym: error: cannot reach the model endpoint" in (tmp_path / "failed" / "gym.log").read_text()
+    failed = run_gym("task=collect", "benchmark=gsm8k", "model=mock", "limit=2", "num_repeats=1",
+                     "model.mock.faults={error_500: 1.0}", "model.max_retries=0", f"hydra.run.dir={tmp_path / 'failed'}")
+    assert_clean_failure(failed, "infrastructure errors")
+    assert "error: 2 of 2 rollouts hit infrastructure errors" in (tmp_path / "failed" / "gym.log").read_text()
 
 
 def _task_pids(marker: str) -> list[int]:

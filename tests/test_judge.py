@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from gym.config import compose
-from gym.download import PrepareContext
+from gym.prepare_context import PrepareContext
 from gym.errors import GymError
 from gym.judge_prompts import FORMATS, load_template
-from gym.mock_judge import judge_verdict
-from gym.mock_server import MockServer
+from gym.mock.judge import judge_verdict
+from gym.mock.server import MockServer
 from gym.tasks import collect, prepare
 from gym.verifiers import make_verifier
 from gym.verifiers.judge import JudgeUnavailable, strip_thinking

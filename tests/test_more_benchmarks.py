@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gym.download import PrepareContext, read_manifest
+from gym.prepare_context import PrepareContext, read_manifest
 from gym.errors import GymError
 from gym.prompts import build_messages
 from tests.prepare_helpers import config, fixture_builder, local_mirror, make_ctx, script, upstream_file
@@ -179,10 +179,10 @@ def test_mmlu_bad_records_and_broken_archives_are_clean_errors(tmp_path):
     assert "expected 6 fields" in ctx.skipped_rows[1]
     truncated = local_mirror(tmp_path / "cut", {url: upstream_file(url).read_bytes()[:700]})
     with pytest.raises(GymError, match="corrupt or truncated MMLU archive|no data/test"):
-        script("mmlu").prepare(make_ctx("mmlu", tmp_path, truncated))
+        script("mmlu").prepare(make_ctx("mmlu", tmp_path / "cut", truncated))  # own dir: a file in place is reused
     empty = local_mirror(tmp_path / "empty", {url: _tar({"README": "nothing"})})
     with pytest.raises(GymError, match="no data/test/<subject>_test.csv files"):
-        script("mmlu").prepare(make_ctx("mmlu", tmp_path, empty))
+        script("mmlu").prepare(make_ctx("mmlu", tmp_path / "empty", empty))
 
 
 def test_mmlu_redux_drops_flagged_rows_and_applies_corrections(tmp_path, mirror_url):

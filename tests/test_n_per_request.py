@@ -7,7 +7,7 @@ from collections import Counter
 
 from gym.client import ModelClient
 from gym.config import compose
-from gym.mock_server import MockServer
+from gym.mock.server import MockServer
 from gym.model_calls import ModelCalls
 from gym.tasks import collect
 from tests.model_time_data import read_rows, write_tasks
@@ -60,3 +60,14 @@ def test_a_seed_keeps_one_request_per_rollout(data_dir, tmp_path):
     write_tasks(data_dir, 4)
     summary = run_collect(tmp_path, "num_repeats=3", "model.n_per_request=true", "model.sampling.seed=7")
     assert summary["model_requests"] == 12 and summary["requests_with_n"] == 0
+
+
+def test_adaptive_rounds_go_out_as_n_requests(data_dir, tmp_path):
+    write_tasks(data_dir, 20)
+    summary = run_collect(tmp_path, "num_repeats=16", "adaptive.enabled=true", "model.n_per_request=true",
+                          "model.mock.task_accuracy=beta:0.5:0.5")
+    rows = read_rows(tmp_path / "rollouts.jsonl")
+    assert summary["ran"] == len(rows) and summary["model_requests"] < len(rows) / 2  # 4 first, then 2 per round
+    per_task = Counter(r["task_index"] for r in rows)
+    assert {(r["task_index"], r["rollout_index"]) for r in rows} == {(t, k) for t, n in per_task.items()
+                                                                      for k in range(n)}

@@ -6,7 +6,8 @@ import gzip
 
 import pytest
 
-from gym.download import BUNDLED_DIR, PrepareContext, bundled_copy
+from gym.download import BUNDLED_DIR, bundled_copy
+from gym.prepare_context import PrepareContext
 from gym.errors import GymError
 from tests.conftest import REAL_DATA
 

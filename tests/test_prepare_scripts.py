@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gym.download import PrepareContext, read_manifest
+from gym.prepare_context import PrepareContext, read_manifest
 from gym.errors import GymError
 from gym.paths import BENCHMARKS_DIR
 from gym.prompts import build_messages

@@ -83,7 +83,7 @@ def test_columns_and_values(tmp_path):
     frame = load_rollouts(str(path)).frame
     assert list(frame.columns) == ["benchmark", "model", "task_index", "rollout_index", "key", "status", "reward",
                                    "extracted_answer", "prompt_tokens", "completion_tokens", "latency_s",
-                                   "adaptive", "source", "ordinal"]
+                                   "source", "ordinal"]  # no adaptive-repeats rows: no `adaptive` column
     assert frame["reward"].tolist()[:3] == [1.0, 0.0, 0.0]  # model_error without reward scores 0
     assert pd.isna(frame["reward"].iloc[3])
     assert frame["extracted_answer"].isna().tolist() == [False, True, False, False]

@@ -29,7 +29,7 @@ from gym.errors import GymError
 from gym.multilingual import hf_converted_parquet
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 QUESTIONS_URL = hf_converted_parquet("ArtificialAnalysis/AA-LCR", "default", "test")
 DOCUMENTS_URL = "https://huggingface.co/datasets/ArtificialAnalysis/AA-LCR/resolve/main/extracted_text/AA-LCR_extracted-text.zip"

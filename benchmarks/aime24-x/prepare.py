@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from gym.multilingual import chosen_languages, translated_math_rows
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 REPO = "nvidia/Nemotron-Multilinugual-Eval-AIME24"
 LANGUAGES = ("de", "es", "fr", "ja")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from gym.converters import math_row
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 URL = "https://huggingface.co/datasets/HuggingFaceH4/aime_2024/resolve/main/data/train-00000-of-00001.parquet"
 

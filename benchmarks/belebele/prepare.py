@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from gym.multilingual import hf_converted_parquet
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 REPO = "facebook/belebele"
 DEFAULT_LANGUAGES = ("eng_Latn", "deu_Latn", "fra_Latn", "spa_Latn", "por_Latn", "ita_Latn", "rus_Cyrl", "arb_Arab",

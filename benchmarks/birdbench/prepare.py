@@ -25,7 +25,7 @@ from gym.errors import GymError
 from gym.sql_schema import schema_text
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 URL = "https://bird-bench.oss-cn-beijing.aliyuncs.com/dev.zip"
 

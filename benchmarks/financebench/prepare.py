@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from gym.multilingual import hf_converted_parquet
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 URL = hf_converted_parquet("PatronusAI/financebench", "default", "train")
 

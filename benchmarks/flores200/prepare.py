@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from gym.errors import GymError
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 URL_TEMPLATE = "https://huggingface.co/datasets/openlanguagedata/flores_plus/resolve/main/devtest/{code}.jsonl"
 SOURCE = "eng_Latn"

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from gym.multilingual import hf_converted_parquet
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 REPO = "mrlbenchmarks/global-piqa-nonparallel"
 # A spread of scripts and families; any config name of the dataset may be given instead.

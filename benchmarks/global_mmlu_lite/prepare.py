@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from gym.multilingual import chosen_languages, hf_converted_parquet
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 REPO = "CohereLabs/Global-MMLU-Lite"
 LANGUAGES = ("ar", "bn", "de", "en", "es", "fr", "hi", "id", "it", "ja", "ko", "my", "pt", "sw", "yo", "zh")

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from gym.converters import math_row
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 URL = "https://raw.githubusercontent.com/QwenLM/Qwen2.5-Math/refs/heads/main/evaluation/data/math/test.jsonl"
 CONSUMED = {"problem", "question", "answer", "solution"}  # keys that become top-level row fields

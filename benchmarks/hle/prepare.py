@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 URL = "https://huggingface.co/datasets/cais/hle/resolve/main/data/test-00000-of-00001.parquet"
 TOKEN_ENV = "HF_TOKEN"

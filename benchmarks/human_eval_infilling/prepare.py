@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from gym.errors import GymError
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 BASE = "https://github.com/openai/human-eval-infilling/raw/master/data"
 FILES = {"single_line": "HumanEval-SingleLineInfilling.jsonl.gz", "multi_line": "HumanEval-MultiLineInfilling.jsonl.gz",

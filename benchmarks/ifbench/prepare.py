@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from gym.converters import instruction_row
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 URL = "https://raw.githubusercontent.com/allenai/IFBench/refs/heads/main/data/IFBench_test.jsonl"
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from gym.converters import instruction_row
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 URL = "https://raw.githubusercontent.com/google-research/google-research/master/instruction_following_eval/data/input_data.jsonl"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 COMMIT = "326a740a6877d5ec098035c534d2fbd931fe83ee"
 URL = f"https://raw.githubusercontent.com/google-deepmind/superhuman/{COMMIT}/imobench/proofbench.csv"

@@ -27,7 +27,7 @@ from gym.errors import GymError
 from gym.multilingual import chosen_languages, hf_converted_parquet
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 REPO = "nvidia/Nemotron-Multilinugual-Eval-LCB"
 LANGUAGES = ("de", "es", "fr", "ja")

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from gym.errors import GymError
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 URL = "https://huggingface.co/datasets/THUDM/LongBench-v2/resolve/main/data.json"
 CHOICES = ("choice_A", "choice_B", "choice_C", "choice_D")

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from gym.errors import GymError
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 BASE = "https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned/resolve/main"
 RULES = {

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from gym.converters import math_row
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 URL = "https://github.com/openai/prm800k/raw/main/prm800k/math_splits/test.jsonl"
 

@@ -17,7 +17,7 @@ from gym.converters import math_row
 from gym.multilingual import chosen_languages, math_instruction
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 URL = "https://openaipublic.blob.core.windows.net/simple-evals/mgsm_{language}.tsv"
 LANGUAGES = ("bn", "de", "en", "es", "fr", "ja", "ru", "sw", "te", "th", "zh")

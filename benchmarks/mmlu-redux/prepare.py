@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from gym.errors import GymError
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 URL_TEMPLATE = "https://huggingface.co/datasets/edinburgh-dawg/mmlu-redux-2.0/resolve/main/{subject}/data-00000-of-00001.arrow"
 LETTERS = ("A", "B", "C", "D")

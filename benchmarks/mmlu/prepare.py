@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from gym.errors import GymError
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 URL = "https://people.eecs.berkeley.edu/~hendrycks/data.tar"
 SPLITS = ("test", "val", "dev")

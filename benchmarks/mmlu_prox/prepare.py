@@ -32,7 +32,7 @@ from gym.errors import GymError
 from gym.multilingual import chosen_languages, hf_converted_parquet
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 REPO = "li-lab/MMLU-ProX"
 LANG_LIBS_URL = ("https://raw.githubusercontent.com/EleutherAI/lm-evaluation-harness/refs/heads/main/"

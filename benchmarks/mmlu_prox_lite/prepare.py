@@ -12,7 +12,7 @@ from gym.errors import GymError
 from gym.multilingual import chosen_languages
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 REPO = "li-lab/MMLU-ProX-Lite"
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from gym.errors import GymError
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 URL_TEMPLATE = "https://openaipublic.blob.core.windows.net/simple-evals/mmlu_{language}.csv"
 ENGLISH_URL = "https://openaipublic.blob.core.windows.net/simple-evals/mmlu.csv"

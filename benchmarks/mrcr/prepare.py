@@ -22,7 +22,7 @@ from gym.errors import GymError
 from gym.prompts import ROLES
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 BASE = "https://huggingface.co/datasets/openai/mrcr/resolve/main"
 FILES = tuple(f"{n}needle/{n}needle_{k}.parquet" for n in (2, 4, 8) for k in (0, 1))

@@ -19,7 +19,7 @@ from gym.multilingual import hf_converted_parquet
 from gym.verifiers.base import last_boxed
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 URL = hf_converted_parquet("desimfj/PHYSICS", "default", "test")
 

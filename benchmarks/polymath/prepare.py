@@ -19,7 +19,7 @@ from gym.converters import math_row
 from gym.multilingual import chosen_languages, math_instruction
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 URL = "https://huggingface.co/datasets/Qwen/PolyMath/resolve/main/{language}/{level}.parquet"
 LANGUAGES = ("ar", "bn", "de", "en", "es", "fr", "id", "it", "ja", "ko", "ms", "pt", "ru", "sw", "te", "th", "vi", "zh")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 URL = "https://huggingface.co/datasets/codelion/SimpleQA-Verified/resolve/main/simpleqa_verified.csv"
 FLAGS = ("multi_step", "requires_reasoning")

@@ -28,7 +28,7 @@ from gym.errors import GymError
 from gym.sql_schema import schema_text
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 REPO = "https://raw.githubusercontent.com/xlang-ai/Spider2/main/spider2-lite"
 TASKS = f"{REPO}/spider2-lite.jsonl"

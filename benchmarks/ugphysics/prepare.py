@@ -20,7 +20,7 @@ from gym.multilingual import chosen_languages, hf_converted_parquet
 from gym.verifiers.base import last_boxed
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 REPO = "UGPhysics/ugphysics"
 SUBJECTS = ("AtomicPhysics", "ClassicalElectromagnetism", "ClassicalMechanics", "Electrodynamics", "GeometricalOptics",

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from gym.errors import GymError
 
 if TYPE_CHECKING:
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
 URL_TEMPLATE = "https://huggingface.co/datasets/google/wmt24pp/resolve/main/en-{target}.jsonl"
 TARGETS = ("de_DE", "es_MX", "fr_FR", "it_IT", "ja_JP")

@@ -106,7 +106,7 @@ def validate(jobs: list[PrepareJob]) -> None:
 def is_prepared(job: PrepareJob) -> bool:
     """The prepared file exists and was made with the same prepare arguments (a file without a manifest,
     placed by hand, counts as prepared)."""
-    from gym.download import read_manifest
+    from gym.prepare_context import read_manifest
 
     if not job.output_path.is_file():
         return False
@@ -116,7 +116,7 @@ def is_prepared(job: PrepareJob) -> bool:
 
 def run_job(job: PrepareJob, progress: bool = True) -> dict[str, Any]:
     """Prepare one benchmark; returns a status row (errors are caught so other benchmarks go on)."""
-    from gym.download import PrepareContext
+    from gym.prepare_context import PrepareContext
 
     logging.basicConfig(level=logging.INFO)  # joblib workers start without Hydra's logging
     started = time.perf_counter()
@@ -136,7 +136,7 @@ def run_job(job: PrepareJob, progress: bool = True) -> dict[str, Any]:
         returned = prepare(ctx, **job.args)
         if returned is None or Path(returned).expanduser().resolve() != job.output_path:
             raise GymError(f"prepare() returned {returned}, but the config expects {job.output_path}")
-        from gym.download import read_manifest
+        from gym.prepare_context import read_manifest
 
         manifest = read_manifest(job.output_path) or {}
         row.update(status="ok", rows=manifest.get("rows"), sha256=manifest.get("sha256"))

@@ -2,7 +2,7 @@
 
 Files in the run dir: reward_profile.jsonl (one row per task), profile_summary.json,
 selected_tasks.jsonl (with select.*), pass_rate_hist.png + pass_at_k.png (plots=true) and
-report.html (report=true). See gym.profiling for the definitions.
+report.html (report=true). See gym.reward_profiles for the definitions.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from omegaconf import DictConfig, OmegaConf
 from gym.config import run_dir, to_plain
 from gym.errors import GymError
 from gym.io import write_json_atomic, write_jsonl_atomic
-from gym.profiling import BucketEdges, Selection
+from gym.reward_profiles import BucketEdges, Selection
 
 log = logging.getLogger("gym.profile")
 
@@ -107,7 +107,7 @@ def _labels(profile_frame: Any) -> dict[tuple[str, str], str]:
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
-    from gym import profiling
+    from gym import reward_profiles
     from gym.metrics import CI_METHOD, SCALE
     from gym.rollouts import load_rollouts
 
@@ -115,8 +115,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     out_dir = run_dir(cfg)
     out_dir.mkdir(parents=True, exist_ok=True)
     rollouts = load_rollouts(opts["rollouts"])
-    profile, completion = profiling.task_profile(rollouts.frame, opts["expected_repeats"], opts["edges"])
-    total = profiling.completion_totals(completion)
+    profile, completion = reward_profiles.task_profile(rollouts.frame, opts["expected_repeats"], opts["edges"])
+    total = reward_profiles.completion_totals(completion)
     if (total["partial_tasks"] or total["missing_tasks"]) and not opts["allow_partial"]:
         raise _incomplete_error(total, completion)
     if profile.empty:
@@ -124,18 +124,18 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 
     files: dict[str, str] = {}
     path = out_dir / "reward_profile.jsonl"
-    write_jsonl_atomic(path, profiling.profile_records(profile))
+    write_jsonl_atomic(path, reward_profiles.profile_records(profile))
     files["reward_profile"] = str(path)
 
     labels = _labels(profile)
-    groups = {labels[(b, m)]: {"benchmark": b, "model": m, **profiling.aggregate_profile(part)}
+    groups = {labels[(b, m)]: {"benchmark": b, "model": m, **reward_profiles.aggregate_profile(part)}
               for (b, m), part in profile.groupby(["benchmark", "model"], sort=True)}
     summary: dict[str, Any] = {
         "scale": SCALE, "ci_method": CI_METHOD,
         "bucket_edges": {"hard_max": opts["edges"].hard_max, "easy_min": opts["edges"].easy_min},
         "inputs": rollouts.summary(),
         "completion": {"groups": completion, "total": total},
-        "benchmarks": groups, "overall": profiling.aggregate_profile(profile), "selection": None, "files": files,
+        "benchmarks": groups, "overall": reward_profiles.aggregate_profile(profile), "selection": None, "files": files,
     }
     from gym.subsets import subset_metrics
 
@@ -143,9 +143,9 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 
     selection: Selection = opts["selection"]
     if selection.active:
-        chosen = profile[profiling.select_mask(profile, selection)]
+        chosen = profile[reward_profiles.select_mask(profile, selection)]
         prepared = _prepared_paths(opts, sorted(chosen["benchmark"].unique()))
-        rows = profiling.prepared_rows(chosen, prepared) if len(chosen) else []
+        rows = reward_profiles.prepared_rows(chosen, prepared) if len(chosen) else []
         path = out_dir / "selected_tasks.jsonl"
         write_jsonl_atomic(path, rows)
         files["selected_tasks"] = str(path)
@@ -166,7 +166,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         from gym import report
 
         start = time.perf_counter()
-        picks = profiling.sample_picks(rollouts.frame, profile, opts["samples_per_bucket"]) \
+        picks = reward_profiles.sample_picks(rollouts.frame, profile, opts["samples_per_bucket"]) \
             if opts["samples_per_bucket"] else profile.iloc[0:0]
         raws = rollouts.raw_rows(picks) if len(picks) else []
         samples = list(zip(picks.to_dict("records"), raws))
@@ -182,7 +182,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 
 
 def summary_text(summary: dict[str, Any]) -> str:
-    from gym.profiling import BUCKETS
+    from gym.reward_profiles import BUCKETS
     from gym.rollout import UNSCORED
     from gym.table import display_name, fmt_ci, format_table
 

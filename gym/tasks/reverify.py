@@ -43,12 +43,15 @@ class Verifiers:
     def get(self, bench: DictConfig) -> Any:
         from gym.verifiers import make_verifier
 
+        if id(bench) in self.made:  # per row: no OmegaConf attribute read
+            return self.made[id(bench)][1]
         if bench.name not in self.made:
             verifier = make_verifier(bench.verifier.family, to_plain(bench.verifier.options))
             self.stack.callback(verifier.close)
             if getattr(verifier, "needs_judge", False):
                 self._attach_judge(bench, verifier)
             self.made[bench.name] = verifier
+        self.made[id(bench)] = (bench, self.made[bench.name])  # keeps bench alive, so its id stays its own
         return self.made[bench.name]
 
     def _attach_judge(self, bench: DictConfig, verifier: Any) -> None:

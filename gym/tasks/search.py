@@ -115,7 +115,7 @@ def format_hits(hits: list[dict[str, Any]], width: int | None) -> str:
 
 def show(cfg: DictConfig) -> dict[str, Any]:
     """The detailed view of the selected benchmark."""
-    from gym.download import read_manifest
+    from gym.prepare_context import read_manifest
     from gym.io import sha256_file
 
     bench = cfg.benchmark

@@ -309,26 +309,3 @@ class CodeVerifier(Verifier):
                 except RuntimeError as exc:  # the task's own solution fails: no verdict is possible
                     raise VerifierError(str(exc), {"task_id": task_id}) from None
         return self._truth[key]
-
-
-def reference_program(row: dict, correct: bool = True) -> str | None:
-    """What gym's reference server answers a code task with: a program that passes its tests (the
-    canonical solution, or a table of the test answers) or one that returns wrong values; None when
-    the row is not a code task."""
-    tests = row.get("unit_tests")
-    if isinstance(tests, dict) and tests.get("inputs"):
-        function = tests.get("fn_name")
-        if not function:
-            table = dict(zip(tests["inputs"], tests["outputs"])) if correct else {}
-            return f"import sys\n_answers = {table!r}\nsys.stdout.write(_answers.get(sys.stdin.read(), 'none\\n'))\n"
-        table = {json.dumps([json.loads(line) for line in text.split("\n")]): out
-                 for text, out in zip(tests["inputs"], tests["outputs"])} if correct else {}
-        return (f"import json\n_answers = {table!r}\n\n\nclass Solution:\n    def {function}(self, *args):\n"
-                f"        key = json.dumps(list(args))\n"
-                f"        return json.loads(_answers[key]) if key in _answers else None\n")
-    entry, solution = row.get("entry_point"), row.get("canonical_solution")
-    if not entry or not isinstance(solution, str):
-        return None
-    if code_fim.is_fim_row(row):
-        return code_fim.reference_middle(row, correct)
-    return _with_prompt(solution, row) if correct else f"def {entry}(*args, **kwargs):\n    return None\n"

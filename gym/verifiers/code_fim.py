@@ -34,8 +34,3 @@ def middles(block: str, row: dict) -> list[str]:
 def program(row: dict, middle: str) -> str:
     """The completed source; the code verifier runs the task's tests against its entry point."""
     return f"{row['prefix']}{middle}{row['suffix']}"
-
-
-def reference_middle(row: dict, correct: bool) -> str:
-    """The reference server's answer: the canonical middle (plus the fence's newline), or a broken one."""
-    return row["canonical_solution"] + "\n" if correct else "raise SystemExit('not the middle')\n"

@@ -13,8 +13,8 @@ import string
 import unicodedata
 from typing import Any
 
-from gym.verifiers.base import (Verdict, Verifier, answer_payloads, last_boxed, last_nonempty_line, missing_answer,
-                                nfkc, peel_wrappers)
+from gym.answer_text import final_answer
+from gym.verifiers.base import Verdict, Verifier, missing_answer, nfkc
 
 MODES = ("exact", "set")
 _ARTICLES = re.compile(r"\b(?:a|an|the)\b")
@@ -26,18 +26,6 @@ def normalize(text: str) -> str:
     text = nfkc(text).lower()
     text = "".join(ch for ch in text if not (unicodedata.category(ch).startswith("P") or ch in string.punctuation))
     return " ".join(_ARTICLES.sub(" ", text).split())
-
-
-def extract(text: str) -> tuple[str | None, str | None]:
-    """(answer text, where it came from) from a free-form response."""
-    boxed = last_boxed(text)
-    if boxed is not None:
-        return peel_wrappers(boxed), "boxed"
-    payloads = [p for p in answer_payloads(text) if p.strip()]
-    if payloads:
-        return payloads[-1], "answer_colon"
-    line = last_nonempty_line(text)
-    return (line, "last_line") if line is not None else (None, None)
 
 
 def as_set(text: str) -> frozenset[str]:
@@ -63,7 +51,7 @@ class ExactVerifier(Verifier):
 
     def verify(self, row: dict, response: str) -> Verdict:
         golds = _golds(row)
-        answer, source = extract(response or "")
+        answer, source = final_answer(response or "")
         details: dict[str, Any] = {"mode": self.mode, "source": source, "raw_answer": answer}
         if answer is None:
             return Verdict(0.0, None, details)

@@ -27,7 +27,7 @@ from gym.errors import GymError
 from gym.judge_prompts import CORRECT, FORMATS, INCORRECT, NOT_ATTEMPTED, literal_text, load_template
 from gym.prompts import render
 from gym.verifiers.base import Verdict, Verifier, expected_answer, last_boxed
-from gym.verifiers.exact import extract
+from gym.answer_text import final_answer
 
 if TYPE_CHECKING:  # pragma: no cover
     from gym.client import ModelClient
@@ -131,7 +131,7 @@ class JudgeVerifier(Verifier):
         reading, judge_details = self._ask(self.messages(row, gold, generation))
         details.update(judge_details)
         details.update(verdict=reading.verdict, grade=reading.grade, verdict_found=reading.found, judged=True)
-        answer = extract(text)[0]
+        answer = final_answer(text)[0]
         if symbolic is not None and symbolic.extracted_answer:
             answer = symbolic.extracted_answer
         # "Not attempted" means no answer: it counts under no_answer and never wins a majority vote.

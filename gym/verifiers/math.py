@@ -42,7 +42,8 @@ from typing import Any
 
 import gym
 from gym.errors import GymError
-from gym.verifiers.base import Verdict, Verifier, expected_answer, last_boxed, squash_spaces, unbox
+from gym.verifiers.base import (Verdict, Verifier, VerifierError, expected_answer, last_boxed, squash_spaces,
+                                unbox)
 from gym.verifiers.math_normalize import normalize_answer
 
 log = logging.getLogger("gym.verifiers.math")
@@ -167,7 +168,9 @@ class WorkerPool:
                             ANTLR_VERSION, ANTLR_WHEEL)
 
     def run(self, request: tuple) -> dict[str, Any]:
-        """The worker's result dict, or a reward-0 dict with error "timeout" / "worker crashed: ..."."""
+        """The worker's result dict, or a reward-0 dict with error "timeout" (math-verify's own rule: an
+        equivalence it cannot settle in time is not proven), or "verifier closed" once close() ran. A worker
+        that dies is no verdict at all: VerifierError, so the rollout is `verifier_error`, redone by reverify."""
         worker = self._checkout_live()
         try:
             worker.conn.send(request)
@@ -178,8 +181,9 @@ class WorkerPool:
         except (EOFError, OSError) as exc:  # it died on this input (or close() stopped it)
             closed = self._closed
             self._replace(worker)
-            return {"reward": 0.0, "predicted": None,
-                    "error": "verifier closed" if closed else f"worker crashed: {exc.__class__.__name__}"}
+            if closed:  # the run is ending; nothing waits for this verdict
+                return {"reward": 0.0, "predicted": None, "error": "verifier closed"}
+            raise VerifierError(f"math worker crashed: {exc.__class__.__name__}", {"error": "worker crashed"}) from None
         self._checkin(worker)
         return result
 

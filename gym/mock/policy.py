@@ -1,4 +1,4 @@
-"""Answer policy and OpenAI wire format of gym's reference server (gym.mock_server).
+"""Answer policy and OpenAI wire format of gym's reference server (gym.mock.server).
 
 A prompt is matched to a prepared row because the rendered prompt contains the row's `question`
 verbatim. Rows are indexed by a short, rare run of words from inside the question, so a lookup costs
@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from gym.errors import GymError
-from gym.mock_formats import pairwise_verdict, shape_answer
-from gym.mock_judge import judge_verdict
+from gym.mock.formats import pairwise_verdict, shape_answer
+from gym.mock.judge import judge_verdict
 
 ANCHOR_WORDS = 8  # words per index key; long enough to be rare, short enough for short questions
 _CANDIDATES_PER_ROW = 8  # windows considered when picking a row's rarest anchor
@@ -269,7 +269,7 @@ class AnswerPolicy:
             program = _program(self.index.tasks[number].code_row, outcome == "correct") if number is not None else None
             if program is not None:
                 content = f"{_OPENERS[int(pick * len(_OPENERS))]}\n\n```python\n{program}```"
-            content = shape_answer(prompt, final, _OPENERS[int(pick * len(_OPENERS))]) or content  # gym.mock_formats
+            content = shape_answer(prompt, final, _OPENERS[int(pick * len(_OPENERS))]) or content  # gym.mock.formats
         thought = _THOUGHTS[int(pick * len(_THOUGHTS))] if self.reasoning != "none" else None
         reasoning = None
         if self.reasoning == "think_tags":
@@ -303,7 +303,7 @@ def _program(row: dict | None, correct: bool) -> str | None:
     """For a code task: a program that passes its tests, or one that returns wrong values."""
     if row is None:
         return None
-    from gym.verifiers.code import reference_program
+    from gym.mock.programs import reference_program
 
     return reference_program(row, correct)
 
