@@ -17,7 +17,7 @@ os.umask(_UMASK)
 
 
 def iter_jsonl(path: str | Path, *, tolerate_torn_tail: bool = False) -> Iterator[tuple[int, dict]]:
-    """Yield (line number, object) for each non-blank line; malformed lines raise with file:line.
+    """Yield (line number, object) for each non-blank line, streamed; malformed lines raise with file:line.
 
     With `tolerate_torn_tail`, a malformed *last* line without a trailing newline (a write cut by a
     crash) is skipped instead of raising.
@@ -26,22 +26,18 @@ def iter_jsonl(path: str | Path, *, tolerate_torn_tail: bool = False) -> Iterato
     if not path.is_file():
         raise GymError(f"file not found: {path}")
     with path.open("rb") as handle:
-        data = handle.read()
-    lines = data.split(b"\n")
-    last = len(lines) - 1
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            torn = tolerate_torn_tail and number - 1 == last
-            if torn:
-                return
-            raise GymError(f"{path}:{number}: malformed JSON ({exc.__class__.__name__}: {exc})") from None
-        if not isinstance(obj, dict):
-            raise GymError(f"{path}:{number}: expected a JSON object, got {type(obj).__name__}")
-        yield number, obj
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw)
+            except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
+                if tolerate_torn_tail and not raw.endswith(b"\n"):  # only the last line can lack one
+                    return
+                raise GymError(f"{path}:{number}: malformed JSON ({exc.__class__.__name__}: {exc})") from None
+            if not isinstance(obj, dict):
+                raise GymError(f"{path}:{number}: expected a JSON object, got {type(obj).__name__}")
+            yield number, obj
 
 
 def read_jsonl(path: str | Path, **kwargs: Any) -> list[dict]:

@@ -28,23 +28,6 @@ from gym.rollout import Rollout, upgrade
 log = logging.getLogger("gym.rollouts")
 
 
-def _lines(path: Path) -> Iterator[tuple[int, dict]]:
-    """(line number, object) per non-blank line, streamed; a torn last line (no newline) is skipped."""
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                row = json.loads(raw)
-            except ValueError as exc:
-                if not raw.endswith(b"\n"):  # only the last line can lack one: a write cut short
-                    return
-                raise GymError(f"{path}:{number}: malformed JSON ({exc.__class__.__name__}: {exc})") from None
-            if not isinstance(row, dict):
-                raise GymError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
-            yield number, row
-
-
 def _key(row: dict, path: Path) -> Any:
     return nemo_gym.key_of(row, path) if nemo_gym.is_nemo_row(row) else row.get("key")
 
@@ -53,12 +36,12 @@ def iter_rows(path: Path) -> Iterator[tuple[str, Rollout]]:
     """(file:line, row) for the last row of each key, in the order of those last rows, streamed: a first
     pass keeps only each key's last line number, so memory does not grow with the rows."""
     last: dict[Any, int] = {}
-    for number, raw in _lines(path):
+    for number, raw in iter_jsonl(path, tolerate_torn_tail=True):
         key = _key(raw, path)
         last[key if isinstance(key, str) and key else ("line", number)] = number  # a bad key: kept, then refused
     keep = set(last.values())
     del last
-    for number, raw in _lines(path):
+    for number, raw in iter_jsonl(path, tolerate_torn_tail=True):
         if number in keep:
             where = f"{path}:{number}"
             yield where, nemo_gym.to_gym(raw, path, where) if nemo_gym.is_nemo_row(raw) else upgrade(raw, where)

@@ -36,11 +36,11 @@ import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from gym import nemo_gym, rollout_scores
 from gym.errors import GymError
-from gym.io import complete_end, count_lines
+from gym.io import complete_end, count_lines, iter_jsonl
 from gym.rollout import STATUSES, STATUSES_BY_VERSION, check_row
 from gym.rollout import number as _number
 from gym.rollout_files import find_rollout_files
@@ -246,30 +246,13 @@ def _read_fast(path: Path, end: int, nemo: bool, score_names: Sequence[str] = ()
     return pa.table(out)
 
 
-def _stream_jsonl(path: Path) -> Iterable[tuple[int, dict]]:
-    """(line number, object) per non-blank line, streamed; a torn last line (no newline) is skipped."""
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                row = json.loads(raw)
-            except ValueError as exc:
-                if not raw.endswith(b"\n"):  # only the last line can lack one: a write cut short
-                    return
-                raise GymError(f"{path}:{number}: malformed JSON ({exc.__class__.__name__}: {exc})") from None
-            if not isinstance(row, dict):
-                raise GymError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
-            yield number, row
-
-
 def _read_slow(path: Path) -> "pa.Table":
     """Line by line, validating each row; errors name file:line."""
     import pyarrow as pa
 
     cols: dict[str, list] = {name: [] for name in COLUMNS if name not in ("source", "ordinal")}
     scores: list[dict[str, float] | None] = []
-    for line, row in _stream_jsonl(path):
+    for line, row in iter_jsonl(path, tolerate_torn_tail=True):
         where = f"{path}:{line}"
         if nemo_gym.is_nemo_row(row):
             fields = nemo_gym.read_fields(row, path, where)

@@ -1,6 +1,6 @@
 """Baseline throughput: a bare `requests` loop against gym's reference server.
 
-Starts `python -m gym.mock.server` in a subprocess on a synthetic prepared file of math rows, sends
+Starts `python -m gym.mock` in a subprocess on a synthetic prepared file of math rows, sends
 --requests chat completions from a thread pool of --concurrency workers (one requests.Session each,
 pool size = concurrency) and prints rollouts/s. gym's collect task is measured against this figure.
 
@@ -51,7 +51,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "math.jsonl"
         questions = write_rows(data, args.rows)
-        server = subprocess.Popen([sys.executable, "-m", "gym.mock.server", "--data", str(data), "--port", "0",
+        server = subprocess.Popen([sys.executable, "-m", "gym.mock", "--data", str(data), "--port", "0",
                                    "--latency", str(args.latency)], stdout=subprocess.PIPE, text=True)
         try:
             base_url = server.stdout.readline().strip()

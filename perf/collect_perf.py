@@ -45,7 +45,7 @@ def write_fraction_rows(path: Path, count: int) -> None:
 @contextmanager
 def served(data: Path, latency: float) -> Iterator[str]:
     """The reference server in its own process (its CPU is not gym's); yields its base URL."""
-    server = subprocess.Popen([sys.executable, "-m", "gym.mock.server", "--data", str(data), "--port", "0",
+    server = subprocess.Popen([sys.executable, "-m", "gym.mock", "--data", str(data), "--port", "0",
                                "--latency", str(latency)], stdout=subprocess.PIPE, text=True)
     try:
         yield server.stdout.readline().strip()

@@ -1,5 +1,5 @@
 """Asking the model less: n samples per request, the response cache, and concurrency=auto against a
-rate-limited endpoint. The reference server runs in its own process (python -m gym.mock.server).
+rate-limited endpoint. The reference server runs in its own process (python -m gym.mock).
 
     .venv/bin/python perf/model_calls_perf.py            # all three
     .venv/bin/python perf/model_calls_perf.py --only n   # n | cache | auto
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @contextmanager
 def served(data: Path, *args: str) -> Iterator[str]:
-    server = subprocess.Popen([sys.executable, "-m", "gym.mock.server", "--data", str(data), "--port", "0", *args],
+    server = subprocess.Popen([sys.executable, "-m", "gym.mock", "--data", str(data), "--port", "0", *args],
                               stdout=subprocess.PIPE, text=True)
     try:
         yield server.stdout.readline().strip()

@@ -29,7 +29,7 @@ if os.environ.get("FAKE_VLLM_FAIL"):
     print("CUDA error: no kernel image is available for execution on the device", file=sys.stderr)
     sys.exit(3)
 name = args[args.index("--served-model-name") + 1] if "--served-model-name" in args else args[1]
-os.execv(sys.executable, [sys.executable, "-m", "gym.mock.server", "--port", args[args.index("--port") + 1],
+os.execv(sys.executable, [sys.executable, "-m", "gym.mock", "--port", args[args.index("--port") + 1],
                           "--model-name", name, "--data", os.environ["FAKE_VLLM_DATA"],
                           "--latency", os.environ.get("FAKE_VLLM_LATENCY", "0")])
 """

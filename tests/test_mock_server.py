@@ -286,7 +286,7 @@ def test_hang_fault_trips_client_timeout_and_stop_is_prompt(http):
         started = time.monotonic()
         with pytest.raises(requests.ReadTimeout):
             http.post(f"{srv.base_url}/chat/completions", json=chat(ROWS[0]["question"]), timeout=0.3)
-        assert time.monotonic() - started < 2
+        assert time.monotonic() - started < 10  # the client's timeout fired; the hang itself never ends
     outcome = []
     srv = _one_fault("hang")
     srv.start()
@@ -303,7 +303,7 @@ def test_hang_fault_trips_client_timeout_and_stop_is_prompt(http):
     time.sleep(0.3)
     started = time.monotonic()
     srv.stop()
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 10  # not held until the client's 30 s timeout
     client.join(timeout=5)
     assert outcome == ["dropped"]
 
@@ -335,10 +335,9 @@ def test_bad_settings_raise():
 
 def test_concurrent_requests_overlap():
     rows = math_rows(64)
-    with MockServer(rows=rows, latency=0.2) as srv:
-        started = time.monotonic()
+    with MockServer(rows=rows, latency=0.5) as srv:
         _ask_all(srv.base_url, [chat(row["question"]) for row in rows], workers=64)
-        assert time.monotonic() - started < 3.0  # serial would take 12.8 s
+        assert srv.stats["max_in_flight"] >= 8  # served side by side, not one after another (speed: perf/)
 
 
 def test_256_keep_alive_connections():
@@ -354,10 +353,9 @@ def test_256_keep_alive_connections():
                 assert response.status_code == 200
             return number
 
-        started = time.monotonic()
         with ThreadPoolExecutor(256) as pool:
             assert sorted(pool.map(twice, range(256))) == list(range(256))
-        assert time.monotonic() - started < 8.0
+        assert srv.stats["max_in_flight"] >= 64  # the connections were served at once
         assert srv.stats["endpoints"]["/v1/chat/completions"] == 512
         for session in sessions:
             session.close()
@@ -383,9 +381,7 @@ def test_index_finds_questions_in_templates_quickly():
     assert index.find(few_shot) == 3
     assert index.find("An unrelated prompt about marbles and Ana.") is None
     prompts = [MATH_TEMPLATE.format(question=rows[n]["question"]) for n in range(0, 12000, 6)]
-    started = time.perf_counter()
     assert [index.find(p) for p in prompts] == list(range(0, 12000, 6))
-    assert (time.perf_counter() - started) / len(prompts) < 0.002  # per lookup, far below a row scan
 
 
 def test_rows_from_prepared_files(tmp_path, http):
@@ -413,7 +409,7 @@ def test_policy_is_thread_safe_on_repeat_counts():
 def test_standalone_command(tmp_path):
     path = tmp_path / "prepared.jsonl"
     path.write_text("".join(json.dumps(row) + "\n" for row in ROWS))
-    process = subprocess.Popen([sys.executable, "-m", "gym.mock.server", "--data", str(path), "--accuracy", "1",
+    process = subprocess.Popen([sys.executable, "-m", "gym.mock", "--data", str(path), "--accuracy", "1",
                                 "--fault", "error_500=0", "--latency", "uniform:0:0.01"], stdout=subprocess.PIPE, text=True)
     try:
         base_url = process.stdout.readline().strip()
@@ -424,7 +420,7 @@ def test_standalone_command(tmp_path):
         process.terminate()
         assert process.wait(timeout=5) == 0
         process.stdout.close()
-    failed = subprocess.run([sys.executable, "-m", "gym.mock.server", "--fault", "boom=0.1"],
+    failed = subprocess.run([sys.executable, "-m", "gym.mock", "--fault", "boom=0.1"],
                             capture_output=True, text=True, timeout=30)
     assert failed.returncode == 2 and failed.stderr.count("\n") == 1 and "boom" in failed.stderr
 

@@ -158,4 +158,4 @@ def test_brace_heavy_answers_stay_fast(qa):
     response = "{" * 50_000 + '"x": 1' + "}" * 10 + ' {"answer": "Paris"}'
     started = time.perf_counter()
     assert score(qa, "Paris", response).reward == 1.0
-    assert time.perf_counter() - started < 2.0
+    assert time.perf_counter() - started < 10  # linear; a backtracking regex would take minutes

@@ -49,10 +49,25 @@ def children_of_this_process() -> set[int]:
     return pids
 
 
+@pytest.fixture(autouse=True)
+def others_children():
+    """Processes other tests left running (servers, worker pools): not ours to account for."""
+    global BEFORE
+    BEFORE = children_of_this_process()
+    yield
+
+
+BEFORE: set[int] = set()
+
+
+def our_children() -> set[int]:
+    return children_of_this_process() - BEFORE
+
+
 def still_healthy(box: Sandbox) -> None:
     """A plain program still runs, and nothing we started is left behind."""
     assert run_one(box, "print(input()[::-1])", "olleh\n").stdout == "hello\n"
-    assert children_of_this_process() == set()
+    assert our_children() == set()
 
 
 def test_the_view_is_the_allow_list(box, tmp_path):
@@ -280,7 +295,7 @@ def test_missing_isolation_is_refused_unless_allowed(monkeypatch):
         verdict = verifier.verify({"question": "q", "unit_tests": {"inputs": [""], "outputs": ["1"], "fn_name": None}},
                                   "```python\nprint(1)\n```")
         assert verdict.reward == 1.0 and verdict.details["sandbox"] == "none" and not verdict.details["isolated"]
-    assert children_of_this_process() == set()
+    assert our_children() == set()
 
 
 @pytest.mark.parametrize("mechanism", MECHANISM_PARAMS)
@@ -304,7 +319,7 @@ def test_a_failed_isolation_step_refuses_to_run(mechanism, monkeypatch):
                     mechanism, 30, None)
     with pytest.raises(ValueError, match="unknown sandbox mechanism"):
         execute("print(1)", [Run("", 5)], sandbox_module.DEFAULT_LIMITS, False, 30, None)
-    assert children_of_this_process() == set()
+    assert our_children() == set()
 
 
 def test_unisolated_execute_runs_in_its_own_session():

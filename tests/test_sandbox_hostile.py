@@ -196,6 +196,7 @@ def children() -> set[int]:
 
 @pytest.mark.parametrize("shape", ["stdio", "call", "test_code"])
 def test_every_cheat_scores_zero_and_leaves_no_trace(verifier, world, shape):
+    before = children()  # processes other tests left running are not ours to account for
     row = rows(world["token"])[shape]
     table = cheats(world)
     honest = verifier.verify(row, answer(shape, f"def steal():\n    return {world['token']!r}"))
@@ -208,5 +209,5 @@ def test_every_cheat_scores_zero_and_leaves_no_trace(verifier, world, shape):
         assert listener.connections == 0 and bytes(listener.received) == b"", name
     for trace in world["traces"]:
         assert not trace.exists(), trace
-    assert children() == set()
+    assert children() - before == set()
     assert verifier.verify(row, answer(shape, f"def steal():\n    return {world['token']!r}")).reward == 1.0

@@ -77,12 +77,7 @@ def read_letter_abc(text: str) -> Reading:
 
 def read_judgement_yes_no(text: str) -> Reading:
     """HLE: whichever of "Judgement: yes" / "Judgement: no" comes first (case-sensitive, as the reference)."""
-    yes, no = text.find("Judgement: yes"), text.find("Judgement: no")
-    if yes < 0 and no < 0:
-        return Reading(INCORRECT, None, False)
-    if no < 0 or 0 <= yes < no:
-        return Reading(CORRECT, "Judgement: yes", True)
-    return Reading(INCORRECT, "Judgement: no", True)
+    return _first_of(text, "Judgement: yes", "Judgement: no")
 
 
 _THINKING_CLOSE = "</thinking>"
@@ -96,12 +91,17 @@ def read_boxed_correct(text: str) -> Reading:
     """
     if _THINKING_CLOSE in text:
         text = text.rpartition(_THINKING_CLOSE)[2]
-    good, bad = text.find("\\boxed{Correct}"), text.find("\\boxed{Incorrect}")
+    return _first_of(text, "\\boxed{Correct}", "\\boxed{Incorrect}")
+
+
+def _first_of(text: str, correct: str, incorrect: str) -> Reading:
+    """Whichever verdict mark comes first decides; neither is an unparsed incorrect."""
+    good, bad = text.find(correct), text.find(incorrect)
     if good < 0 and bad < 0:
         return Reading(INCORRECT, None, False)
     if bad < 0 or 0 <= good < bad:
-        return Reading(CORRECT, "\\boxed{Correct}", True)
-    return Reading(INCORRECT, "\\boxed{Incorrect}", True)
+        return Reading(CORRECT, correct, True)
+    return Reading(INCORRECT, incorrect, True)
 
 
 _LAST_JUDGEMENT = re.compile(r"Judgement:\s*(YES|NO)\b", re.IGNORECASE)

@@ -5,21 +5,18 @@ answering prepared benchmark tasks right with probability `accuracy` (see gym.mo
 optional latency and injected faults so clients can be tested against a misbehaving endpoint.
 
 In process:   with MockServer(data_paths=["gsm8k.jsonl"], accuracy=0.7) as server: ... server.base_url
-Standalone:   python -m gym.mock.server --data gsm8k.jsonl --port 0 --fault error_500=0.05
+Standalone:   python -m gym.mock --data gsm8k.jsonl --port 0 --fault error_500=0.05
               (prints the base URL on stdout, serves until interrupted)
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import socket
-import signal
 import struct
 import sys
 import threading
-import time
 import traceback
 from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -93,7 +90,7 @@ class MockServer:
         self.stopping = threading.Event()
         self._lock = threading.Lock()
         self._counter = 0
-        self._stats: dict[str, Any] = {"requests": 0, "endpoints": {}, "faults": {},
+        self._stats: dict[str, Any] = {"requests": 0, "max_in_flight": 0, "endpoints": {}, "faults": {},
                                        "answers": {"correct": 0, "wrong": 0, "unknown": 0, "judge": 0}}
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -139,7 +136,7 @@ class MockServer:
 
     @property
     def stats(self) -> dict:
-        """Request counts: total, by endpoint, by fault injected, and by answer outcome."""
+        """Request counts: total, by endpoint, by fault injected, by answer outcome; most in flight at once."""
         with self._lock:
             return json.loads(json.dumps(self._stats))
 
@@ -163,6 +160,7 @@ class MockServer:
                 self._stats["faults"]["rate_limited"] = self._stats["faults"].get("rate_limited", 0) + 1
                 return False
             self._in_flight += 1
+            self._stats["max_in_flight"] = max(self._stats["max_in_flight"], self._in_flight)
             return True
 
     def _leave(self) -> None:
@@ -368,75 +366,3 @@ class _Handler(BaseHTTPRequestHandler):
             status = 500 if fault == "error_500" else 503
             message = "Internal server error" if status == 500 else "Service temporarily unavailable"
             self._send_json(status, ApiError(status, message, "server_error", fault).body())
-
-
-# -- command line ----------------------------------------------------------------------------------
-def _parse_latency(text: str) -> float | dict:
-    """`0.05`, `uniform:LOW:HIGH`, `lognormal:MEDIAN:SIGMA`, or a JSON object."""
-    if text.lstrip().startswith("{"):
-        return json.loads(text)
-    dist, _, rest = text.partition(":")
-    if rest:
-        keys = {"uniform": ("low", "high"), "lognormal": ("median", "sigma")}.get(dist, ("a", "b"))
-        values = [float(v) for v in rest.split(":")]
-        return {"dist": dist, **dict(zip(keys, values))}
-    return float(text)
-
-
-def _parse_fault(text: str) -> tuple[str, float]:
-    name, sep, rate = text.partition("=")
-    if not sep:
-        raise ValueError(f"--fault wants NAME=RATE, got {text!r}")
-    return name.strip(), float(rate)
-
-
-def _interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt  # SIGTERM stops the server like Ctrl-C
-
-
-def main(argv: list[str] | None = None) -> int:
-    from gym.errors import GymError
-
-    parser = argparse.ArgumentParser(prog="python -m gym.mock.server", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", action="append", default=[], help="prepared JSONL (repeatable)")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
-    parser.add_argument("--accuracy", type=float, default=0.7)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--latency", default="0", help="seconds, uniform:LOW:HIGH or lognormal:MEDIAN:SIGMA")
-    parser.add_argument("--fault", action="append", default=[], metavar="NAME=RATE", help=f"one of {', '.join(FAULTS)}")
-    parser.add_argument("--model-name", default="gym-mock")
-    parser.add_argument("--reasoning", default="none", help="none | think_tags | reasoning_content")
-    parser.add_argument("--max-context-tokens", type=int, default=1_000_000)
-    parser.add_argument("--retry-after", type=float, default=1)
-    parser.add_argument("--hang-seconds", type=float, default=3600.0)
-    parser.add_argument("--task-accuracy", default=None, metavar="beta:A:B",
-                        help="per-task accuracies drawn from Beta(A, B) instead of one --accuracy")
-    parser.add_argument("--rate-limit", type=int, default=None, help="429 + Retry-After above this many requests in flight")
-    parser.add_argument("--max-n", type=int, default=128, help="largest n accepted (1: refuse n > 1)")
-    args = parser.parse_args(argv)
-    try:
-        server = MockServer(data_paths=args.data, accuracy=args.accuracy, seed=args.seed,
-                            latency=_parse_latency(args.latency), faults=dict(map(_parse_fault, args.fault)),
-                            model_name=args.model_name, host=args.host, port=args.port, reasoning=args.reasoning,
-                            max_context_tokens=args.max_context_tokens, retry_after=args.retry_after,
-                            hang_seconds=args.hang_seconds, task_accuracy=args.task_accuracy,
-                            rate_limit=args.rate_limit, max_n=args.max_n)
-        url = server.start()
-    except (GymError, ValueError, OSError) as exc:
-        print(f"gym: error: {exc}", file=sys.stderr)
-        return 2
-    print(url, flush=True)
-    signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

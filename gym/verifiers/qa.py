@@ -27,7 +27,8 @@ from collections import Counter
 from functools import lru_cache
 from typing import Any
 
-from gym.verifiers.base import Verdict, Verifier, answer_payloads, expected_answer, last_boxed, nfkc, peel_wrappers
+from gym.answer_text import final_answer
+from gym.verifiers.base import Verdict, Verifier, expected_answer, nfkc
 from gym.verifiers.exact import normalize as squad_normalize
 
 MATCH_MODES = ("strict", "lenient")
@@ -103,13 +104,10 @@ def read_answer(response: str) -> tuple[str | None, str | None]:
     answer = _last_json_answer(text)
     if answer is not None:
         return answer, "json"
-    boxed = last_boxed(text)
-    if boxed is not None:
-        return peel_wrappers(boxed), "boxed"
-    payloads = [payload for payload in answer_payloads(text) if payload.strip()]
-    if payloads:
-        return payloads[-1], "answer_colon"
-    return text, "text"
+    answer, source = final_answer(text)
+    if source in ("boxed", "answer_colon"):
+        return answer, source
+    return text, "text"  # no marked answer: the whole reply is matched, not just its last line
 
 
 # -- matching ----------------------------------------------------------------------------------------
