@@ -69,6 +69,19 @@ def atomic_path(target: str | Path) -> Iterator[Path]:
             tmp_path.unlink()
 
 
+def replace_dir(built: Path, target: Path) -> None:
+    """Put the fully built directory `built` in place of `target` (a reader sees the old or the new one,
+    never half of either; the old one is removed)."""
+    import shutil
+
+    old = target.with_name(target.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if target.exists():
+        target.rename(old)
+    built.rename(target)
+    shutil.rmtree(old, ignore_errors=True)
+
+
 def write_text_atomic(target: str | Path, text: str) -> None:
     with atomic_path(target) as tmp:
         tmp.write_text(text, encoding="utf-8")

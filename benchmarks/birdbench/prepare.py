@@ -22,6 +22,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from gym.errors import GymError
+from gym.io import replace_dir
 from gym.sql_schema import schema_text
 
 if TYPE_CHECKING:
@@ -60,12 +61,7 @@ def unpack_databases(archive: zipfile.ZipFile, target: Path) -> list[str]:
             with source.open(info) as src, open(tmp / db_id / f"{db_id}.sqlite", "wb") as dst:
                 shutil.copyfileobj(src, dst)
             ids.append(db_id)
-    old = target.with_name(target.name + ".old")
-    shutil.rmtree(old, ignore_errors=True)
-    if target.exists():
-        target.rename(old)
-    tmp.rename(target)
-    shutil.rmtree(old, ignore_errors=True)
+    replace_dir(tmp, target)
     return ids
 
 

@@ -25,6 +25,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from gym.errors import GymError
+from gym.io import replace_dir
 from gym.sql_schema import schema_text
 
 if TYPE_CHECKING:
@@ -63,12 +64,7 @@ def unpack(archive_path: Path, target: Path) -> dict[str, str]:
                        "of the file: download local_sqlite.zip in a browser and pass +prepare_args.sqlite_zip=<path>") from None
     if not names:
         raise GymError(f"{archive_path}: no .sqlite files inside")
-    old = target.with_name(target.name + ".old")
-    shutil.rmtree(old, ignore_errors=True)
-    if target.exists():
-        target.rename(old)
-    tmp.rename(target)
-    shutil.rmtree(old, ignore_errors=True)
+    replace_dir(tmp, target)
     return names
 
 
