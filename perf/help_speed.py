@@ -9,17 +9,10 @@ composing the config. Runs each command N times, interleaved, and prints the med
 from __future__ import annotations
 
 import argparse
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 
-
-def timed(cmd: list[str], cwd: str) -> float:
-    start = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, check=True, capture_output=True)
-    return time.perf_counter() - start
+from search_speed import compare  # perf/ is on sys.path when a script there runs
 
 
 def main() -> None:
@@ -32,20 +25,8 @@ def main() -> None:
         "gym (no arguments)": [sys.executable, "-m", "gym"],
         "gym --help task=e2e": [sys.executable, "-m", "gym", "--help", "task=e2e"],  # Hydra's help, composed
     }
-    times: dict[str, list[float]] = {name: [] for name in commands}
     with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(args.runs):
-            for name, cmd in commands.items():
-                times[name].append(timed(cmd, tmp))
-    base = statistics.median(times["python -c pass"])
-    print(f"{'command':<22} {'median s':>9} {'min s':>7} {'vs bare':>9}")
-    for name, values in times.items():
-        med = statistics.median(values)
-        print(f"{name:<22} {med:>9.3f} {min(values):>7.3f} {med - base:>+9.3f}")
-    overhead = statistics.median(times["gym --help"]) - base
-    print(f"\n--help over a bare interpreter: {overhead:+.3f} s (target <= +0.300 s): "
-          f"{'OK' if overhead <= 0.3 else 'MISSED'}")
-
+        compare(commands, args.runs, tmp, "python -c pass", "gym --help", "--help over a bare interpreter")
 
 if __name__ == "__main__":
     main()

@@ -34,6 +34,23 @@ def timed(cmd: list[str], cwd: str) -> float:
     return time.perf_counter() - start
 
 
+def compare(commands: dict[str, list[str]], runs: int, cwd: str, base: str, measured: str, what: str) -> None:
+    """Run every command `runs` times, interleaved; print median/min of each against `base`, then the verdict
+    for `measured` against the +0.3 s target."""
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, cmd in commands.items():
+            times[name].append(timed(cmd, cwd))
+    base_time = statistics.median(times[base])
+    width = max(len(name) for name in commands) + 2
+    print(f"{'command':<{width}} {'median s':>9} {'min s':>7} {'vs base':>9}")
+    for name, values in times.items():
+        med = statistics.median(values)
+        print(f"{name:<{width}} {med:>9.3f} {min(values):>7.3f} {med - base_time:>+9.3f}")
+    overhead = statistics.median(times[measured]) - base_time
+    print(f"\n{what}: {overhead:+.3f} s (target <= +0.300 s): {'OK' if overhead <= 0.3 else 'MISSED'}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=9)
@@ -47,18 +64,7 @@ def main() -> None:
             "gym search (json)": [sys.executable, "-m", "gym", "task=search", "format=json", f"hydra.run.dir={tmp}/j"],
             "gym --help": [sys.executable, "-m", "gym", "--help"],
         }
-        times: dict[str, list[float]] = {name: [] for name in commands}
-        for _ in range(args.runs):
-            for name, cmd in commands.items():
-                times[name].append(timed(cmd, tmp))
-    base = statistics.median(times["hydra no-op"])
-    print(f"{'command':<20} {'median s':>9} {'min s':>7} {'vs no-op':>9}")
-    for name, values in times.items():
-        med = statistics.median(values)
-        print(f"{name:<20} {med:>9.3f} {min(values):>7.3f} {med - base:>+9.3f}")
-    overhead = statistics.median(times["gym search math"]) - base
-    print(f"\nsearch overhead over a no-op Hydra run: {overhead:+.3f} s (target <= +0.300 s): "
-          f"{'OK' if overhead <= 0.3 else 'MISSED'}")
+        compare(commands, args.runs, tmp, "hydra no-op", "gym search math", "search overhead over a no-op Hydra run")
 
 
 if __name__ == "__main__":
