@@ -18,12 +18,27 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import requests
 from requests.adapters import HTTPAdapter
 
 TEMPLATE = "Solve the following math problem. Make sure to put the answer (and only answer) inside \\boxed{{}}.\n\n{question}"
+
+
+@contextmanager
+def served(data: Path, *args: str) -> Iterator[str]:
+    """The reference server in its own process (its CPU is not gym's), with extra `python -m gym.mock`
+    arguments; yields its base URL."""
+    server = subprocess.Popen([sys.executable, "-m", "gym.mock", "--data", str(data), "--port", "0", *args],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        yield server.stdout.readline().strip()
+    finally:
+        server.terminate()
+        server.wait()
 
 
 def write_rows(path: Path, count: int) -> list[str]:

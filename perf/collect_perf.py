@@ -23,12 +23,10 @@ import sys
 import tempfile
 import threading
 import time
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bare_loop import write_rows  # noqa: E402
+from bare_loop import served, write_rows  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,18 +38,6 @@ def write_fraction_rows(path: Path, count: int) -> None:
             a, b = 1 + number % 97, 101 + number
             question = f"Problem {number}: what is {a} divided by {b}, as a reduced fraction?"
             handle.write(json.dumps({"question": question, "expected_answer": f"\\frac{{{a}}}{{{b}}}"}) + "\n")
-
-
-@contextmanager
-def served(data: Path, latency: float) -> Iterator[str]:
-    """The reference server in its own process (its CPU is not gym's); yields its base URL."""
-    server = subprocess.Popen([sys.executable, "-m", "gym.mock", "--data", str(data), "--port", "0",
-                               "--latency", str(latency)], stdout=subprocess.PIPE, text=True)
-    try:
-        yield server.stdout.readline().strip()
-    finally:
-        server.terminate()
-        server.wait()
 
 
 def tree_rss_mb(pid: int) -> float:
@@ -126,7 +112,7 @@ def main() -> None:
 
         # 1. harness overhead at zero latency, same concurrency as the bare loop
         for concurrency in (64,):
-            with served(data, 0.0) as url:
+            with served(data, "--latency", "0.0") as url:
                 gym = run_collect(data, url, n_overhead, concurrency, tmp / f"o{concurrency}")
             bare = bare_loop(n_overhead, concurrency, 0.0)
             ratio = gym["rollouts_per_s"] / bare
@@ -138,20 +124,20 @@ def main() -> None:
         # 1b. the same with LaTeX fraction answers, so every check goes through the math-verify workers
         fractions = tmp / "fractions.jsonl"
         write_fraction_rows(fractions, n_overhead)
-        with served(fractions, 0.0) as url:
+        with served(fractions, "--latency", "0.0") as url:
             frac = run_collect(fractions, url, n_overhead, 64, tmp / "frac")
         results.append(f"math-verify {frac['rollouts_per_s']:.0f} rollouts/s with LaTeX fraction answers (every check "
                        f"in the math-verify workers); {1000 * frac['cpu_s'] / n_overhead:.2f} ms CPU per rollout incl. "
                        f"start-up; peak RSS {frac['peak_tree_rss_mb']:.0f} MB")
 
         # 2. latency-bound: 1,000 rollouts, 1 s each, concurrency 256 -> ideal 4 s
-        with served(data, 1.0) as url:
+        with served(data, "--latency", "1.0") as url:
             lat = run_collect(data, url, 1000, 256, tmp / "lat")
         results.append(f"latency     1000 x 1 s at c=256: collect loop {lat['loop_s']:.2f} s = "
                        f"{lat['loop_s'] / 4:.2f}x ideal 4 s (target <= 1.2x); whole command {lat['wall']:.2f} s")
 
         # 3. memory of a large collect
-        with served(data, 0.0) as url:
+        with served(data, "--latency", "0.0") as url:
             mem = run_collect(data, url, n_memory, 64, tmp / "mem")
         results.append(f"memory      {n_memory} rollouts: peak RSS of gym's process tree {mem['peak_tree_rss_mb']:.0f} MB "
                        f"(target < 300 MB); {mem['rollouts_per_s']:.0f} rollouts/s; "

@@ -16,26 +16,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@contextmanager
-def served(data: Path, *args: str) -> Iterator[str]:
-    server = subprocess.Popen([sys.executable, "-m", "gym.mock", "--data", str(data), "--port", "0", *args],
-                              stdout=subprocess.PIPE, text=True)
-    try:
-        yield server.stdout.readline().strip()
-    finally:
-        server.terminate()
-        server.wait()
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bare_loop import served  # noqa: E402
 
 
 def prepare(tasks: int) -> Path:
