@@ -40,15 +40,21 @@ class Verifier:
 
     family: ClassVar[str] = ""
     OPTIONS: ClassVar[dict[str, Any]] = {}  # option name -> default; anything else is a user error
+    # option name -> its allowed values, the first the default unless OPTIONS names another; each is
+    # checked and set as an attribute of the same name
+    CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {}
 
     def __init__(self, **options: Any) -> None:
-        unknown = sorted(set(options) - set(self.OPTIONS))
+        defaults = {name: choices[0] for name, choices in self.CHOICES.items()} | self.OPTIONS
+        unknown = sorted(set(options) - set(defaults))
         if unknown:
-            public = [name for name in self.OPTIONS if not name.startswith("_")]
+            public = [name for name in defaults if not name.startswith("_")]
             hint = did_you_mean(unknown[0], public)
             raise GymError(f"verifier '{self.family}': unknown option '{unknown[0]}'{hint}; "
                            f"options: {', '.join(public) or '(none)'}")
-        self.options: dict[str, Any] = {**self.OPTIONS, **options}
+        self.options: dict[str, Any] = {**defaults, **options}
+        for name, choices in self.CHOICES.items():
+            setattr(self, name, self.choice_option(name, choices))
 
     def verify(self, row: dict, response: str) -> Verdict:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -254,18 +254,25 @@ for _phase in _job["phases"]:
 _SHARED = "\n".join(inspect.getsource(part) for part in (Opaque, encode_value, decode_value))
 DRIVER = _JSON + _SHARED + "\n" + inspect.getsource(value_digest) + _DRIVER
 
-# The judge of a HumanEval-style row: runs the prompt (helpers the tests use) and the test code with a
-# stand-in for the function under test that forwards each call to the driver serving the program, and
-# reports {"passed": true} only after check() returned. It runs in a process the program cannot reach
-# (gym.in_sandbox), so no exit, signal or patched builtin of the program's can make up a pass.
-_JUDGE = r"""
+# What both judges start with: their spec (`_spec`) and the descriptor the driver's replies come in on.
+_PEER = r"""
 import os, sys
 if hasattr(sys, "set_int_max_str_digits"):
     sys.set_int_max_str_digits(0)
 _spec = _loads(SPEC)
 _replies = os.fdopen(PEER_IN, "rb")
+"""
 
 
+def _peer_source(body: str, spec: dict) -> str:
+    return _PEER.replace("SPEC", repr(json.dumps(spec)), 1) + body
+
+
+# The judge of a HumanEval-style row: runs the prompt (helpers the tests use) and the test code with a
+# stand-in for the function under test that forwards each call to the driver serving the program, and
+# reports {"passed": true} only after check() returned. It runs in a process the program cannot reach
+# (gym.in_sandbox), so no exit, signal or patched builtin of the program's can make up a pass.
+_JUDGE = r"""
 class ProgramFailed(Exception):
     pass
 
@@ -321,8 +328,8 @@ else:
 
 
 def judge_source(prompt: str, test: str, entry_point: str) -> str:
-    spec = json.dumps({"prompt": prompt, "test": test, "entry_point": entry_point})
-    return _JSON + _SHARED + "\n" + _JUDGE.replace("SPEC", repr(spec), 1)
+    spec = {"prompt": prompt, "test": test, "entry_point": entry_point}
+    return _JSON + _SHARED + "\n" + _peer_source(_JUDGE, spec)
 
 
 # The judge of function-call tests (LiveCodeBench fn_name, EvalPlus): calls the program once per input
@@ -331,11 +338,7 @@ def judge_source(prompt: str, test: str, entry_point: str) -> str:
 # {"phase", "index", "value" | "digest", "time"} or {"phase", "index", "error"}; {"load_error"} first if
 # the program did not load. The comparison with the expected values happens in gym, which alone has them.
 _RELAY = r"""
-import os, select, sys, time
-if hasattr(sys, "set_int_max_str_digits"):
-    sys.set_int_max_str_digits(0)
-_spec = _loads(SPEC)
-_replies = os.fdopen(PEER_IN, "rb")
+import select, time
 
 
 def _report(message):
@@ -390,5 +393,4 @@ sys.stdout.flush()
 
 def relay_source(phases: list[dict], load_limit: float) -> str:
     """The judge for `phases` ({"name", "inputs" (encoded), "limits"}) of function calls."""
-    spec = json.dumps({"phases": phases, "load_limit": load_limit})
-    return _JSON + _RELAY.replace("SPEC", repr(spec), 1)
+    return _JSON + _peer_source(_RELAY, {"phases": phases, "load_limit": load_limit})

@@ -43,11 +43,7 @@ def _golds(row: dict) -> list[str]:
 
 class ExactVerifier(Verifier):
     family = "exact"
-    OPTIONS = {"mode": "exact"}
-
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.mode = self.choice_option("mode", MODES)
+    CHOICES = {"mode": MODES}
 
     def verify(self, row: dict, response: str) -> Verdict:
         golds = _golds(row)

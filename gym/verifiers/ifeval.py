@@ -64,13 +64,10 @@ def _instructions(row: dict) -> tuple[list[str], list[Any]]:
 
 class IFEvalVerifier(Verifier):
     family: ClassVar[str] = "ifeval"
-    OPTIONS: ClassVar[dict[str, Any]] = {"grading": "all", "mode": "strict", "compat": "fixed"}
+    CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {"grading": GRADINGS, "mode": MODES, "compat": COMPAT}
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        self.grading = self.choice_option("grading", GRADINGS)
-        self.mode = self.choice_option("mode", MODES)
-        self.compat = self.choice_option("compat", COMPAT)
         self._warned: set[tuple[str, str]] = set()
         self._warn_lock = threading.Lock()
         from gym.verifiers import instructions  # imports every checker module once
@@ -128,4 +125,4 @@ class IFEvalVerifier(Verifier):
 
 class IFBenchVerifier(IFEvalVerifier):
     family: ClassVar[str] = "ifbench"
-    OPTIONS: ClassVar[dict[str, Any]] = {"grading": "fraction", "mode": "strict", "compat": "fixed"}
+    OPTIONS: ClassVar[dict[str, Any]] = {"grading": "fraction"}

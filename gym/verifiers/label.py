@@ -67,11 +67,11 @@ def parse_grade(text: str | None) -> str | None:
 
 class LabelVerifier(Verifier):
     family = "label"
-    OPTIONS = {"mode": "judgement", "strip_thinking": True}
+    OPTIONS = {"strip_thinking": True}
+    CHOICES = {"mode": MODES}
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        self.mode = self.choice_option("mode", MODES)
         self.strip = bool(self.options["strip_thinking"])
 
     def verify(self, row: dict, response: str) -> Verdict:

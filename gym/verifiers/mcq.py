@@ -175,11 +175,7 @@ def _row_patterns(row: dict) -> list[str]:
 
 class MCQVerifier(Verifier):
     family = "mcq"
-    OPTIONS = {"mode": "answer_colon"}
-
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.mode = self.choice_option("mode", MODES)
+    CHOICES = {"mode": MODES}
 
     def verify(self, row: dict, response: str) -> Verdict:
         gold = expected_answer(row).strip("()[] .").upper()

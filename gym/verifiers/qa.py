@@ -200,11 +200,7 @@ def _hedged_yes_no(gold_form: str, answer_form: str) -> bool:
 
 class QAVerifier(Verifier):
     family = "qa"
-    OPTIONS = {"match": "strict"}
-
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.match = self.choice_option("match", MATCH_MODES)
+    CHOICES = {"match": MATCH_MODES}
 
     def verify(self, row: dict, response: str) -> Verdict:
         gold = expected_answer(row)

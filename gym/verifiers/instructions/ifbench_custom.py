@@ -100,28 +100,31 @@ def csv_city(response: str, args: Args) -> bool:
         all(len(row) == 5 for row in rows[1:])
 
 
+def _quoted_table(response: str, columns: tuple[str, ...], separator: str, count: int,
+                  delimiter: str = ",") -> list[list[str]] | None:
+    """The `count` rows, double quotes kept in the fields, when the first line is the header `columns`
+    (each bare or quoted, joined by the regex `separator`) and every row has that many fields; else None."""
+    header = response.split("\n")[0].strip()
+    if not re.match(r"^" + separator.join(f'({c}|"{c}")' for c in columns) + r"$", header):
+        return None
+    rows = _csv_rows(response.replace('"', '"""'), delimiter=delimiter)  # '"""' keeps the quotes in the fields
+    if len(rows) != count or any(len(row) != len(columns) for row in rows[1:]):
+        return None
+    return rows
+
+
 @check("custom:csv_special_character")
 def csv_special_character(response: str, args: Args) -> bool:
     """Header, 14 rows of 5 fields, and some field a double-quoted value holding a special character."""
-    header = response.split("\n")[0].strip()
-    columns = ("ProductID", "Category", "Brand", "Price", "Stock")
-    if not re.match(r"^" + r",[ \t]*".join(f'({c}|"{c}")' for c in columns) + r"$", header):
-        return False
-    rows = _csv_rows(response.replace('"', '"""'))  # keeps the quotes in the parsed fields
-    if len(rows) != 15 or any(len(row) != 5 for row in rows[1:]):
-        return False
-    return any(re.match(r'".*[^\d\w\s].*"', field) for row in rows[1:] for field in row)
+    rows = _quoted_table(response, ("ProductID", "Category", "Brand", "Price", "Stock"), r",[ \t]*", 15)
+    return rows is not None and any(re.match(r'".*[^\d\w\s].*"', field) for row in rows[1:] for field in row)
 
 
 @check("custom:csv_quotes")
 def csv_quotes(response: str, args: Args) -> bool:
     """Tab-delimited header and 3 rows, every field in double quotes."""
-    header = response.split("\n")[0].strip()
-    columns = ("StudentID", "Subject", "Grade", "Semester", "Score")
-    if not re.match(r"^" + r"\t *".join(f'({c}|"{c}")' for c in columns) + r"$", header):
-        return False
-    rows = _csv_rows(response.replace('"', '"""'), delimiter="\t")
-    if len(rows) != 4 or any(len(row) != 5 for row in rows):
+    rows = _quoted_table(response, ("StudentID", "Subject", "Grade", "Semester", "Score"), r"\t *", 4, "\t")
+    if rows is None:
         return False
     fields = [field.strip() for row in rows for field in row]
     return all(len(field) >= 2 and field[0] == '"' and field[-1] == '"' for field in fields)
