@@ -8,6 +8,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+from gym.answer_text import last_boxed
 from gym.errors import GymError
 
 if TYPE_CHECKING:
@@ -29,8 +30,35 @@ def stripped_text(item: dict[str, Any], column: str) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
-def math_row(problem: Any, answer: Any, solution: Any = None) -> tuple[dict[str, Any] | None, str | None]:
-    """(row, None) with question, string gold and reference_solution; or (None, what is missing)."""
+def text_row(item: dict[str, Any], index: int, columns: tuple[str, str] = ("question", "answer"), *,
+             strip: bool = True, metadata: dict[str, Any] | None = None, **fields: Any
+             ) -> tuple[dict[str, Any] | None, str | None]:
+    """(row, None): {question, expected_answer, **fields, metadata: {**metadata, source_index}} from the
+    item's question and answer text `columns`; (None, "missing '<column>'") when either is blank."""
+    problem = missing_text(item, *columns)
+    if problem:
+        return None, problem
+    question, answer = (item[column].strip() if strip else item[column] for column in columns)
+    return {"question": question, "expected_answer": answer, **fields,
+            "metadata": {**(metadata or {}), "source_index": index}}, None
+
+
+def unboxed(text: str) -> str:
+    """An answer form without its \\boxed{} wrapper and $ signs."""
+    text = text.strip()
+    inner = last_boxed(text) if text.startswith("\\boxed") else None
+    return (inner if inner is not None else text).strip().strip("$").strip()
+
+
+def joined_answers(forms: Iterable[Any]) -> str:
+    """Answer forms unboxed, the blank ones dropped, joined with ", " (a multi-part gold)."""
+    return ", ".join(part for part in (unboxed(str(form)) for form in forms if form is not None) if part)
+
+
+def math_row(problem: Any, answer: Any, solution: Any = None, *, index: int | None = None,
+             metadata: dict[str, Any] | None = None, **fields: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """(row, None) with question, string gold, reference_solution and `fields`, and with an `index`
+    {**metadata, source_index}; or (None, what is missing)."""
     if not isinstance(problem, str) or not problem.strip():
         return None, "missing 'problem'"
     if isinstance(answer, float) and answer.is_integer():
@@ -41,22 +69,48 @@ def math_row(problem: Any, answer: Any, solution: Any = None) -> tuple[dict[str,
     row: dict[str, Any] = {"question": problem, "expected_answer": gold}
     if isinstance(solution, str):
         row["reference_solution"] = solution
+    row.update(fields)
+    if index is not None:
+        row["metadata"] = {**(metadata or {}), "source_index": index}
     return row, None
+
+
+def prepare_math(ctx: PrepareContext, url: str, metadata_keys: Iterable[str], **where: Any) -> Path:
+    """Fetch a table of {problem, answer, solution?} items and write gym's math rows, keeping
+    `metadata_keys`; `where` (label, first, id_field) names bad rows as convert_rows does."""
+    raw = ctx.fetch(url)
+    keys = tuple(metadata_keys)
+
+    def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
+        return math_row(item.get("problem"), item.get("answer"), item.get("solution"), index=index,
+                        metadata={key: item.get(key) for key in keys})
+
+    return ctx.write_rows(ctx.convert_rows(raw, ctx.read_table(raw), convert, **where))
+
+
+def prepare_parquet_files(ctx: PrepareContext, base: str, files: Iterable[str], convert: Callable[..., tuple],
+                          example: str, **read: Any) -> Path:
+    """Rows of several upstream parquet files `<base>/<file>`: convert(item, index, file) -> (row, problem);
+    `read` (columns, required, layout) goes to read_parquet; `example` is a file name for the error."""
+    if isinstance(files, str) or not files:
+        raise GymError(f"files must be a non-empty list of parquet file names such as [{example}], got {files!r}")
+    rows = []
+    for file in files:
+        raw = ctx.fetch(f"{base}/{file}")
+        items = ctx.read_parquet(raw, **read)
+        rows.extend(ctx.convert_rows(raw, items, lambda item, index, f=file: convert(item, index, f)))
+    return ctx.write_rows(rows)
 
 
 def matharena_row(item: dict[str, Any], index: int, extra_fields: Iterable[str] = ("problem_type",)
                   ) -> tuple[dict[str, Any] | None, str | None]:
     """One row of a MathArena parquet (problem_idx, problem, answer, optional extras) -> (row, problem)."""
-    row, problem = math_row(item.get("problem"), item.get("answer"))
-    if row is None:
-        return None, problem
     metadata: dict[str, Any] = {"problem_idx": item.get("problem_idx")}
     for name in extra_fields:
         if item.get(name) is not None:
             value = item[name]
             metadata[name] = list(value) if isinstance(value, (list, tuple)) else value
-    metadata["source_index"] = index
-    return {**row, "metadata": metadata}, None
+    return math_row(item.get("problem"), item.get("answer"), index=index, metadata=metadata)
 
 
 def instruction_row(item: dict[str, Any], index: int, null_kwargs: bool = False

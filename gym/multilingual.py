@@ -4,6 +4,7 @@ row carries (the per-subset breakdown groups by it)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterable
 
 from gym.errors import GymError
@@ -55,6 +56,11 @@ def chosen_languages(wanted: str | Iterable[str] | None, known: Iterable[str], w
     return list(dict.fromkeys(chosen))
 
 
+def prepare_translated_math(ctx, repo: str, known: Iterable[str], languages: str | Iterable[str] | None) -> Path:
+    """Write the rows of a Nemotron multilingual math set for the chosen `languages` (null = all `known`)."""
+    return ctx.write_rows(translated_math_rows(ctx, repo, chosen_languages(languages, known, ctx.name)))
+
+
 def translated_math_rows(ctx, repo: str, languages: list[str]) -> list[dict]:
     """Rows of a Nemotron multilingual math set: one split per language, columns problem + expected_answer."""
     from gym.converters import math_row
@@ -65,12 +71,8 @@ def translated_math_rows(ctx, repo: str, languages: list[str]) -> list[dict]:
         items = ctx.read_parquet(raw, required=("problem", "expected_answer"), layout=f"{repo} ({language})")
 
         def convert(item: dict, index: int, language: str = language) -> tuple[dict | None, str | None]:
-            row, problem = math_row(item.get("problem"), item.get("expected_answer"))
-            if row is None:
-                return None, problem
-            row["instruction"] = math_instruction(language)
-            row["metadata"] = {"language": language, "source_index": index}
-            return row, None
+            return math_row(item.get("problem"), item.get("expected_answer"), index=index,
+                            instruction=math_instruction(language), metadata={"language": language})
 
         rows.extend(ctx.convert_rows(raw, items, convert))
     return rows

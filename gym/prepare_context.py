@@ -14,7 +14,7 @@ import shutil
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 from urllib.parse import unquote, urlsplit
 
 from gym import __version__
@@ -115,18 +115,21 @@ class PrepareContext:
                      label: str = "row", first: int = 0, id_field: str | None = None) -> list[dict]:
         """convert(item, index) -> (row, problem) over upstream items; a problem goes to bad_row, named
         '<source>: <label> <index + first> (<id_field> <value>)'."""
-        rows = []
+        rows: list[dict] = []
         for index, item in enumerate(items):
-            row, problem = convert(item, index)
-            if problem:
-                ident = f" ({id_field} {item.get(id_field)})" if id_field else ""
-                self.bad_row(f"{source}: {label} {index + first}{ident}", problem)
-                continue
-            rows.append(row)
+            ident = f" ({id_field} {item.get(id_field)})" if id_field else ""
+            self.keep(rows, convert(item, index), f"{source}: {label} {index + first}{ident}")
         return rows
 
-    def _jsonl_lines(self, path: Path, lines: Iterable[bytes]) -> list[dict]:
-        rows = []
+    def keep(self, rows: list[dict], converted: tuple[dict | None, str | None], where: str) -> None:
+        """Append a converter's (row, None) to `rows`; report its (None, problem) at `where` (see bad_row)."""
+        row, problem = converted
+        if problem:
+            self.bad_row(where, problem)
+        else:
+            rows.append(row)
+
+    def _jsonl_objects(self, path: Path, lines: Iterable[bytes]) -> Iterator[tuple[int, dict]]:
         for number, raw in enumerate(lines, start=1):
             if not raw.strip():
                 continue
@@ -138,19 +141,31 @@ class PrepareContext:
             if not isinstance(obj, dict):
                 self.bad_row(f"{path}:{number}", "expected a JSON object")
                 continue
-            rows.append(obj)
-        return rows
+            yield number, obj
+
+    def iter_jsonl(self, path: Path) -> Iterator[tuple[int, dict]]:
+        """(line number, object) per JSON object line, streamed (for large files); bad lines go to bad_row."""
+        with open(path, "rb") as handle:
+            yield from self._jsonl_objects(Path(path), handle)
 
     def read_jsonl(self, path: Path) -> list[dict]:
-        with open(path, "rb") as handle:
-            return self._jsonl_lines(Path(path), handle)
+        return [obj for _, obj in self.iter_jsonl(path)]
 
     def read_jsonl_gz(self, path: Path) -> list[dict]:
         try:
             with gzip.open(path, "rb") as handle:
-                return self._jsonl_lines(Path(path), handle.read().split(b"\n"))
+                return [obj for _, obj in self._jsonl_objects(Path(path), handle.read().split(b"\n"))]
         except (OSError, EOFError) as exc:
             raise GymError(f"{path}: corrupt or truncated gzip file ({exc})") from None
+
+    def read_table(self, path: Path) -> list[dict]:
+        """Rows of a .parquet, .jsonl, .jsonl.gz or .csv file, chosen by its name."""
+        readers = {".parquet": self.read_parquet, ".jsonl": self.read_jsonl, ".jsonl.gz": self.read_jsonl_gz,
+                   ".csv": self.read_csv}
+        reader = next((read for suffix, read in readers.items() if Path(path).name.endswith(suffix)), None)
+        if reader is None:
+            raise GymError(f"{path}: not a table gym reads ({', '.join(readers)})")
+        return reader(path)
 
     def read_parquet(self, path: Path, columns: Iterable[str] | None = None, required: Iterable[str] = (),
                      layout: str = "expected") -> list[dict]:

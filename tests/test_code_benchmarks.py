@@ -147,7 +147,7 @@ def test_livecodebench_bad_rows_are_reported_or_skipped(tmp_path):
         run("livecodebench", tmp_path / "strict", str(mirror))
     ctx, kept = run("livecodebench", tmp_path / "lenient", str(mirror), skip_bad_rows=True)
     assert [r["metadata"]["question_id"] for r in kept] == ["abc366_b", "3250", "3500"]
-    assert len(ctx.skipped_rows) == 2 and "malformed row" in ctx.skipped_rows[1]
+    assert len(ctx.skipped_rows) == 2 and "test5.jsonl:2: malformed JSON" in ctx.skipped_rows[1]
 
 
 def test_fixture_builder_reproduces_committed_files(tmp_path, monkeypatch):

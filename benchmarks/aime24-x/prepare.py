@@ -12,17 +12,12 @@ question stays the translated problem itself. Prepared rows:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from gym.multilingual import chosen_languages, translated_math_rows
-
-if TYPE_CHECKING:
-    from gym.prepare_context import PrepareContext
+from gym.multilingual import prepare_translated_math
 
 REPO = "nvidia/Nemotron-Multilinugual-Eval-AIME24"
 LANGUAGES = ("de", "es", "fr", "ja")
 
 
-def prepare(ctx: PrepareContext, languages: list[str] | None = None) -> Path:
-    chosen = chosen_languages(languages, LANGUAGES, "aime24-x")
-    return ctx.write_rows(translated_math_rows(ctx, REPO, chosen))
+def prepare(ctx, languages: list[str] | None = None) -> Path:
+    return prepare_translated_math(ctx, REPO, LANGUAGES, languages)

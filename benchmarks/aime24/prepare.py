@@ -9,9 +9,9 @@ Upstream parquet columns: id (int64), problem, solution, answer, url, year (stri
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from gym.converters import math_row
+from gym.converters import prepare_math
 
 if TYPE_CHECKING:
     from gym.prepare_context import PrepareContext
@@ -19,15 +19,5 @@ if TYPE_CHECKING:
 URL = "https://huggingface.co/datasets/HuggingFaceH4/aime_2024/resolve/main/data/train-00000-of-00001.parquet"
 
 
-def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
-    # The answer column is a string upstream; math_row also covers a re-export that stores numbers.
-    row, problem = math_row(item.get("problem"), item.get("answer"), item.get("solution"))
-    if row is None:
-        return None, problem
-    row["metadata"] = {"id": item.get("id"), "url": item.get("url"), "year": item.get("year"), "source_index": index}
-    return row, None
-
-
 def prepare(ctx: PrepareContext) -> Path:
-    raw = ctx.fetch(URL)
-    return ctx.write_rows(ctx.convert_rows(raw, ctx.read_parquet(raw), convert))
+    return prepare_math(ctx, URL, ("id", "url", "year"))

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.converters import missing_text
+from gym.converters import text_row
 from gym.multilingual import hf_converted_parquet
 
 if TYPE_CHECKING:
@@ -38,15 +38,9 @@ def evidence_text(evidence: Any) -> str:
 
 
 def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
-    problem = missing_text(item, "question", "answer")
-    if problem:
-        return None, problem
-    question, answer = item["question"], item["answer"]
-    return {
-        "question": question.strip(), "expected_answer": answer.strip(), "context": evidence_text(item.get("evidence")),
-        "metadata": {key: item.get(key) for key in ("financebench_id", "company", "doc_name", "question_type",
-                                                    "question_reasoning")} | {"source_index": index},
-    }, None
+    return text_row(item, index, context=evidence_text(item.get("evidence")),
+                    metadata={key: item.get(key) for key in ("financebench_id", "company", "doc_name",
+                                                             "question_type", "question_reasoning")})
 
 
 def prepare(ctx: PrepareContext) -> Path:

@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.errors import GymError
+from gym.converters import prepare_parquet_files
 
 if TYPE_CHECKING:
     from gym.prepare_context import PrepareContext
@@ -44,12 +44,6 @@ def convert(item: dict[str, Any], index: int, file: str) -> tuple[dict[str, Any]
 
 
 def prepare(ctx: PrepareContext, files: list[str] | tuple[str, ...] = FILES) -> Path:
-    if isinstance(files, str) or not files:
-        raise GymError(f"files must be a non-empty list of parquet file names, got {files!r}")
-    rows = []
-    for file in files:
-        raw = ctx.fetch(f"{BASE}/{file}")
-        items = ctx.read_parquet(raw, columns=["prompt", "answer_nodes", "prompt_chars", "problem_type"],
-                                 required=["prompt", "answer_nodes"], layout="graphwalks")
-        rows.extend(ctx.convert_rows(raw, items, lambda item, i, f=file: convert(item, i, f), label="row"))
-    return ctx.write_rows(rows)
+    return prepare_parquet_files(ctx, BASE, files, convert, FILES[0], layout="graphwalks",
+                                 columns=["prompt", "answer_nodes", "prompt_chars", "problem_type"],
+                                 required=["prompt", "answer_nodes"])

@@ -133,8 +133,5 @@ def prepare(ctx: PrepareContext, split: str = "test") -> Path:
     raw = ctx.fetch(URL_TEMPLATE.format(split=split))
     rows = []
     for index, row, problem in convert_rows(ctx.read_jsonl(raw), split):
-        if problem:
-            ctx.bad_row(f"{raw}: record {index + 1}", problem)
-            continue
-        rows.append(row)
+        ctx.keep(rows, (row, problem), f"{raw}: record {index + 1}")
     return ctx.write_rows(rows)

@@ -28,13 +28,8 @@ CONSUMED = {"problem", "question", "answer", "solution"}  # keys that become top
 
 def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
     problem = item.get("problem") if "problem" in item else item.get("question")
-    row, missing = math_row(problem, item.get("answer"), item.get("solution"))
-    if row is None:
-        return None, missing
-    metadata = {key: value for key, value in item.items() if key not in CONSUMED}
-    metadata["source_index"] = index
-    row["metadata"] = metadata
-    return row, None
+    return math_row(problem, item.get("answer"), item.get("solution"), index=index,
+                    metadata={key: value for key, value in item.items() if key not in CONSUMED})
 
 
 def prepare(ctx: PrepareContext) -> Path:

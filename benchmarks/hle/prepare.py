@@ -17,7 +17,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.converters import missing_text
+from gym.converters import text_row
 
 if TYPE_CHECKING:
     from gym.prepare_context import PrepareContext
@@ -29,18 +29,8 @@ log = logging.getLogger("gym.prepare.hle")
 
 
 def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
-    problem = missing_text(item, "question", "answer")
-    if problem:
-        return None, problem
-    question, answer = item["question"], item["answer"]
-    return {
-        "question": question,
-        "expected_answer": answer.strip(),
-        "answer_type": item.get("answer_type"),
-        "uuid": item.get("id"),
-        "metadata": {"raw_subject": item.get("raw_subject"), "category": item.get("category"),
-                     "source_index": index},
-    }, None
+    return text_row(item, index, answer_type=item.get("answer_type"), uuid=item.get("id"),
+                    metadata={"raw_subject": item.get("raw_subject"), "category": item.get("category")})
 
 
 def prepare(ctx: PrepareContext) -> Path:
@@ -51,10 +41,6 @@ def prepare(ctx: PrepareContext) -> Path:
         if item.get("image"):
             with_image += 1
             continue
-        row, problem = convert(item, index)
-        if problem:
-            ctx.bad_row(f"{raw}: row {index}", problem)
-            continue
-        rows.append(row)
+        ctx.keep(rows, convert(item, index), f"{raw}: row {index}")
     log.info("%d text-only questions kept, %d image questions dropped", len(rows), with_image)
     return ctx.write_rows(rows)

@@ -1,12 +1,5 @@
 """HMMT November 2025 (MathArena/hmmt_nov_2025): 30 problems from the November Harvard-MIT Mathematics
-Tournament, answers in LaTeX.
-
-Upstream parquet (MathArena/hmmt_nov_2025, train split) columns: problem_idx (int64), problem (string),
-answer (string, LaTeX), problem_type (list of strings). Prepared rows:
-
-    {"question": <problem>, "expected_answer": "\\sqrt{3}",
-     "metadata": {"problem_idx": 1, "problem_type": ["Geometry"], "source_index": 0}}
-"""
+Tournament, answers in LaTeX; the same parquet layout and rows as hmmt_feb25 (see there)."""
 
 from __future__ import annotations
 

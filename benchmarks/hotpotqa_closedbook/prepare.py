@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.converters import missing_text
+from gym.converters import text_row
 
 if TYPE_CHECKING:
     from gym.prepare_context import PrepareContext
@@ -24,16 +24,8 @@ LIGHT_COLUMNS = ("id", "question", "answer", "type", "level")
 
 
 def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
-    problem = missing_text(item, "question", "answer")
-    if problem:
-        return None, problem
-    question, answer = item["question"], item["answer"]
-    return {
-        "question": question,
-        "expected_answer": answer,
-        "metadata": {"id": item.get("id"), "type": item.get("type"), "level": item.get("level"),
-                     "source_index": index},
-    }, None
+    return text_row(item, index, strip=False,
+                    metadata={"id": item.get("id"), "type": item.get("type"), "level": item.get("level")})
 
 
 def prepare(ctx: PrepareContext) -> Path:

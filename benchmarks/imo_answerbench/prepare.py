@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from gym.converters import stripped_text
+from gym.converters import stripped_text, text_row
 
 if TYPE_CHECKING:
     from gym.prepare_context import PrepareContext
@@ -23,22 +23,9 @@ URL = f"https://raw.githubusercontent.com/google-deepmind/superhuman/{COMMIT}/im
 
 
 def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
-    problem, answer = stripped_text(item, "Problem"), stripped_text(item, "Short Answer")
-    if not problem:
-        return None, "missing 'Problem'"
-    if not answer:
-        return None, "missing 'Short Answer'"
-    return {
-        "question": problem,
-        "expected_answer": answer,
-        "metadata": {
-            "problem_id": stripped_text(item, "Problem ID"),
-            "category": stripped_text(item, "Category"),
-            "subcategory": stripped_text(item, "Subcategory"),
-            "source": stripped_text(item, "Source"),
-            "source_index": index,
-        },
-    }, None
+    return text_row(item, index, ("Problem", "Short Answer"),
+                    metadata={name.lower().replace(" ", "_"): stripped_text(item, name)
+                              for name in ("Problem ID", "Category", "Subcategory", "Source")})
 
 
 def prepare(ctx: PrepareContext) -> Path:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from gym.converters import stripped_text
+from gym.converters import stripped_text, text_row
 
 if TYPE_CHECKING:
     from gym.prepare_context import PrepareContext
@@ -24,16 +24,10 @@ URL = f"https://raw.githubusercontent.com/google-deepmind/superhuman/{COMMIT}/im
 
 
 def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
-    problem, solution = stripped_text(item, "Problem"), stripped_text(item, "Solution")
-    if not problem:
-        return None, "missing 'Problem'"
-    if not solution:
-        return None, "missing 'Solution'"
-    return {"question": problem, "expected_answer": solution,
-            "guidelines": stripped_text(item, "Grading guidelines") or "(none given: grade on the scale alone)",
-            "metadata": {"problem_id": stripped_text(item, "Problem ID"), "category": stripped_text(item, "Category"),
-                         "level": stripped_text(item, "Level"), "short_answer": stripped_text(item, "Short Answer"),
-                         "source": stripped_text(item, "Source"), "source_index": index}}, None
+    return text_row(item, index, ("Problem", "Solution"),
+                    guidelines=stripped_text(item, "Grading guidelines") or "(none given: grade on the scale alone)",
+                    metadata={name.lower().replace(" ", "_"): stripped_text(item, name)
+                              for name in ("Problem ID", "Category", "Level", "Short Answer", "Source")})
 
 
 def prepare(ctx: PrepareContext) -> Path:

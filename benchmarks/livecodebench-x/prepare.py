@@ -18,7 +18,6 @@ drops it silently and only prints a count).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,19 +46,11 @@ def canonical_index(ctx: PrepareContext, version: str) -> dict[str, dict]:
     index: dict[str, dict] = {}
     for name in LCB.RELEASES[version]:
         raw = ctx.fetch(LCB.BASE_URL + name)
-        with open(raw, "rb") as handle:
-            for number, line in enumerate(handle):
-                if not line.strip():
-                    continue
-                try:
-                    item = json.loads(line)
-                except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                    ctx.bad_row(f"{raw}:{number + 1}", f"malformed JSON ({exc})")
-                    continue
-                row, problem = LCB.convert(item, number, name)
-                if problem:
-                    ctx.bad_row(f"{raw}:{number + 1} ({item.get('question_id')})", problem)
-                    continue
+        for number, item in ctx.iter_jsonl(raw):
+            row, problem = LCB.convert(item, number - 1, name)
+            if problem:
+                ctx.bad_row(f"{raw}:{number} ({item.get('question_id')})", problem)
+            else:
                 index[str(item.get("question_id"))] = row
     return index
 

@@ -127,24 +127,15 @@ def prepare(ctx: PrepareContext, release: str = "v6", start_date: str = "2024-08
     rows = []
     for name in names:
         raw = ctx.fetch(BASE_URL + name)
-        with open(raw, "rb") as handle:  # streamed: the release files are large
-            for index, line in enumerate(handle):
-                if not line.strip():
-                    continue
-                where = f"{raw}:{index + 1}"
-                try:
-                    item = json.loads(line)
-                    when = datetime.fromisoformat(str(item["contest_date"])).date()
-                except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError) as exc:
-                    ctx.bad_row(where, f"malformed row or contest_date ({exc})")
-                    continue
-                if not start <= when < end:
-                    continue
-                row, problem = convert(item, index, name)
-                if problem:
-                    ctx.bad_row(f"{where} ({item.get('question_id')})", problem)
-                    continue
-                rows.append(row)
+        for number, item in ctx.iter_jsonl(raw):  # streamed: the release files are large
+            where = f"{raw}:{number}"
+            try:
+                when = datetime.fromisoformat(str(item["contest_date"])).date()
+            except (KeyError, TypeError, ValueError) as exc:
+                ctx.bad_row(where, f"malformed contest_date ({exc})")
+                continue
+            if start <= when < end:
+                ctx.keep(rows, convert(item, number - 1, name), f"{where} ({item.get('question_id')})")
     if not rows:
         raise GymError(f"livecodebench: no problem of release {release} has a contest date in [{start}, {end})")
     return ctx.write_rows(rows)

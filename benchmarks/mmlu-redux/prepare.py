@@ -111,11 +111,7 @@ def prepare(ctx: PrepareContext, apply_corrections: bool = True) -> Path:
                 else:
                     dropped[reason] += 1
                 continue
-            row, problem = convert(item, subject, index, gold)
-            if problem:
-                ctx.bad_row(f"{raw}: row {index}", problem)
-                continue
-            rows.append(row)
+            ctx.keep(rows, convert(item, subject, index, gold), f"{raw}: row {index}")
     if dropped:
         log.info("mmlu-redux: dropped %d flagged rows (%s)", sum(dropped.values()),
                  ", ".join(f"{name}: {count}" for name, count in sorted(dropped.items())))

@@ -116,13 +116,8 @@ def prepare(ctx: PrepareContext, split: str = "test") -> Path:
                 handle = archive.extractfile(member)
                 text = handle.read().decode("utf-8-sig") if handle else ""
                 for index, record in enumerate(csv.reader(io.StringIO(text, newline=""))):
-                    if not record:
-                        continue
-                    row, problem = convert(record, subject, index)
-                    if problem:
-                        ctx.bad_row(f"{raw}: {member.name} record {index + 1}", problem)
-                        continue
-                    rows.append(row)
+                    if record:
+                        ctx.keep(rows, convert(record, subject, index), f"{raw}: {member.name} record {index + 1}")
     except (tarfile.TarError, EOFError, UnicodeDecodeError, csv.Error) as exc:
         raise GymError(f"{raw}: corrupt or truncated MMLU archive ({exc})") from None
     return ctx.write_rows(rows)

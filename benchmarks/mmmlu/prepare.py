@@ -117,9 +117,5 @@ def prepare(ctx: PrepareContext, languages: list[str] | None = None, include_eng
         raw = ctx.fetch(ENGLISH_URL if language == ENGLISH else URL_TEMPLATE.format(language=language))
         pattern = answer_pattern(language)
         for index, item in enumerate(ctx.read_csv(raw)):
-            row, problem = convert(item, language, index, pattern)
-            if problem:
-                ctx.bad_row(f"{raw}: record {index + 1}", problem)
-                continue
-            rows.append(row)
+            ctx.keep(rows, convert(item, language, index, pattern), f"{raw}: record {index + 1}")
     return ctx.write_rows(rows)

@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.errors import GymError
+from gym.converters import prepare_parquet_files
 from gym.prompts import ROLES
 
 if TYPE_CHECKING:
@@ -54,12 +54,5 @@ def convert(item: dict[str, Any], index: int, file: str) -> tuple[dict[str, Any]
 
 
 def prepare(ctx: PrepareContext, files: list[str] | tuple[str, ...] = FILES) -> Path:
-    if isinstance(files, str) or not files:
-        raise GymError(f"files must be a non-empty list such as [2needle/2needle_0.parquet], got {files!r}")
-    rows = []
-    for file in files:
-        raw = ctx.fetch(f"{BASE}/{file}")
-        items = ctx.read_parquet(raw, columns=COLUMNS, required=["prompt", "answer", "random_string_to_prepend"],
-                                 layout="MRCR")
-        rows.extend(ctx.convert_rows(raw, items, lambda item, i, f=file: convert(item, i, f), label="row"))
-    return ctx.write_rows(rows)
+    return prepare_parquet_files(ctx, BASE, files, convert, FILES[0], layout="MRCR", columns=COLUMNS,
+                                 required=["prompt", "answer", "random_string_to_prepend"])

@@ -15,8 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gym.converters import joined_answers, text_row, unboxed
 from gym.multilingual import hf_converted_parquet
-from gym.verifiers.base import last_boxed
 
 if TYPE_CHECKING:
     from gym.prepare_context import PrepareContext
@@ -24,39 +24,22 @@ if TYPE_CHECKING:
 URL = hf_converted_parquet("desimfj/PHYSICS", "default", "test")
 
 
-def unbox(text: str) -> str:
-    text = text.strip()
-    inner = last_boxed(text) if text.startswith("\\boxed") else None
-    return (inner if inner is not None else text).strip().strip("$").strip()
-
-
 def gold_answer(answer: Any) -> str:
     """Sub-answers (each a list of accepted forms, or a string) -> "first, second, ..."."""
     if isinstance(answer, str):
-        return unbox(answer)
-    parts = []
-    for sub in answer if isinstance(answer, (list, tuple)) else []:
-        form = sub[0] if isinstance(sub, (list, tuple)) and sub else sub
-        if isinstance(form, str) and unbox(form):
-            parts.append(unbox(form))
-    return ", ".join(parts)
+        return unboxed(answer)
+    firsts = [sub[0] if isinstance(sub, (list, tuple)) and sub else sub
+              for sub in (answer if isinstance(answer, (list, tuple)) else [])]
+    return joined_answers(form for form in firsts if isinstance(form, str))
 
 
 def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
-    question = item.get("question")
-    if not isinstance(question, str) or not question.strip():
-        return None, "missing 'question'"
-    gold = gold_answer(item.get("answer"))
-    if not gold:
-        return None, "missing 'answer'"
-    answer_type = item.get("answer_type")
-    row = {"question": question.strip(), "expected_answer": gold,
-           "metadata": {"domain": item.get("domain"), "difficulty": item.get("difficulty"),
-                        "answer_type": list(answer_type) if isinstance(answer_type, (list, tuple)) else answer_type,
-                        "source_index": index}}
-    if isinstance(item.get("solution"), str):
-        row["reference_solution"] = item["solution"]
-    return row, None
+    solution, answer_type = item.get("solution"), item.get("answer_type")
+    return text_row({**item, "answer": gold_answer(item.get("answer"))}, index,
+                    **({"reference_solution": solution} if isinstance(solution, str) else {}),
+                    metadata={"domain": item.get("domain"), "difficulty": item.get("difficulty"),
+                              "answer_type": list(answer_type) if isinstance(answer_type, (list, tuple))
+                              else answer_type})
 
 
 def prepare(ctx: PrepareContext, languages: list[str] | None = None) -> Path:

@@ -36,13 +36,10 @@ def prepare(ctx: PrepareContext, languages: list[str] | None = None, levels: lis
             items = ctx.read_parquet(raw, required=("question", "answer"), layout="PolyMath")
 
             def convert(item: dict[str, Any], index: int, language: str = language, level: str = level):
-                row, problem = math_row(item.get("question"), item.get("answer"))
-                if row is None:
-                    return None, problem
-                row["instruction"] = math_instruction(language)
-                row["metadata"] = {"id": item.get("id"), "language": language, "difficulty": level,
-                                   "weight": LEVELS[level], "source_index": index}
-                return row, None
+                return math_row(item.get("question"), item.get("answer"), index=index,
+                                instruction=math_instruction(language),
+                                metadata={"id": item.get("id"), "language": language, "difficulty": level,
+                                          "weight": LEVELS[level]})
 
             rows.extend(ctx.convert_rows(raw, items, convert, id_field="id"))
     return ctx.write_rows(rows)

@@ -16,8 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gym.converters import joined_answers, stripped_text, text_row
 from gym.multilingual import chosen_languages, hf_converted_parquet
-from gym.verifiers.base import last_boxed
 
 if TYPE_CHECKING:
     from gym.prepare_context import PrepareContext
@@ -28,32 +28,16 @@ SUBJECTS = ("AtomicPhysics", "ClassicalElectromagnetism", "ClassicalMechanics", 
             "TheoreticalMechanics", "Thermodynamics", "WaveOptics")
 
 
-def _unbox(text: str) -> str:
-    text = str(text).strip()
-    inner = last_boxed(text) if text.startswith("\\boxed") else None
-    return (inner if inner is not None else text).strip().strip("$").strip()
-
-
 def gold_answer(answers: Any) -> str:
-    values = answers if isinstance(answers, (list, tuple)) else [answers]
-    return ", ".join(part for part in (_unbox(value) for value in values if value is not None) if part)
+    return joined_answers(answers if isinstance(answers, (list, tuple)) else [answers])
 
 
 def convert(item: dict[str, Any], index: int, subject: str) -> tuple[dict[str, Any] | None, str | None]:
-    problem = item.get("problem")
-    if not isinstance(problem, str) or not problem.strip():
-        return None, "missing 'problem'"
-    gold = gold_answer(item.get("answers"))
-    if not gold:
-        return None, "missing 'answers'"
-    solution = item.get("solution")
-    return {
-        "question": problem.strip(), "expected_answer": gold,
-        "reference_solution": solution.strip() if isinstance(solution, str) else "",
-        "metadata": {"subject": item.get("subject") or subject, "topic": item.get("topic"), "level": item.get("level"),
-                     "answer_type": item.get("answer_type"), "is_multiple_answer": item.get("is_multiple_answer"),
-                     "index": item.get("index"), "source_index": index},
-    }, None
+    return text_row({**item, "answers": gold_answer(item.get("answers"))}, index, ("problem", "answers"),
+                    reference_solution=stripped_text(item, "solution"),
+                    metadata={"subject": item.get("subject") or subject,
+                              **{key: item.get(key) for key in ("topic", "level", "answer_type",
+                                                                "is_multiple_answer", "index")}})
 
 
 def prepare(ctx: PrepareContext, subjects: list[str] | None = None) -> Path:
