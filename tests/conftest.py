@@ -8,7 +8,9 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -16,6 +18,16 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 UPSTREAM = FIXTURES / "upstream"  # laid out as a download mirror: <host>/<path>
 REAL_DATA = FIXTURES / "real"  # exact copies of public upstream files, each with its licence
+
+
+def wait_until(condition: Callable[[], object], what: str, seconds: float = 60.0) -> None:
+    """Poll `condition` until it holds: tests wait for a state, never for a fixed time; the bound only
+    turns a hang into a failure that says what never happened."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {seconds:.0f} s for {what}")
+        time.sleep(0.01)
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

@@ -15,6 +15,7 @@ import pytest
 from gym.errors import GymError
 from gym.verifiers import make_verifier
 from gym.verifiers.base import VerifierError
+from tests.conftest import wait_until
 
 
 def _children(pid: int) -> set[int]:
@@ -104,15 +105,12 @@ def test_a_worker_that_dies_is_a_verifier_error_not_a_wrong_answer(baseline):
         except VerifierError as exc:
             outcome["error"] = exc
 
+    (pid,) = verifier.worker_pids()
     thread = threading.Thread(target=check)
     thread.start()
-    while thread.is_alive():  # kill whichever worker holds the request until the check gives up
-        for pid in verifier.worker_pids():
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        thread.join(0.05)
+    wait_until(lambda: not verifier._pool._idle, "the check to take the only worker")
+    os.kill(pid, signal.SIGKILL)  # before or after the request reached it: either way it dies holding it
+    thread.join(60)
     assert "verdict" not in outcome and "crashed" in str(outcome["error"])
     verifier._sleep = 0
     assert verifier.verify(row, r"\boxed{0.5}").reward == 1.0  # a replacement serves the next check
@@ -179,12 +177,13 @@ def test_close_releases_busy_and_waiting_callers(baseline):
         except GymError as exc:
             outcomes[name] = exc
 
+    pool = verifier._pool
     busy = threading.Thread(target=call, args=("busy",))
     busy.start()
-    time.sleep(0.3)
+    wait_until(lambda: not pool._idle, "the only worker to be checked out")
     waiting = threading.Thread(target=call, args=("waiting",))
     waiting.start()
-    time.sleep(0.3)
+    wait_until(lambda: pool._cond._waiters, "the second caller to wait for a worker")
     started = time.monotonic()
     verifier.close()
     busy.join(5)
@@ -204,7 +203,8 @@ print(" ".join(map(str, verifier.worker_pids())), flush=True)
 verifier._sleep = 60  # both workers busy on a long check when the parent goes away
 for _ in range(2):
     threading.Thread(target=verifier.verify, args=({"expected_answer": "1"}, r"\boxed{2.5}"), daemon=True).start()
-time.sleep(0.5)
+while verifier._pool._idle or not verifier._pool._started:  # both workers checked out and busy
+    time.sleep(0.01)
 if sys.argv[1] == "kill":
     os.kill(os.getpid(), 9)
 """

@@ -16,6 +16,7 @@ import requests
 
 from gym.mock.policy import AnswerPolicy, TaskIndex, UNKNOWN_ANSWER
 from gym.mock.server import FAULTS, MockServer
+from tests.conftest import wait_until
 
 MATH_TEMPLATE = "Solve the following math problem. Make sure to put the answer (and only answer) inside \\boxed{{}}.\n\n{question}"
 ANSWER = re.compile(r"\\boxed\{(.*)\}\.\nAnswer: (.*)$", re.S)
@@ -300,7 +301,7 @@ def test_hang_fault_trips_client_timeout_and_stop_is_prompt(http):
 
     client = threading.Thread(target=waiting_client)
     client.start()
-    time.sleep(0.3)
+    wait_until(lambda: srv.stats["faults"].get("hang"), "the request to reach its hang")
     started = time.monotonic()
     srv.stop()
     assert time.monotonic() - started < 10  # not held until the client's 30 s timeout

@@ -172,6 +172,8 @@ class WorkerPool:
         equivalence it cannot settle in time is not proven), or "verifier closed" once close() ran. A worker
         that dies is no verdict at all: VerifierError, so the rollout is `verifier_error`, redone by reverify."""
         worker = self._checkout_live()
+        if worker is None:  # close() ran while it was taking a worker
+            return {"reward": 0.0, "predicted": None, "error": "verifier closed"}
         try:
             worker.conn.send(request)
             if not worker.conn.poll(self.timeout):
@@ -187,8 +189,9 @@ class WorkerPool:
         self._checkin(worker)
         return result
 
-    def _checkout_live(self) -> _Worker:
-        """An idle worker that finished starting and is still alive; one that died while idle is replaced."""
+    def _checkout_live(self) -> _Worker | None:
+        """An idle worker that finished starting and is still alive; one that died while idle is replaced.
+        None when close() stopped the worker it had taken."""
         while True:
             worker = self._checkout()
             if not worker.ready:
@@ -197,12 +200,16 @@ class WorkerPool:
                 except (EOFError, OSError, _WorkerGone) as exc:
                     code = worker.proc.poll()
                     self._replace(worker)
+                    if self._closed:
+                        return None
                     reason = str(exc) or f"exit code {code}"
                     raise GymError(f"math verification worker failed to start ({reason}); "
                                    f"see its error above") from None
             if worker.proc.poll() is None:
                 return worker
             self._replace(worker)
+            if self._closed:
+                return None
 
     def _replace(self, worker: _Worker) -> None:
         """Kill a worker that overran or died, and start a fresh one in its place."""

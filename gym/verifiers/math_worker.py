@@ -215,7 +215,10 @@ def serve(conn: Any, parent_pid: int) -> None:
     for name in ("math_verify", "latex2sympy2_extended"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
     check("\\boxed{\\frac{1}{2}}", "\\boxed{0.5}", True, 1)  # load the LaTeX parser before the clock runs
-    conn.send(("ready", os.getpid(), antlr_version()))
+    try:
+        conn.send(("ready", os.getpid(), antlr_version()))
+    except (EOFError, OSError):  # the pool closed (or its process ended) while this worker was starting
+        return
     while True:
         try:
             request = conn.recv()
