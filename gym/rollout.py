@@ -156,14 +156,17 @@ def _failed(status: Status, error: str, details: Any) -> dict[str, Any]:
 
 
 def make_rollout(benchmark: str, model: str, row: dict, messages: list[dict], task_index: int, rollout_index: int,
-                 key: str, completion: "Completion", verifier: Any, data_sha256: str | None = None) -> Rollout:
-    """The row collect writes for one model call."""
+                 key: str, completion: "Completion", verifier: Any, data_sha256: str | None = None, *,
+                 subsets: dict | None = None, cached: bool = False, adaptive: str | None = None) -> Rollout:
+    """The row collect writes for one model call; the optional fields only where they say something
+    (the task's subsets, a reply from the response cache, the adaptive-repeats rule)."""
     if completion.status == "ok":
         verdict = verify_answer(verifier, row, completion.text or "")
     else:
         verdict = {"status": completion.status, "reward": 0.0 if completion.status == "model_error" else None,
                    "scores": None, "extracted_answer": None, "verifier": {}, "error": completion.error}
-    return {
+    optional = {"subsets": subsets, "cached": cached, "adaptive": adaptive}
+    rollout: Rollout = {
         "schema_version": SCHEMA_VERSION, "benchmark": benchmark, "model": model, "task_index": task_index,
         "rollout_index": rollout_index, "key": key, "status": verdict["status"], "reward": verdict["reward"],
         "scores": verdict["scores"], "extracted_answer": verdict["extracted_answer"],
@@ -172,6 +175,8 @@ def make_rollout(benchmark: str, model: str, row: dict, messages: list[dict], ta
         "attempts": completion.attempts, "latency_s": completion.latency_s, "finish_reason": completion.finish_reason,
         "usage": completion.usage, "time": now(), "data_sha256": data_sha256,
     }
+    rollout.update({name: value for name, value in optional.items() if value})  # type: ignore[typeddict-item]
+    return rollout
 
 
 def _scores(details: Any) -> dict[str, float] | None:

@@ -74,6 +74,19 @@ def test_make_rollout_statuses():
     assert (refused["status"], refused["reward"], refused["response"]) == ("model_error", 0.0, None)
 
 
+def test_make_rollout_writes_optional_fields_only_when_they_say_something():
+    from gym.verifiers.base import Verdict
+
+    row, messages, completion = {"expected_answer": "B"}, [{"role": "user", "content": "q"}], Completion("ok", text="B")
+    plain = rollout.make_rollout("b", "m", row, messages, 0, 0, "k", completion, Echo(Verdict(1.0, "B")),
+                                 subsets={}, cached=False, adaptive=None)
+    assert not {"subsets", "cached", "adaptive"} & set(plain)
+    marked = rollout.make_rollout("b", "m", row, messages, 0, 0, "k", completion, Echo(Verdict(1.0, "B")),
+                                  subsets={"language": "de"}, cached=True, adaptive="wilson:0.9")
+    assert (marked["subsets"], marked["cached"], marked["adaptive"]) == ({"language": "de"}, True, "wilson:0.9")
+    assert set(marked) <= set(rollout.FIELDS)
+
+
 def row(task, rollout_index, status="ok", reward=1.0, **extra):
     out = {"benchmark": "b", "model": "m", "task_index": task, "rollout_index": rollout_index,
            "key": f"{task}:{rollout_index}", "status": status, "reward": reward, "extracted_answer": "x",

@@ -182,19 +182,11 @@ def _run(cfg: DictConfig, out_path: Path) -> dict[str, Any]:
 
         def one(group: tuple[int, list]) -> list[dict[str, Any]]:
             task_index, members = group
-            row = rows[task_index]
-            out = []
-            for (rollout_index, _, key), completion, cached in calls.complete(prompts[task_index], members):
-                rollout = make_rollout(bench.name, client.model, row, prompts[task_index], task_index, rollout_index,
-                                       key, completion, verifier, data_sha)
-                if subsets[task_index]:
-                    rollout["subsets"] = subsets[task_index]
-                if cached:
-                    rollout["cached"] = True
-                if rule is not None:
-                    rollout["adaptive"] = rule.spec()
-                out.append(rollout)
-            return out
+            adaptive = rule.spec() if rule is not None else None
+            return [make_rollout(bench.name, client.model, rows[task_index], prompts[task_index], task_index,
+                                 rollout_index, key, completion, verifier, data_sha, subsets=subsets[task_index],
+                                 cached=cached, adaptive=adaptive)
+                    for (rollout_index, _, key), completion, cached in calls.complete(prompts[task_index], members)]
 
         started = time.perf_counter()
         counts: Counter = Counter()
