@@ -14,6 +14,9 @@ these families get the same numbers. Each entry of metrics.json gains a `family_
 * translation: corpus BLEU and chrF per language pair, computed per rollout index and then averaged
   (with the population standard deviation across rollout indices, as the reference reports it), and
   the mean over pairs (`xx->xx`). Only `ok` rollouts enter the corpora (a refused request has no text).
+  A corpus score is computed from the sum of the segments' statistics the verifier recorded
+  (`details.stats`), which is what sacrebleu's corpus_bleu / corpus_chrf compute after tokenizing every
+  text again; rollouts without them (older files) are scored from their texts.
 * long_context: pass@1 per prompt-size bucket (estimated tokens = characters / 4, buckets up to 4k,
   8k, ..., 1M), each with its 95% CI, task count and the number of `model_error` rollouts (context
   refusals); buckets come from the rollout's own prompt, so refusals are placed too.
@@ -138,24 +141,27 @@ def _mean_std(values: list[float]) -> tuple[float | None, float | None]:
 
 
 def translation(rows: list[dict]) -> dict[str, Any]:
-    from gym.verifiers.translation import corpus_scores
+    from gym.verifiers.translation import corpus_scores, corpus_scores_from_stats
 
-    runs: dict[str, dict[int, list[tuple[int, str, str]]]] = defaultdict(lambda: defaultdict(list))
+    runs: dict[str, dict[int, list[tuple[int, str, str, Any]]]] = defaultdict(lambda: defaultdict(list))
     tokenize: dict[str, str] = {}
     for r in rows:
         d = _details(r)
         if r["status"] != "ok" or "pair" not in d:
             continue
         runs[d["pair"]][int(r["rollout_index"])].append((int(r["task_index"]), d.get("hypothesis") or "",
-                                                        d.get("reference") or ""))
+                                                        d.get("reference") or "", d.get("stats")))
         tokenize[d["pair"]] = d.get("tokenize") or "13a"
     pairs: dict[str, Any] = {}
     per_run: dict[int, list[tuple[float, float]]] = defaultdict(list)
     for pair, by_run in sorted(runs.items()):
         bleus, chrfs = [], []
         for index, segments in sorted(by_run.items()):
-            segments.sort()
-            bleu, chrf = corpus_scores([s[1] for s in segments], [s[2] for s in segments], tokenize[pair])
+            if all(isinstance(s[3], dict) for s in segments):  # the verifier's statistics: a sum, no re-tokenizing
+                bleu, chrf = corpus_scores_from_stats([s[3] for s in segments])
+            else:  # rollouts from before the statistics were recorded
+                segments.sort(key=lambda s: s[0])
+                bleu, chrf = corpus_scores([s[1] for s in segments], [s[2] for s in segments], tokenize[pair])
             bleus.append(bleu)
             chrfs.append(chrf)
             per_run[index].append((bleu, chrf))

@@ -4,7 +4,7 @@ metrics in task=aggregate (win rate bootstrap, corpus BLEU, length buckets) on l
     .venv/bin/python perf/family_throughput.py [--n 5000] [--threads 16] [--rollouts 100000]
 
 Prints verifications per second per family (from a thread pool, as collect calls them) and the
-seconds add_family_metrics adds to aggregate for `--rollouts` translation and pairwise rollouts.
+seconds a whole aggregate takes (family metrics included) for `--rollouts` pairwise and translation rollouts.
 """
 
 from __future__ import annotations
@@ -63,28 +63,37 @@ def graph_cases(n: int, rng: random.Random) -> list:
 
 
 def family_metrics_cost(tmp: Path, n: int, rng: random.Random) -> dict[str, float]:
+    """Seconds of a whole aggregate (load included) of n rollouts: pairwise, translation as the verifier
+    writes it now (with per-segment statistics), and translation rollouts without them (older files,
+    scored from the texts)."""
     from gym.metrics_output import metrics_for
+    from gym.verifiers import make_verifier
 
+    verifier = make_verifier("translation")
+    # 500 distinct segments of 8-30 words, verified for real; the rollouts cycle through them
+    translated = [verifier.verify(row, hypothesis).details for row, hypothesis in text_cases(500, rng)]
     out = {}
-    for family in ("translation", "pairwise"):
-        path = tmp / f"{family}.jsonl"
+    for family in ("pairwise", "translation", "translation (older rollouts)"):
+        path = tmp / "rollouts.jsonl"
         with path.open("w") as handle:
             for i in range(n):
                 task, rollout = divmod(i, 4)
                 reward = rng.choice([0.0, 0.5, 1.0]) if family == "pairwise" else rng.random()
-                details = ({"family": "pairwise", "category": "hard_prompt", "outcome": "win", "valid_games": 2,
-                            "games": [{}, {}], "label_model_first": "A>B", "label_model_second": "B>A"}
-                           if family == "pairwise" else
-                           {"family": "translation", "pair": f"en->{['de_DE', 'fr_FR'][task % 2]}", "tokenize": "13a",
-                            "hypothesis": "the museum opens at nine", "reference": "the museum opens at nine today"})
-                handle.write(json.dumps({"benchmark": family, "model": "m", "task_index": task, "rollout_index": rollout,
-                                         "key": f"{family}{i}", "status": "ok", "reward": reward,
+                if family == "pairwise":
+                    details = {"family": "pairwise", "category": "hard_prompt", "outcome": "win", "valid_games": 2,
+                               "games": [{}, {}], "label_model_first": "A>B", "label_model_second": "B>A"}
+                else:
+                    details = {**translated[task % len(translated)], "pair": f"en->{['de_DE', 'fr_FR'][task % 2]}"}
+                    if family != "translation":
+                        details.pop("stats")
+                handle.write(json.dumps({"benchmark": "b", "model": "m", "task_index": task, "rollout_index": rollout,
+                                         "key": f"k{i}", "status": "ok", "reward": reward,
                                          "extracted_answer": "win", "prompt": [{"role": "user", "content": "x" * 200}],
                                          "verifier": details}) + "\n")
         started = time.perf_counter()
         metrics, _ = metrics_for(str(path))
         out[family] = time.perf_counter() - started
-        assert "family_metrics" in metrics["benchmarks"][family]
+        assert "family_metrics" in metrics["benchmarks"]["b"]
     return out
 
 

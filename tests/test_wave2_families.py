@@ -22,6 +22,7 @@ from gym.verifiers.label import parse_grade, parse_judgement
 from gym.verifiers.long_context import node_f1, parse_nodes
 from gym.verifiers.pairwise import parse_label
 from gym.verifiers.sql import extract_sql, run_query, QueryFailed
+from tests.conftest import ROOT
 
 
 # -- label ----------------------------------------------------------------------------------------------
@@ -322,6 +323,31 @@ def test_corpus_metrics_per_pair():
     out = translation_metrics(rows)
     assert out["pairs"]["en->de_DE"]["bleu"] == pytest.approx(sacrebleu.corpus_bleu(hyps, [refs]).score, abs=1e-3)
     assert out["xx->xx"]["chrf"] == pytest.approx(sacrebleu.corpus_chrf(hyps, [refs]).score, abs=1e-3)
+
+
+def test_corpus_scores_from_the_verifiers_statistics_equal_sacrebleus_corpus_scores():
+    """aggregate sums per-segment statistics instead of re-tokenizing the corpus; the numbers must be
+    sacrebleu's corpus_bleu / corpus_chrf over the same texts, for every tokenizer and an empty reply."""
+    import sacrebleu
+
+    wmt = ROOT / "tests/fixtures/upstream/huggingface.co/datasets/google/wmt24pp/resolve/main"
+    verifier = make_verifier("translation", {})
+    for path in sorted(wmt.glob("en-*.jsonl")):
+        items = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        target = path.stem.split("-", 1)[1]
+        refs = [item["target"] for item in items]
+        hyps = [refs[0], items[1]["source"], " ".join(reversed(refs[2].split())), ""][:len(refs)]
+        rows = [{"status": "ok", "task_index": i, "rollout_index": 0, "reward": 0.0,
+                 "verifier": verifier.verify({"expected_answer": r, "source_language": "en", "target_language": target},
+                                             h).details} for i, (h, r) in enumerate(zip(hyps, refs))]
+        assert all("stats" in row["verifier"] for row in rows)
+        tokenize = rows[0]["verifier"]["tokenize"]
+        out = translation_metrics(rows)["pairs"][f"en->{target}"]
+        assert out["bleu"] == pytest.approx(sacrebleu.corpus_bleu(hyps, [refs], tokenize=tokenize).score, abs=1e-4)
+        assert out["chrf"] == pytest.approx(sacrebleu.corpus_chrf(hyps, [refs]).score, abs=1e-4)
+        older = translation_metrics([{**row, "verifier": {k: v for k, v in row["verifier"].items() if k != "stats"}}
+                                     for row in rows])["pairs"][f"en->{target}"]  # rollouts without statistics
+        assert (older["bleu"], older["chrf"]) == (out["bleu"], out["chrf"])
 
 
 # -- Spider 2.0-Lite ------------------------------------------------------------------------------------

@@ -40,13 +40,22 @@ def tokenizer_for(target_language: str) -> str:
     return name
 
 
-def sentence_scores(hypothesis: str, reference: str, tokenize: str) -> tuple[float, float]:
-    """(BLEU, chrF) of one segment, both 0-100."""
-    import sacrebleu
+def sentence_scores(hypothesis: str, reference: str, tokenize: str) -> tuple[float, float, dict[str, list] | None]:
+    """(BLEU, chrF) of one segment, both 0-100, as sacrebleu's sentence_bleu / sentence_chrf give them, and
+    the segment's statistics {"bleu": [...], "chrf": [...]}: summed over a corpus they give its corpus
+    scores (corpus_scores_from_stats) without tokenizing the corpus again. None where this sacrebleu
+    does not expose chrF's statistics; aggregate then scores the corpus from the texts."""
+    from sacrebleu.metrics import BLEU, CHRF
 
-    bleu = sacrebleu.sentence_bleu(hypothesis, [reference], tokenize=tokenize).score
-    chrf = sacrebleu.sentence_chrf(hypothesis, [reference]).score
-    return bleu, chrf
+    bleu = BLEU(tokenize=tokenize, effective_order=True).sentence_score(hypothesis, [reference])
+    bleu_stats = [bleu.sys_len, bleu.ref_len, *bleu.counts, *bleu.totals]
+    metric = CHRF()
+    try:
+        chrf_stats = [int(n) for n in metric._extract_corpus_statistics([hypothesis], [[reference]])[0]]
+        chrf = metric._compute_score_from_stats(chrf_stats).score
+    except (AttributeError, TypeError, IndexError):  # internals of another sacrebleu version
+        return bleu.score, metric.sentence_score(hypothesis, [reference]).score, None
+    return bleu.score, chrf, {"bleu": bleu_stats, "chrf": chrf_stats}
 
 
 def corpus_scores(hypotheses: list[str], references: list[str], tokenize: str) -> tuple[float, float]:
@@ -56,6 +65,19 @@ def corpus_scores(hypotheses: list[str], references: list[str], tokenize: str) -
     bleu = sacrebleu.corpus_bleu(hypotheses, [references], tokenize=tokenize).score
     chrf = sacrebleu.corpus_chrf(hypotheses, [references]).score
     return bleu, chrf
+
+
+def corpus_scores_from_stats(segments: list[dict[str, list]]) -> tuple[float, float]:
+    """(corpus BLEU, corpus chrF) from the segments' statistics (see sentence_scores): the numbers
+    corpus_scores computes from the texts, in a sum."""
+    from sacrebleu.metrics import BLEU, CHRF
+
+    bleu = [sum(column) for column in zip(*(segment["bleu"] for segment in segments))]
+    order = (len(bleu) - 2) // 2
+    bleu_score = BLEU.compute_bleu(correct=bleu[2:2 + order], total=bleu[2 + order:], sys_len=bleu[0],
+                                   ref_len=bleu[1], smooth_method="exp", max_ngram_order=order).score
+    chrf = [sum(column) for column in zip(*(segment["chrf"] for segment in segments))]
+    return bleu_score, CHRF()._compute_score_from_stats(chrf).score
 
 
 class TranslationVerifier(Verifier):
@@ -76,10 +98,12 @@ class TranslationVerifier(Verifier):
         tokenize = tokenizer_for(target) if self.tokenize == "auto" else self.tokenize
         details: dict[str, Any] = {"family": "translation", "pair": f"{source}->{target}", "tokenize": tokenize,
                                    "hypothesis": hypothesis, "reference": reference}
-        if not hypothesis:
+        bleu, chrf, stats = sentence_scores(hypothesis, reference, tokenize)
+        if stats is not None:
+            details["stats"] = stats  # the corpus scores in aggregate are sums of these
+        if not hypothesis:  # an empty translation still counts in the corpus, as the reference counts it
             details.update(sentence_bleu=0.0, sentence_chrf=0.0, scores={"chrf": 0.0})
             return Verdict(0.0, None, details)
-        bleu, chrf = sentence_scores(hypothesis, reference, tokenize)
         details.update(sentence_bleu=round(bleu, 4), sentence_chrf=round(chrf, 4),
                        scores={"chrf": min(1.0, chrf / 100.0)})
         return Verdict(min(1.0, bleu / 100.0), hypothesis[:200], details)
