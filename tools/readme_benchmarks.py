@@ -45,7 +45,8 @@ FAMILY_NOTES = {
                     "prompt-size bucket with context-length refusals counted",
     "label": "the model grades: its verdict label (\"Judgement: Yes/No\" or a 4-way grade) against the gold label; "
              "accuracy, precision/recall/F1 or MAE",
-    "translation": "sentence BLEU (reward) and chrF with sacrebleu; corpus BLEU and chrF per language pair",
+    "translation": "sentence BLEU (reward) and chrF with sacrebleu; corpus BLEU and chrF per language pair, summed "
+                   "from each rollout's segment statistics (equal to sacrebleu's corpus scores)",
     "typed": "the last answer in the wrapper the prompt asked for (`\\boxed{}` or `((...))`), compared as a whole "
              "count or a yes/no",
 }
