@@ -52,6 +52,7 @@ class Completion:
     error: str | None = None
     choices: list["Completion"] | None = None  # every choice of an n > 1 reply (gym.model_calls splits them)
     out_of_time: bool = False  # infra_error because the rollout's time budget ran out
+    from_cache: bool = False  # read back from the response cache: no request was made
 
 
 class _Transient(Exception):

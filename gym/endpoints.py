@@ -159,8 +159,9 @@ def run_fingerprint(client: ModelClient, endpoint: dict[str, Any], sampling: dic
 
 
 def connect_judge(cfg: Any, stack: ExitStack, verifier: Any, policy_base_url: str, data_path: Path,
-                  pool_size: int) -> dict[str, Any] | None:
+                  pool_size: int, cache: Any = None) -> dict[str, Any] | None:
     """Give a judge-graded verifier its judge client (no-op for other verifiers); fails fast when unreachable.
+    With a response cache, a judge request answered before is answered from it (gym.response_cache).
 
     Returns the judge endpoint's fingerprint (None without a judge); its `model` is part of every rollout
     key, so a resume with another judge does not mix its verdicts with the old ones."""
@@ -201,6 +202,10 @@ def connect_judge(cfg: Any, stack: ExitStack, verifier: Any, policy_base_url: st
         fingerprint = discover(client, "judge")
     except GymError as exc:
         raise GymError(f"judge: {exc}") from None
+    if cache is not None:
+        from gym.response_cache import CachedJudge
+
+        client = CachedJudge(client, cache)
     verifier.attach_judge(client, None if seed is None else int(seed))
     log.info("judge %s at %s", client.model, base_url)
     return {**fingerprint, "sampling_sent": sampling}

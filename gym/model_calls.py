@@ -117,6 +117,8 @@ def model_time_lines(summary: dict[str, Any]) -> list[str]:
         parts.append(f"{summary['requests_with_n']} with n > 1")
     if summary.get("cache"):
         parts.append(f"cache hits {summary['cache']['hits']}")
+        if summary["cache"].get("judge_hits") or summary["cache"].get("judge_misses"):
+            parts.append(f"judge cache hits {summary['cache']['judge_hits']}")
     lines = ["; ".join(parts)]
     adaptive = summary.get("adaptive")
     if adaptive:

@@ -11,12 +11,17 @@ threads may read and write it at once: SQLite's locking serialises the writers, 
 short transaction, and a writer that finds the database busy waits (busy_timeout) instead of failing.
 A crash leaves at most the last uncommitted reply out, never a corrupt file.
 
+Judge replies are cached too (CachedJudge), under a hash of everything the judge request holds (judge
+model, API, sampling, seed, messages): a resumed or re-verified rollout whose judge prompt is unchanged
+gets its verdict without a judge call. They are counted apart from the policy's replies.
+
 Size cap (`cache.max_mb`): when the stored replies exceed it, the least recently used ones are deleted
 down to 90 % of the cap (checked on open and every `CHECK_EVERY` writes).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import sqlite3
@@ -32,6 +37,7 @@ from gym.errors import GymError
 log = logging.getLogger("gym.cache")
 CACHED_STATUSES = ("ok", "model_error")
 CHECK_EVERY = 500  # writes between size checks
+JUDGE_PREFIX = "judge:"  # keys of judge replies (policy replies are keyed by their rollout key)
 _FIELDS = ("status", "text", "reasoning", "finish_reason", "usage", "error", "latency_s")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -76,18 +82,24 @@ class ResponseCache:
         self._lock = threading.Lock()
         self._writes = 0
         self.hits = self.misses = self.stored = self.evicted = 0
+        self.judge_hits = self.judge_misses = 0
         self._enforce_cap()
 
     def get(self, key: str) -> Completion | None:
+        judge = key.startswith(JUDGE_PREFIX)
         with self._lock:
             row = self._run("SELECT reply FROM responses WHERE key = ?", (key,)).fetchone()
+            if judge:
+                self.judge_hits += row is not None
+                self.judge_misses += row is None
+            else:
+                self.hits += row is not None
+                self.misses += row is None
             if row is None:
-                self.misses += 1
                 return None
-            self.hits += 1
             self._run("UPDATE responses SET used = ? WHERE key = ?", (time.time(), key))
         fields = json.loads(row[0])
-        return Completion(**{name: fields.get(name) for name in _FIELDS}, attempts=0)
+        return Completion(**{name: fields.get(name) for name in _FIELDS}, attempts=0, from_cache=True)
 
     def put(self, key: str, completion: Completion) -> None:
         if completion.status not in CACHED_STATUSES:
@@ -136,8 +148,30 @@ class ResponseCache:
 
     def summary(self) -> dict[str, Any]:
         return {"path": str(self.path), "hits": self.hits, "misses": self.misses, "stored": self.stored,
-                "evicted": self.evicted}
+                "evicted": self.evicted, "judge_hits": self.judge_hits, "judge_misses": self.judge_misses}
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+class CachedJudge:
+    """A judge client that answers from the cache when the same judge request was answered before."""
+
+    def __init__(self, client: Any, cache: ResponseCache) -> None:
+        self.client, self.cache = client, cache
+        self.model = client.model
+
+    def key(self, messages: list[dict[str, str]], seed: int | None) -> str:
+        request = {"model": self.client.model, "api": self.client.api, "sampling": self.client.sampling,
+                   "seed": seed, "messages": messages}
+        digest = hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+        return JUDGE_PREFIX + digest.hexdigest()
+
+    def complete(self, messages: list[dict[str, str]], seed: int | None = None) -> Completion:
+        key = self.key(messages, seed)
+        completion = self.cache.get(key)
+        if completion is None:
+            completion = self.client.complete(messages, seed=seed)
+            self.cache.put(key, completion)
+        return completion

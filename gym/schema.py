@@ -252,6 +252,7 @@ class ReverifyKnobs:
     concurrency: int = 16
     examples: int = 3
     k: Any = None
+    cache: CacheKnobs = field(default_factory=CacheKnobs)
 
 
 @dataclass

@@ -430,3 +430,34 @@ def test_another_judge_makes_new_rollout_keys(qa_data, tmp_path):
     assert len(same) == len(first)  # same judge: nothing redone
     assert len(other) == 2 * len(first)  # another judge: every rollout judged again, under new keys
     assert not {r["key"] for r in first} & {r["key"] for r in other[len(first):]}
+
+
+def test_judge_replies_come_from_the_cache_when_the_judge_request_repeats(qa_data, tmp_path):
+    """A collect with cache.dir stores the judge's replies; reverify with the same cache.dir re-reads them
+    (no judge request) while a changed judge prompt is sent again."""
+    from gym.tasks import reverify
+
+    stub = JudgeStub("A")
+    cache = f"cache.dir={tmp_path / 'cache'}"
+    judge = ["judge=vllm", f"judge.base_url={stub.base_url}", "judge.name=judge-a"]
+    try:
+        rows = run_collect(tmp_path / "run", *judge, cache, "num_repeats=2")
+        assert len(stub.requests) == 6 and not any(r["verifier"].get("judge_cached") for r in rows)
+        again = reverify.run(compose(["task=reverify", f"rollouts={tmp_path / 'run'}", *judge, cache,
+                                      f"+run_dir={tmp_path / 'rev'}"]))
+        assert len(stub.requests) == 6  # nothing sent
+        redone = [json.loads(line) for line in (tmp_path / "run" / "rollouts.reverified.jsonl").read_text().splitlines()]
+        assert again["changed"] == 0 and all(r["verifier"]["judge_cached"] and r["reward"] == 1.0 for r in redone)
+        report = json.loads((tmp_path / "rev" / "reverify.json").read_text())
+        assert report["judge_cache"] == {"judge_hits": 6, "judge_misses": 0}
+        summary = collect.run(compose(["task=collect", "benchmark=simpleqa", "model=mock", "model.mock.accuracy=1.0",
+                                       "progress=false", f"+run_dir={tmp_path / 'run2'}", *judge, cache,
+                                       "num_repeats=2"]))
+        assert len(stub.requests) == 6 and summary["cache"]["judge_hits"] == 6 and summary["model_requests"] == 0
+        reverify.run(compose(["task=reverify", f"rollouts={tmp_path / 'run'}", *judge, cache, "judge.sampling.seed=7",
+                              f"+run_dir={tmp_path / 'rev2'}"]))
+        assert len(stub.requests) == 12  # another judge request (here its seed): asked again
+        reverify.run(compose(["task=reverify", f"rollouts={tmp_path / 'run'}", *judge, f"+run_dir={tmp_path / 'rev3'}"]))
+        assert len(stub.requests) == 18  # no cache.dir: every judge request is sent
+    finally:
+        stub.close()

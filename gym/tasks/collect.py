@@ -137,14 +137,14 @@ def _run(cfg: DictConfig, out_path: Path) -> dict[str, Any]:
         client, endpoint = endpoints.connect_policy(cfg, stack, base_url, concurrency, sampling)
         verifier = make_verifier(bench.verifier.family, to_plain(bench.verifier.options))
         stack.callback(verifier.close)
-        judge = endpoints.connect_judge(cfg, stack, verifier, base_url, data_path, concurrency)
+        cache = open_cache(cfg, stack)
+        judge = endpoints.connect_judge(cfg, stack, verifier, base_url, data_path, concurrency, cache)
         judge_model = judge["model"] if judge else None
         fingerprint = endpoints.run_fingerprint(client, endpoint, {**sampling, "seed": base_seed}, judge)
         log.info("model %s at %s (server: %s); sampling %s", client.model, client.base_url,
                  fingerprint.get("server") or "unknown", fingerprint["sampling_sent"])
         if mode == "auto":
             client.limiter = AdaptiveLimit(concurrency)
-        cache = open_cache(cfg, stack)
         calls = ModelCalls(client, cfg.model.get("n_per_request", False), cache)
 
         data_sha = sha256_file(data_path)

@@ -22,6 +22,7 @@ from omegaconf import DictConfig, OmegaConf
 from gym.config import run_dir, to_plain
 from gym.errors import GymError
 from gym.io import write_json_atomic, write_jsonl_atomic
+from gym.response_cache import open_cache
 from gym.rollout import REVERIFIABLE, Rollout, now, verify_answer
 from gym.table import format_table
 
@@ -36,8 +37,8 @@ def output_path(path: Path) -> Path:
 class Verifiers:
     """One verifier (with its judge, if it needs one) per benchmark, closed at the end."""
 
-    def __init__(self, cfg: DictConfig, stack: ExitStack, concurrency: int) -> None:
-        self.cfg, self.stack, self.concurrency = cfg, stack, concurrency
+    def __init__(self, cfg: DictConfig, stack: ExitStack, concurrency: int, responses: Any = None) -> None:
+        self.cfg, self.stack, self.concurrency, self.responses = cfg, stack, concurrency, responses
         self.made: dict[str, Any] = {}
 
     def get(self, bench: DictConfig) -> Any:
@@ -61,7 +62,7 @@ class Verifiers:
         OmegaConf.set_struct(step, False)
         step.benchmark = bench
         step.model.kind = "reverify"  # no policy endpoint: judge=mock gets a reference server of its own
-        connect_judge(step, self.stack, verifier, "", Path(bench.dataset.path), self.concurrency)
+        connect_judge(step, self.stack, verifier, "", Path(bench.dataset.path), self.concurrency, self.responses)
 
 
 def _verdict_text(row: dict) -> str:
@@ -169,7 +170,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     out_dir = run_dir(cfg)
     written, changes = [], Changes(examples)
     with ExitStack() as stack:
-        verifiers = Verifiers(cfg, stack, concurrency)
+        responses = open_cache(cfg, stack)
+        verifiers = Verifiers(cfg, stack, concurrency, responses)
         pool = stack.enter_context(ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="reverify"))
         task_rows, cache = TaskRows(), {}
         for path in files:
@@ -177,16 +179,18 @@ def run(cfg: DictConfig) -> dict[str, Any]:
             count = write_jsonl_atomic(target, reverify_file(path, cfg, verifiers, task_rows, cache, pool, changes))
             log.info("%s: %d row(s) -> %s", path, count, target)
             written.append(target)
+        judge_cache = {k: responses.summary()[k] for k in ("judge_hits", "judge_misses")} if responses else None
     per = changes.per
     total = sum(e["reverified"] for e in per.values())
-    print(f"re-verified {total} rollout(s) in {len(files)} file(s), no model calls:", flush=True)
+    cached = f"; judge cache hits {judge_cache['judge_hits']} of {sum(judge_cache.values())}" if judge_cache else ""
+    print(f"re-verified {total} rollout(s) in {len(files)} file(s), no model calls{cached}:", flush=True)
     print(change_text(per), flush=True)
     metrics, _ = metrics_for([str(p) for p in written], to_plain(cfg.get("k")))
     write_metrics(out_dir, metrics)
     print(metrics_table(metrics), flush=True)
     summary = {"files": {str(src): str(dst) for src, dst in zip(files, written)}, "benchmarks": per,
                "reverified": total, "changed": sum(e["changed"] for e in per.values()),
-               "metrics": str(out_dir / "metrics.json")}
+               "metrics": str(out_dir / "metrics.json"), "judge_cache": judge_cache}
     write_json_atomic(out_dir / "reverify.json", summary)
     remaining = sum(e["verifier_error_after"] for e in per.values())
     if remaining:

@@ -149,6 +149,8 @@ class JudgeVerifier(Verifier):
         }
         if completion.reasoning:
             details["judge_reasoning"] = completion.reasoning
+        if completion.from_cache:
+            details["judge_cached"] = True
         if completion.status != "ok":
             what = "refused the request" if completion.status == "model_error" else "call failed"
             raise JudgeUnavailable(f"judge {what}: {completion.error}", details)

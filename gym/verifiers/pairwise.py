@@ -92,7 +92,7 @@ class PairwiseVerifier(Verifier):
         content = render(template, values, "the pairwise judge prompt")
         completion = self._client.complete([{"role": "user", "content": content}], seed=self._seed)
         info = {"judge_output": completion.text, "finish_reason": completion.finish_reason,
-                "attempts": completion.attempts}
+                "attempts": completion.attempts, **({"cached": True} if completion.from_cache else {})}
         if completion.status != "ok":
             what = "refused the request" if completion.status == "model_error" else "call failed"
             raise JudgeUnavailable(f"judge {what}: {completion.error}", info)
