@@ -206,8 +206,9 @@ def test_ctrl_c_exits_at_once_and_resume_finishes(prepared, tmp_path):
     args = [sys.executable, "-m", "gym", "task=collect", "benchmark=gsm8k", "model=mock", "limit=10", "num_repeats=2",
             "model.mock.latency=0.05", "model.mock.faults={hang: 0.3}", "model.mock.hang_seconds=3600",
             "model.timeout=3600", "concurrency=4", "progress=false", f"hydra.run.dir={tmp_path}/run"]
+    # SIGINT as a terminal delivers it: a suite started in the background of a script inherits SIGINT ignored
     proc = subprocess.Popen(args, cwd=ROOT, env=os.environ.copy(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     pause = threading.Event()
     for _ in range(6000):
         if proc.poll() is not None or (out.exists() and out.read_text().strip()):
