@@ -13,7 +13,8 @@ A crash leaves at most the last uncommitted reply out, never a corrupt file.
 
 Judge replies are cached too (CachedJudge), under a hash of everything the judge request holds (judge
 model, API, sampling, seed, messages): a resumed or re-verified rollout whose judge prompt is unchanged
-gets its verdict without a judge call. They are counted apart from the policy's replies.
+gets its verdict without a judge call. Only replies that can carry a verdict are kept (a refusal, an
+empty or cut reply is asked again). They are counted apart from the policy's replies.
 
 Size cap (`cache.max_mb`): when the stored replies exceed it, the least recently used ones are deleted
 down to 90 % of the cap (checked on open and every `CHECK_EVERY` writes).
@@ -173,5 +174,12 @@ class CachedJudge:
         completion = self.cache.get(key)
         if completion is None:
             completion = self.client.complete(messages, seed=seed)
-            self.cache.put(key, completion)
+            if usable_judge_reply(completion):
+                self.cache.put(key, completion)
         return completion
+
+
+def usable_judge_reply(completion: Completion) -> bool:
+    """Only a judge reply that can carry a verdict is kept: a refusal, an empty reply or one cut at
+    max_tokens makes the rollout infra_error, which a resume must ask the judge again."""
+    return completion.status == "ok" and bool((completion.text or "").strip()) and completion.finish_reason != "length"

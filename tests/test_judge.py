@@ -461,3 +461,16 @@ def test_judge_replies_come_from_the_cache_when_the_judge_request_repeats(qa_dat
         assert len(stub.requests) == 18  # no cache.dir: every judge request is sent
     finally:
         stub.close()
+
+
+def test_a_judge_reply_without_a_verdict_is_not_cached(qa_data, tmp_path):
+    stub = JudgeStub("A", status=400)
+    judge = ["judge=vllm", f"judge.base_url={stub.base_url}", f"cache.dir={tmp_path / 'cache'}", "limit=1"]
+    try:
+        with pytest.raises(GymError, match="infrastructure errors"):
+            run_collect(tmp_path, *judge)
+        stub.status = 200  # the judge's operator fixed it: the resume asks again rather than replaying the refusal
+        rows = run_collect(tmp_path, *judge, "resume=true")
+    finally:
+        stub.close()
+    assert len(stub.requests) == 2 and rows[-1]["status"] == "ok" and not rows[-1]["verifier"].get("judge_cached")
