@@ -1,4 +1,5 @@
-"""Judge-graded collect throughput against the reference server, and the cost of reading verdicts.
+"""Judge-graded collect throughput against the reference server, the cost of reading verdicts, and what
+the judge cache saves a reverify.
 
     .venv/bin/python perf/judge_throughput.py [--tasks 500] [--repeats 2] [--concurrency 32]
 
@@ -32,7 +33,7 @@ def verdict_parsing() -> None:
         print(f"read {name:<22} {1e6 * seconds / runs:7.2f} us per reply ({len(reply)} chars)")
 
 
-def collect_run(tasks: int, repeats: int, concurrency: int) -> None:
+def collect_run(tasks: int, repeats: int, concurrency: int) -> Path:
     root = Path(tempfile.mkdtemp(prefix="gym-judge-perf-"))
     os.environ["GYM_DATA_DIR"] = str(root / "data")
     from gym.config import compose
@@ -52,6 +53,25 @@ def collect_run(tasks: int, repeats: int, concurrency: int) -> None:
     print(f"collect simpleqa judge=mock: {done} rollouts ({2 * done} HTTP calls) in {elapsed:.2f}s -> "
           f"{done / elapsed:.0f} judged rollouts/s at concurrency {concurrency}; "
           f"accuracy {summary['accuracy_percent_this_run']}% (policy accuracy 70%)")
+    return root
+
+
+def reverify_runs(root: Path, concurrency: int) -> None:
+    """task=reverify of the collected rollouts with a judge cache (twice: filling it, then from it) and without."""
+    from gym.config import compose
+    from gym.tasks import reverify
+
+    cache = [f"cache.dir={root / 'cache'}"]
+    for number, (label, knobs) in enumerate((("filling the judge cache", cache), ("from the judge cache", cache),
+                                              ("without a cache", []))):
+        started = time.perf_counter()
+        reverify.run(compose(["task=reverify", f"rollouts={root / 'run'}", "judge=mock", f"concurrency={concurrency}",
+                              *knobs, f"+run_dir={root / f'rev-{number}'}"]))
+        elapsed = time.perf_counter() - started
+        report = json.loads((root / f"rev-{number}" / "reverify.json").read_text())
+        hits = (report.get("judge_cache") or {}).get("judge_hits", 0)
+        print(f"reverify {report['reverified']} judged rollouts {label}: {report['reverified'] - hits} judge calls, "
+              f"{elapsed:.2f}s")
 
 
 def main() -> None:
@@ -61,7 +81,8 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     args = parser.parse_args()
     verdict_parsing()
-    collect_run(args.tasks, args.repeats, args.concurrency)
+    root = collect_run(args.tasks, args.repeats, args.concurrency)
+    reverify_runs(root, args.concurrency)
 
 
 if __name__ == "__main__":
