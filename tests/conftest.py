@@ -30,6 +30,18 @@ def wait_until(condition: Callable[[], object], what: str, seconds: float = 60.0
         time.sleep(0.01)
 
 
+def children_of_this_process() -> set[int]:
+    """PIDs of this process's children, over all its threads."""
+    pids = set()
+    for task in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{task}/children") as handle:
+                pids.update(int(pid) for pid in handle.read().split())
+        except FileNotFoundError:  # a thread (e.g. another test's server) ended since the listing
+            continue
+    return pids
+
+
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):  # keep test output clean
         pass

@@ -7,7 +7,6 @@ import importlib.util
 import json
 import os
 import sys
-from pathlib import Path
 
 import pytest
 import requests
@@ -15,7 +14,7 @@ import requests
 from gym import local_servers
 from gym.config import compose
 from gym.errors import GymError
-from tests.conftest import UPSTREAM, assert_clean_failure, run_gym
+from tests.conftest import UPSTREAM, run_gym
 from tests.test_collect import prepared, read_rollouts, run_collect  # noqa: F401  (fixture)
 
 FAKE_VLLM = """#!{python}

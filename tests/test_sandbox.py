@@ -8,7 +8,6 @@ import os
 import socket
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from gym.errors import GymError
 from gym.sandbox import MECHANISMS, Run, Sandbox, SandboxUnavailable, execute, probe_isolation, python_view
 from gym.verifiers import make_verifier
 from gym.verifiers.base import VerifierError
+from tests.conftest import children_of_this_process
 
 ROOT = Path(__file__).resolve().parents[1]
 PRESENT = [name for name in MECHANISMS if probe_isolation(name)[0]]
@@ -39,14 +39,6 @@ def run_one(box: Sandbox, source: str, stdin: str = "", timeout: float = 5, outp
     assert len(outcome.results) == 1, outcome
     assert outcome.mechanism == box.mechanism
     return outcome.results[0]
-
-
-def children_of_this_process() -> set[int]:
-    pids = set()
-    for task in os.listdir("/proc/self/task"):
-        with open(f"/proc/self/task/{task}/children") as handle:
-            pids.update(int(pid) for pid in handle.read().split())
-    return pids
 
 
 @pytest.fixture(autouse=True)

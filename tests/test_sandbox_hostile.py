@@ -14,6 +14,7 @@ import pytest
 
 from gym.sandbox import MECHANISMS, probe_isolation
 from gym.verifiers import make_verifier
+from tests.conftest import children_of_this_process
 
 ROOT = Path(__file__).resolve().parents[1]
 PRESENT = [name for name in MECHANISMS if probe_isolation(name)[0]]
@@ -186,17 +187,9 @@ CHEATS = ["read_secrets", "prepared_expected_output", "read_checkout", "write_ev
           "walk_frames_and_gc", "proc_of_others", "write_proc_fds", "forged_reports", "memory_hog", "spin", "fill_disk", "spawn_shell"]
 
 
-def children() -> set[int]:
-    pids = set()
-    for task in os.listdir("/proc/self/task"):
-        with open(f"/proc/self/task/{task}/children") as handle:
-            pids.update(int(pid) for pid in handle.read().split())
-    return pids
-
-
 @pytest.mark.parametrize("shape", ["stdio", "call", "test_code"])
 def test_every_cheat_scores_zero_and_leaves_no_trace(verifier, world, shape):
-    before = children()  # processes other tests left running are not ours to account for
+    before = children_of_this_process()  # processes other tests left running are not ours to account for
     row = rows(world["token"])[shape]
     table = cheats(world)
     honest = verifier.verify(row, answer(shape, f"def steal():\n    return {world['token']!r}"))
@@ -209,5 +202,5 @@ def test_every_cheat_scores_zero_and_leaves_no_trace(verifier, world, shape):
         assert listener.connections == 0 and bytes(listener.received) == b"", name
     for trace in world["traces"]:
         assert not trace.exists(), trace
-    assert children() - before == set()
+    assert children_of_this_process() - before == set()
     assert verifier.verify(row, answer(shape, f"def steal():\n    return {world['token']!r}")).reward == 1.0
