@@ -121,3 +121,14 @@ def final_answer(text: str) -> tuple[str | None, str | None]:
         return payloads[-1], "answer_colon"
     line = last_nonempty_line(text)
     return (line, "last_line") if line is not None else (None, None)
+
+
+def defines_function(code: str, name: str) -> bool:
+    """Whether Python `code` defines a top-level function `name` (False when it does not parse)."""
+    import ast
+
+    try:
+        return any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name
+                   for node in ast.parse(code).body)
+    except (SyntaxError, ValueError):
+        return False

@@ -3,8 +3,9 @@ canonical solution, or a table of the test answers) or one that returns wrong va
 
 from __future__ import annotations
 
-import ast
 import json
+
+from gym.answer_text import defines_function
 
 
 def reference_program(row: dict, correct: bool = True) -> str | None:
@@ -30,12 +31,4 @@ def reference_program(row: dict, correct: bool = True) -> str | None:
     prompt = row.get("prompt")
     # A body-only solution (HumanEval) goes after the prompt; a whole function (MBPP+) stands alone and
     # the verifier adds the prompt's imports and helpers, as it does for a model's answer.
-    return solution if _defines(solution, entry) or not isinstance(prompt, str) else prompt + solution
-
-
-def _defines(code: str, name: str) -> bool:
-    try:
-        return any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name
-                   for node in ast.parse(code).body)
-    except (SyntaxError, ValueError):
-        return False
+    return solution if defines_function(solution, entry) or not isinstance(prompt, str) else prompt + solution

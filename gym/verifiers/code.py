@@ -39,6 +39,7 @@ import json
 import threading
 from typing import Any
 
+from gym.answer_text import defines_function
 from gym.errors import GymError
 from gym.sandbox import Run, RunResult, Sandbox, SandboxUnavailable
 from gym.verifiers.base import Verdict, Verifier, VerifierError
@@ -69,13 +70,7 @@ def _with_prompt(code: str, row: dict) -> str:
     prompt, entry = row.get("prompt"), row.get("entry_point")
     if not isinstance(prompt, str) or not entry:
         return code
-    try:
-        tree = ast.parse(code)
-        defined = any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == entry
-                      for node in tree.body)
-    except (SyntaxError, ValueError):
-        defined = False
-    if not defined:
+    if not defines_function(code, entry):
         return prompt + code
     try:
         rest = [ast.get_source_segment(prompt, node) for node in ast.parse(prompt).body
