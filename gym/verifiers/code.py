@@ -181,7 +181,7 @@ class CodeVerifier(Verifier):
         """The judge runs the tests against the program's function; only its report can pass the answer."""
         entry = str(row["entry_point"])
         job = json.dumps({"code": program, "function": entry, "method": False, "load_limit": self.timeout,
-                          "call_limit": self.timeout, "serve": True})
+                          "call_limit": self.timeout})
         judge = judge_source(row.get("prompt") if isinstance(row.get("prompt"), str) else "", row["test"], entry)
         outcome = self.sandbox.run(DRIVER, [Run(job, self.timeout, self.output_limit, judge=judge)],
                                    total_timeout=self.total_timeout or self.timeout + 10)
@@ -239,7 +239,7 @@ class CodeVerifier(Verifier):
         encoded = [{**phase, "inputs": [encode_value(a) for a in phase["inputs"]]} for phase in phases]
         job = json.dumps({"code": code, "function": function, "method": method, "load_limit": load_limit,
                           "call_limit": max([limit for phase in phases for limit in phase["limits"]] or [load_limit]),
-                          "serve": True, "digests": True})
+                          "digests": True})
         outcome = self.sandbox.run(DRIVER, [Run(job, total, CALL_OUTPUT_LIMIT, judge=relay_source(encoded, load_limit))],
                                    total_timeout=total + 10)
         result = outcome.results[0] if outcome.results else None

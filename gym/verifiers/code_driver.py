@@ -170,16 +170,15 @@ except Exception:
 
 # The program that calls the function under test inside the sandbox. Its job (stdin) carries the code,
 # the function name and the encoded arguments, never the expected values, so code under test has
-# nothing to copy them from. One JSON line per test goes to the saved stdout (or, serving a judge, to
-# the pipe to the judge); the code's own stdin and stdout are /dev/null.
+# nothing to copy them from. It serves a judge (gym.in_sandbox): one JSON line per call goes back on the
+# pipe to the judge; the code's own stdin and stdout are /dev/null.
 _DRIVER = r"""
 import os, sys, time
 import _signal as signal  # not `signal`, which imports enum: start-up time counts here
 if hasattr(sys, "set_int_max_str_digits"):
     sys.set_int_max_str_digits(0)
 _job = _loads(sys.stdin.read())
-_serve = bool(_job.get("serve"))
-_out, _null = (4 if _serve else os.dup(1)), os.open(os.devnull, os.O_RDWR)
+_out, _null = 4, os.open(os.devnull, os.O_RDWR)
 os.dup2(_null, 0)
 os.dup2(_null, 1)
 
@@ -228,28 +227,16 @@ try:
 except BaseException as exc:
     _emit({"load_error": _describe(exc) if not isinstance(exc, KeyError) else f"no function {_job['function']}"})
     sys.exit(0)
-if _serve:  # answer the judge's calls one by one until it hangs up
-    _emit({"ready": True})
-    for _line in os.fdopen(3, "rb"):
-        _call = _loads(_line)
-        try:
-            _value, _spent = _timed(_target, decode_value(_call["args"]), _call.get("limit") or _job["call_limit"],
-                                    decode_value(_call["kwargs"]))
-            _message = {**(_wire(_value) if _job.get("digests") else {"value": encode_value(_value)}), "time": _spent}
-        except BaseException as exc:
-            _message = {"error": _describe(exc)}
-        _emit(_message)
-    sys.exit(0)
-for _phase in _job["phases"]:
-    for _index, (_args, _limit) in enumerate(zip(_phase["inputs"], _phase["limits"])):
-        try:
-            _value, _spent = _timed(_target, decode_value(_args), _limit)  # fresh objects per call
-            _message = {"phase": _phase["name"], "index": _index, **_wire(_value), "time": _spent}
-        except BaseException as exc:
-            _message = {"phase": _phase["name"], "index": _index, "error": _describe(exc)}
-        _emit(_message)
-        if "error" in _message:
-            break
+_emit({"ready": True})
+for _line in os.fdopen(3, "rb"):  # answer the judge's calls one by one until it hangs up
+    _call = _loads(_line)
+    try:
+        _value, _spent = _timed(_target, decode_value(_call["args"]), _call.get("limit") or _job["call_limit"],
+                                decode_value(_call["kwargs"]))
+        _message = {**(_wire(_value) if _job.get("digests") else {"value": encode_value(_value)}), "time": _spent}
+    except BaseException as exc:
+        _message = {"error": _describe(exc)}
+    _emit(_message)
 """
 _SHARED = "\n".join(inspect.getsource(part) for part in (Opaque, encode_value, decode_value))
 DRIVER = _JSON + _SHARED + "\n" + inspect.getsource(value_digest) + _DRIVER
