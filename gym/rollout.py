@@ -20,13 +20,12 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import sys
 from datetime import datetime, timezone
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Optional, TypedDict
 
 from gym.errors import GymError
-from gym.verifiers.base import VerifierError
+from gym.verifiers.base import JudgeUnavailable, VerifierError
 
 if TYPE_CHECKING:  # pragma: no cover
     from gym.client import Completion
@@ -137,13 +136,11 @@ def verify_answer(verifier: Any, row: dict, text: str) -> dict[str, Any]:
         verdict = verifier.verify(row, text)
     except GymError:
         raise
+    except JudgeUnavailable as exc:  # the judge failed, not the model: unscored, redone on resume
+        return _failed(Status.INFRA_ERROR, f"judge: {exc}", exc.details)
     except VerifierError as exc:
         return _failed(Status.VERIFIER_ERROR, f"verifier: {exc}", exc.details)
-    except Exception as exc:
-        judge = sys.modules.get("gym.verifiers.judge")  # loaded whenever a judge can have failed
-        if judge is not None and isinstance(exc, judge.JudgeUnavailable):  # the judge failed, not the model
-            return _failed(Status.INFRA_ERROR, f"judge: {exc}", exc.details)
-        # a verifier bug on one answer: unscored and counted, loudly
+    except Exception as exc:  # a verifier bug on one answer: unscored and counted, loudly
         return _failed(Status.VERIFIER_ERROR, f"verifier failed: {exc.__class__.__name__}: {exc}", {})
     details = verdict.details
     return {"status": Status.OK.value, "reward": float(verdict.reward), "scores": _scores(details),

@@ -35,6 +35,15 @@ class VerifierError(Exception):
         self.details = details or {}
 
 
+class JudgeUnavailable(Exception):
+    """The judge gave no verdict (judge and pairwise families); the rollout is an infrastructure failure,
+    not a wrong answer: status infra_error, redone by resume."""
+
+    def __init__(self, message: str, details: dict | None = None):
+        super().__init__(message)
+        self.details = details or {}
+
+
 class Verifier:
     """Base class: option checking and the verify/close protocol."""
 

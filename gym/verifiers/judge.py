@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from gym.errors import GymError
 from gym.judge_prompts import CORRECT, FORMATS, INCORRECT, NOT_ATTEMPTED, literal_text, load_template
 from gym.prompts import render
-from gym.verifiers.base import Verdict, Verifier, expected_answer, last_boxed
+from gym.verifiers.base import JudgeUnavailable, Verdict, Verifier, expected_answer, last_boxed
 from gym.answer_text import final_answer
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,14 +37,6 @@ log = logging.getLogger("gym.judge")
 JUDGE_INPUTS = ("response", "last_boxed")
 _THINK_BLOCK = re.compile(r"<(think|thinking)>.*?</\1>", re.DOTALL)
 _GENERATION_FIELD = re.compile(r"(?<!\{)\{generation\}(?!\})")
-
-
-class JudgeUnavailable(Exception):
-    """The judge gave no verdict; the rollout is an infrastructure failure, not a wrong answer."""
-
-    def __init__(self, message: str, details: dict | None = None):
-        super().__init__(message)
-        self.details = details or {}
 
 
 def strip_thinking(text: str) -> str:
