@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.converters import missing_text
+from gym.converters import text_row
 
 if TYPE_CHECKING:
     from gym.prepare_context import PrepareContext
@@ -37,17 +37,9 @@ def _typed(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
-    missing = missing_text(item, "problem", "answer")
-    if missing:
-        return None, missing
-    problem, answer = item["problem"], item["answer"]
     meta = _typed(item)
-    return {
-        "question": problem.strip(),
-        "expected_answer": answer.strip(),
-        "id": meta.get("original_index", f"simpleqa_{index}"),
-        "metadata": {**meta, "source_index": index},
-    }, None
+    return text_row(item, index, ("problem", "answer"), id=meta.get("original_index", f"simpleqa_{index}"),
+                    metadata=meta)
 
 
 def prepare(ctx: PrepareContext) -> Path:
