@@ -38,7 +38,8 @@ def served(data: Path, *args: str) -> Iterator[str]:
         yield server.stdout.readline().strip()
     finally:
         server.terminate()
-        server.wait()
+        server.wait(timeout=10)
+        server.stdout.close()
 
 
 def write_rows(path: Path, count: int) -> list[str]:
@@ -66,10 +67,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "math.jsonl"
         questions = write_rows(data, args.rows)
-        server = subprocess.Popen([sys.executable, "-m", "gym.mock", "--data", str(data), "--port", "0",
-                                   "--latency", str(args.latency)], stdout=subprocess.PIPE, text=True)
-        try:
-            base_url = server.stdout.readline().strip()
+        with served(data, "--latency", str(args.latency)) as base_url:
             if not base_url.startswith("http"):
                 sys.exit("server did not start")
             local = threading.local()
@@ -93,10 +91,6 @@ def main() -> None:
                 start = time.perf_counter()
                 answered = sum(pool.map(one, range(args.requests)))
                 elapsed = time.perf_counter() - start
-        finally:
-            server.terminate()
-            server.wait(timeout=10)
-            server.stdout.close()
     print(f"requests={args.requests} concurrency={args.concurrency} latency={args.latency}s "
           f"answered={answered} elapsed={elapsed:.2f}s rollouts/s={args.requests / elapsed:.1f}")
 

@@ -179,7 +179,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
             count = write_jsonl_atomic(target, reverify_file(path, cfg, verifiers, task_rows, cache, pool, changes))
             log.info("%s: %d row(s) -> %s", path, count, target)
             written.append(target)
-        judge_cache = {k: responses.summary()[k] for k in ("judge_hits", "judge_misses")} if responses else None
+        judge_cache = {"judge_hits": responses.judge_hits, "judge_misses": responses.judge_misses} if responses else None
     per = changes.per
     total = sum(e["reverified"] for e in per.values())
     cached = f"; judge cache hits {judge_cache['judge_hits']} of {sum(judge_cache.values())}" if judge_cache else ""
