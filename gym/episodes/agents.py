@@ -1,0 +1,67 @@
+"""Agents: the policy model over a client, and gym's gold-replaying reference agent.
+
+`ClientAgent` sends the agent's view of the trajectory with the tool schemas (`tools=`; the client turns
+them into each API's shape or into prompt text) and reads text and tool calls back. `gold_turn` is the
+reference agent's decision for a τ²-style row: the task's gold actions as tool calls, one per turn, then
+a closing message that says every required string; `wrong_turn` is what it says in an episode drawn to go
+wrong. The reference server (model=mock) answers episode requests with these, so a run with model=mock
+and user=mock has a known pass^1.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gym.episodes.base import Turn
+from gym.episodes.users import turn_of
+from gym.toolcalls import ToolCall
+
+GOLD_ID = "gold-"  # call ids of the reference agent's calls
+CLOSING = "All done."
+REFUSAL = "I am sorry, I cannot help with that."
+
+
+class ClientAgent:
+    def __init__(self, client: Any, seed: int | None = None):
+        self.client = client
+        self.seed = seed
+
+    def __call__(self, messages: list[dict], tools: list[dict]) -> Turn:
+        return turn_of(self.client.complete(messages, seed=self.seed, tools=tools or None))
+
+
+def agent_gold_actions(row: dict) -> list[dict]:
+    actions = ((row.get("task") or {}).get("evaluation_criteria") or {}).get("actions") or []
+    return [a for a in actions if a.get("requestor", "assistant") == "assistant"]
+
+
+def closing_text(row: dict) -> str:
+    strings = ((row.get("task") or {}).get("evaluation_criteria") or {}).get("communicate_info") or []
+    return " ".join([CLOSING, *strings])
+
+
+def gold_turn(row: dict, messages: list[dict]) -> Turn:
+    """The next gold step (stateless): the calls made since the user last spoke are the gold done so far
+    (ids do not survive text tool-call formats, so they are counted, not read)."""
+    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    done = sum(len(m.get("tool_calls") or []) for m in messages[last_user + 1:] if m.get("role") == "assistant")
+    actions = agent_gold_actions(row)
+    if done < len(actions):
+        action = actions[done]
+        return Turn(tool_calls=[ToolCall(action["name"], dict(action.get("arguments") or {}), None,
+                                         f"{GOLD_ID}{done}")], finish_reason="tool_calls")
+    return Turn(text=closing_text(row), finish_reason="stop")
+
+
+def wrong_turn(row: dict, messages: list[dict]) -> Turn:
+    return Turn(text=REFUSAL, finish_reason="stop")
+
+
+class GoldAgent:
+    """In-process reference agent (tests, perf): gold when `right(row, seed)` says so, else a refusal."""
+
+    def __init__(self, row: dict, right: bool = True):
+        self.row, self.right = row, right
+
+    def __call__(self, messages: list[dict], tools: list[dict]) -> Turn:
+        return (gold_turn if self.right else wrong_turn)(self.row, messages)

@@ -1,0 +1,104 @@
+"""What every episode environment shares: the protocol, tool outputs, termination reasons and limits.
+
+An environment turns a prepared row into a world the agent acts on: `reset(row, seed)` builds a fresh
+state (databases deep-copied from one parsed copy), `tools(state)` lists the function schemas the agent
+may call, `call(state, name, arguments, requestor)` runs one tool, `score(row, trajectory, termination)`
+grades a finished episode from its trajectory alone (pure: it replays the trajectory on a fresh state),
+so task=reverify scores a stored episode the same way collect did.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Protocol
+
+from gym.toolcalls import ToolCall
+
+
+class Termination(str, Enum):
+    """Why an episode ended: τ²-bench's set (gym.episodes.loop sets them as upstream's orchestrator)."""
+
+    USER_STOP = "user_stop"
+    AGENT_STOP = "agent_stop"
+    MAX_STEPS = "max_steps"
+    TIMEOUT = "timeout"
+    TOO_MANY_ERRORS = "too_many_errors"
+    AGENT_ERROR = "agent_error"
+    USER_ERROR = "user_error"
+    INFRASTRUCTURE_ERROR = "infrastructure_error"
+    CONTEXT_WINDOW_EXCEEDED = "context_window_exceeded"
+
+
+TERMINATIONS: tuple[str, ...] = tuple(t.value for t in Termination)
+# Only a conversation that ended by itself is graded; any other ending scores 0 (τ²'s evaluate_simulation).
+GRADED_ENDINGS = (Termination.USER_STOP.value, Termination.AGENT_STOP.value)
+
+
+@dataclass
+class ToolOutput:
+    """One tool call's result as the caller sees it: the text fed back and whether it was an error."""
+
+    content: str
+    error: bool = False
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Episode limits (conf: episode.*). Steps count every message, as τ² counts them."""
+
+    max_steps: int = 200
+    max_errors: int = 10
+    max_agent_steps: int | None = None  # agent messages (tool-call turns included); None = no limit
+    timeout: float | None = None  # seconds for the whole episode; None = no limit
+
+    def __post_init__(self) -> None:
+        for name in ("max_steps", "max_errors"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"episode.{name} must be at least 1, got {getattr(self, name)}")
+
+
+@dataclass
+class Score:
+    """A finished episode's grade: the reward and the family's details (checks, breakdown)."""
+
+    reward: float
+    details: dict = field(default_factory=dict)
+
+
+class Environment(Protocol):
+    """The protocol gym.episodes.loop drives; one implementation per benchmark family."""
+
+    name: str
+
+    def reset(self, row: dict, seed: int | None = None) -> Any:
+        """A fresh state for the row (the row's initial data and actions applied)."""
+
+    def tools(self, state: Any, requestor: str = "assistant") -> list[dict]:
+        """Function schemas {name, description, parameters} offered to the agent (or to the user)."""
+
+    def call(self, state: Any, name: str, arguments: Any, requestor: str = "assistant") -> ToolOutput:
+        """Run one tool call; a tool that raises gives an error output, never an exception."""
+
+    def initial_messages(self, row: dict) -> list[dict]:
+        """The trajectory an episode starts from: system prompt, any upstream history, the first message."""
+
+    def score(self, row: dict, trajectory: list[dict], termination: str) -> Score:
+        """Grade a finished episode from its trajectory (pure; raises on a scorer failure)."""
+
+
+@dataclass
+class Turn:
+    """One reply of the agent or of the user: visible text, tool calls, and how the call went.
+
+    `status` keeps the client's meaning: ok, model_error (the endpoint refused this request for good,
+    e.g. the context is too long), infra_error (transport, timeouts: the episode is redone on resume)."""
+
+    status: str = "ok"
+    text: str | None = None
+    reasoning: str | None = None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: dict | None = None
+    finish_reason: str | None = None
+    error: str | None = None
+    cached: bool = False

@@ -1,0 +1,185 @@
+"""One episode: the agent, the user and the environment take turns until a stop, as τ²'s orchestrator.
+
+Every message is a step: an agent reply, a user reply, and the results of one message's tool calls
+(all calls of a turn run in order; a failing call gives the model an error output and counts toward
+`max_errors`). Limits are checked after each step that does not wait on tool results; an episode that
+reaches max_steps or too many errors ends there (scored 0 by the environment). An agent or user endpoint
+that fails in transport ends the episode as `infrastructure_error` with status infra_error (redone on
+resume); one that refuses the request for good ends it as `context_window_exceeded` (agent, when the
+endpoint says so) or `agent_error` / `user_error`, status ok and scored 0.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+from gym.episodes.base import Environment, Limits, Termination, Turn
+from gym.episodes.messages import TRANSFER_TOKEN, agent_view, is_stop, message, tool_message, user_view
+from gym.toolcalls import ToolCall
+
+Agent = Callable[[list[dict], list[dict]], Turn]  # (messages, tool schemas) -> the agent's reply
+
+
+@dataclass
+class Episode:
+    trajectory: list[dict]
+    termination: str = ""
+    status: str = "ok"  # ok | infra_error
+    error: str | None = None
+    steps: int = 0
+    agent_turns: int = 0
+    user_turns: int = 0
+    tool_calls: int = 0
+    user_tool_calls: int = 0
+    tool_errors: int = 0
+    unknown_tools: int = 0
+    transfers: int = 0
+    agent_usage: dict = field(default_factory=dict)
+    user_usage: dict = field(default_factory=dict)
+    cached_turns: int = 0
+    finish_reasons: dict = field(default_factory=dict)
+    pending: dict = field(default_factory=dict, repr=False)  # call id -> parsed arguments, until the call runs
+
+    def summary(self, user_model: str | None) -> dict[str, Any]:
+        """The row's `episode` field."""
+        return {"termination": self.termination, "steps": self.steps, "agent_turns": self.agent_turns,
+                "user_turns": self.user_turns, "tool_calls": self.tool_calls,
+                "user_tool_calls": self.user_tool_calls, "tool_errors": self.tool_errors,
+                "unknown_tools": self.unknown_tools, "transfers": self.transfers, "user_model": user_model,
+                "agent_usage": self.agent_usage or None, "user_usage": self.user_usage or None,
+                "finish_reasons": self.finish_reasons, "cached_turns": self.cached_turns}
+
+
+def _add_usage(total: dict, usage: dict | None) -> None:
+    for name, value in (usage or {}).items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            total[name] = total.get(name, 0) + value
+
+
+def _next_role(trajectory: list[dict]) -> str:
+    """Who speaks after the last message (an upstream history may end anywhere)."""
+    last = trajectory[-1]
+    role = last.get("role")
+    if role == "assistant":
+        return "agent_tools" if last.get("tool_calls") else "user"
+    if role == "user":
+        return "user_tools" if last.get("tool_calls") else "agent"
+    if role == "tool":
+        for m in reversed(trajectory):
+            if m.get("role") in ("assistant", "user") and m.get("tool_calls"):
+                return "agent" if m["role"] == "assistant" else "user"
+    return "agent"
+
+
+class EpisodeRunner:
+    """Runs episodes of one environment with one agent and one user simulator."""
+
+    def __init__(self, env: Environment, agent: Agent, user: Any, limits: Limits):
+        self.env, self.agent, self.user, self.limits = env, agent, user, limits
+
+    def run(self, row: dict, seed: int | None = None) -> Episode:
+        state = self.env.reset(row, seed)
+        episode = Episode(self.env.initial_messages(row))
+        started = time.monotonic()
+        who = _next_role(episode.trajectory)
+        if who == "agent_tools" or who == "user_tools":
+            who = "agent" if who == "agent_tools" else "user"  # a history's calls were answered by replay
+        while not episode.termination:
+            who = self._step(row, state, episode, who, seed)
+            if episode.status != "ok":
+                break
+            if who not in ("agent_tools", "user_tools"):
+                self._check_limits(episode, started)
+        return episode
+
+    def _step(self, row: dict, state: Any, episode: Episode, who: str, seed: int | None) -> str:
+        episode.steps += 1
+        if who == "agent":
+            return self._agent_turn(state, episode)
+        if who == "user":
+            return self._user_turn(row, state, episode, seed)
+        requestor = "assistant" if who == "agent_tools" else "user"
+        calls = episode.trajectory[-1].get("tool_calls") or []
+        for call in calls:
+            function = call["function"]
+            arguments = episode.pending.pop(call["id"], None)
+            output = self.env.call(state, function["name"], arguments, requestor)
+            episode.trajectory.append(tool_message(call["id"], output.content))
+            episode.tool_errors += int(output.error)
+            known = {s["name"] for s in self.env.tools(state, requestor)}
+            episode.unknown_tools += int(function["name"] not in known)
+            episode.transfers += int(function["name"] == "transfer_to_human_agents")
+        return "agent" if requestor == "assistant" else "user"
+
+    @staticmethod
+    def _record_calls(episode: Episode, turn: Turn, prefix: str, count: int) -> list[ToolCall]:
+        """Ids for calls that came without one (text formats); parsed arguments kept for the environment."""
+        calls = []
+        for number, call in enumerate(turn.tool_calls):
+            call = replace(call, id=call.id or f"{prefix}{count + number}")
+            calls.append(call)
+            episode.pending[call.id] = call.arguments
+        return calls
+
+    def _agent_turn(self, state: Any, episode: Episode) -> str:
+        limit = self.limits.max_agent_steps
+        if limit is not None and episode.agent_turns >= limit:
+            episode.steps -= 1
+            episode.termination = Termination.MAX_STEPS.value
+            return "user"
+        turn = self.agent(agent_view(episode.trajectory), self.env.tools(state, "assistant"))
+        episode.agent_turns += 1
+        episode.cached_turns += int(turn.cached)
+        _add_usage(episode.agent_usage, turn.usage)
+        if turn.finish_reason:
+            episode.finish_reasons[turn.finish_reason] = episode.finish_reasons.get(turn.finish_reason, 0) + 1
+        if turn.status != "ok":
+            return self._failed(episode, turn, "agent")
+        calls = self._record_calls(episode, turn, "call_", episode.tool_calls)
+        episode.tool_calls += len(calls)
+        episode.trajectory.append(message("assistant", turn.text, calls, turn.reasoning))
+        if calls:
+            return "agent_tools"
+        if is_stop(turn.text):
+            episode.termination = Termination.AGENT_STOP.value
+        return "user"
+
+    def _user_turn(self, row: dict, state: Any, episode: Episode, seed: int | None) -> str:
+        view = user_view(episode.trajectory, row.get("user_system_prompt") or "")
+        turn = self.user(view, self.env.tools(state, "user"), row, seed)
+        episode.user_turns += 1
+        _add_usage(episode.user_usage, turn.usage)
+        if turn.status != "ok":
+            return self._failed(episode, turn, "user")
+        calls = self._record_calls(episode, turn, "user_call_", episode.user_tool_calls)
+        episode.user_tool_calls += len(calls)
+        episode.trajectory.append(message("user", turn.text, calls))
+        if calls:
+            return "user_tools"
+        if is_stop(turn.text):
+            episode.termination = Termination.USER_STOP.value
+            episode.transfers += int(TRANSFER_TOKEN in (turn.text or ""))
+        return "agent"
+
+    @staticmethod
+    def _failed(episode: Episode, turn: Turn, who: str) -> str:
+        episode.error = f"{who}: {turn.error or turn.status}"
+        if turn.status == "infra_error":
+            episode.status = "infra_error"
+            episode.termination = Termination.INFRASTRUCTURE_ERROR.value
+        elif who == "agent" and "context" in (turn.error or "").lower():
+            episode.termination = Termination.CONTEXT_WINDOW_EXCEEDED.value
+        else:
+            episode.termination = (Termination.AGENT_ERROR if who == "agent" else Termination.USER_ERROR).value
+        return who
+
+    def _check_limits(self, episode: Episode, started: float) -> None:
+        if episode.steps >= self.limits.max_steps:
+            episode.termination = Termination.MAX_STEPS.value
+        if episode.tool_errors >= self.limits.max_errors:
+            episode.termination = Termination.TOO_MANY_ERRORS.value
+        if (self.limits.timeout is not None and not episode.termination
+                and time.monotonic() - started >= self.limits.timeout):
+            episode.termination = Termination.TIMEOUT.value

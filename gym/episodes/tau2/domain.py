@@ -1,0 +1,48 @@
+"""A τ² domain in gym: its database shapes, its tools and the helper functions tasks name.
+
+A `Toolkit` is the set of functions over one database (the agent's or the user's). Tools are the
+functions offered to a model; `mutates` says which ones change the database (only those are replayed
+when a trajectory is scored, as upstream's `mutates_state`). Helpers are the other functions a task may
+name in `initialization_actions` and `env_assertions` (upstream looks these up on the toolkit object,
+so a tool may be named there too).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from gym.episodes.tau2.records import Shape, normalize
+
+ToolFn = Callable[..., Any]  # fn(db, **arguments) -> output
+
+
+@dataclass(frozen=True)
+class Tool:
+    fn: ToolFn
+    mutates: bool = False
+
+
+@dataclass(frozen=True)
+class Toolkit:
+    tables: dict[str, Shape]
+    tools: dict[str, Tool]
+    helpers: dict[str, ToolFn] = field(default_factory=dict)
+
+    def function(self, name: str) -> ToolFn | None:
+        if name in self.tools:
+            return self.tools[name].fn
+        return self.helpers.get(name)
+
+    def normalize(self, data: dict, where: str) -> dict:
+        return normalize(data, self.tables, where)
+
+
+@dataclass(frozen=True)
+class Domain:
+    name: str
+    agent: Toolkit
+    user: Toolkit | None = None
+
+    def toolkit(self, requestor: str) -> Toolkit | None:
+        return self.user if requestor == "user" else self.agent

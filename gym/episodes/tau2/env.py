@@ -1,0 +1,124 @@
+"""The τ²-bench environment behind the tau2_* benchmarks (gym.episodes registry name `tau2`).
+
+A prepared benchmark is a JSONL of tasks plus one domain file beside it (`<name>.env.json`, written by
+prepare from the pinned upstream commit): the agent's and the user's databases, the tool schemas taken
+from upstream's tool docstrings, and the policy. The databases are parsed once per process and
+deep-copied per episode.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+from gym.episodes.base import Score, ToolOutput
+from gym.episodes.tau2.domain import Domain
+from gym.episodes.tau2.mock import DOMAIN as MOCK
+from gym.episodes.tau2.scoring import score_episode
+from gym.episodes.tau2.state import Tau2State, fresh_state, replay, run_tool
+from gym.errors import GymError
+
+DOMAINS: dict[str, Domain] = {"mock": MOCK}
+FIRST_AGENT_MESSAGE = "Hi! How can I help you today?"  # upstream's orchestrator opens every dialogue with it
+
+_loaded: dict[tuple[str, float], dict] = {}
+_lock = threading.Lock()
+
+
+def load_domain_file(path: Path) -> dict:
+    """The parsed domain file (cached per path and modification time), checked against gym's tools."""
+    key = (str(path), path.stat().st_mtime)
+    with _lock:
+        if key not in _loaded:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            domain = DOMAINS.get(data.get("domain"))
+            if domain is None:
+                raise GymError(f"{path}: unknown τ² domain {data.get('domain')!r} (gym has {', '.join(DOMAINS)})")
+            data["db"] = domain.agent.normalize(data["db"], f"{path} db")
+            if domain.user is not None and data.get("user_db") is not None:
+                data["user_db"] = domain.user.normalize(data["user_db"], f"{path} user_db")
+            _check_tools(path, domain, data)
+            _loaded[key] = data
+        return _loaded[key]
+
+
+def _check_tools(path: Path, domain: Domain, data: dict) -> None:
+    for side, toolkit, schemas in (("agent", domain.agent, data.get("tools") or []),
+                                   ("user", domain.user, data.get("user_tools") or [])):
+        names = {schema["name"] for schema in schemas}
+        have = set(toolkit.tools) if toolkit is not None else set()
+        if names != have:
+            raise GymError(f"{path}: the upstream {side} tools {sorted(names)} differ from gym's {sorted(have)}; "
+                           "the pinned upstream commit and gym's domain code disagree")
+
+
+def chat_history(history: list[dict]) -> list[dict]:
+    """Upstream's message_history as OpenAI chat messages (one message each)."""
+    out = []
+    for message in history:
+        role = message["role"]
+        if role == "tool":
+            out.append({"role": "tool", "tool_call_id": message.get("id"), "content": message.get("content") or ""})
+            continue
+        item: dict[str, Any] = {"role": role, "content": message.get("content")}
+        if message.get("tool_calls"):
+            item["tool_calls"] = [{"id": call.get("id"), "type": "function",
+                                   "function": {"name": call["name"],
+                                                "arguments": json.dumps(call.get("arguments") or {})}}
+                                  for call in message["tool_calls"]]
+        out.append(item)
+    return out
+
+
+def _user_tools(data: dict, task: dict) -> list[dict]:
+    """The user's tools: all of the domain's, or the ones the task names (upstream's `user_tools`)."""
+    schemas = data.get("user_tools") or []
+    wanted = task.get("user_tools")
+    return schemas if wanted is None else [s for s in schemas if s["name"] in set(wanted)]
+
+
+class Tau2Environment:
+    name = "tau2"
+
+    def __init__(self, data_path: str | Path, nl_assertions: str = "skip", judge: Any = None):
+        self.data_dir = Path(data_path).parent
+        self.nl_assertions = nl_assertions
+        self.judge = judge
+
+    def _domain_file(self, row: dict) -> dict:
+        name = row.get("env_file")
+        if not name:
+            raise GymError("a tau2 row needs 'env_file' (the domain file prepare writes beside the tasks)")
+        path = self.data_dir / name
+        if not path.is_file():
+            raise GymError(f"{path} is missing: prepare the benchmark again (python -m gym task=prepare ...)")
+        return load_domain_file(path)
+
+    def _fresh(self, row: dict) -> Tau2State:
+        data = self._domain_file(row)
+        state = fresh_state(DOMAINS[data["domain"]], data["db"], data.get("user_db"), row["task"])
+        state.schemas = {"assistant": data.get("tools") or [], "user": _user_tools(data, row["task"])}
+        return state
+
+    def reset(self, row: dict, seed: int | None = None) -> Tau2State:
+        state = self._fresh(row)
+        history = chat_history(((row["task"].get("initial_state") or {}).get("message_history")) or [])
+        replay(state, history, strict=False)  # the task's own earlier calls shape the world the agent meets
+        return state
+
+    def tools(self, state: Tau2State, requestor: str = "assistant") -> list[dict]:
+        return list(state.schemas.get(requestor) or [])
+
+    def call(self, state: Tau2State, name: str, arguments: Any, requestor: str = "assistant") -> ToolOutput:
+        return run_tool(state, name, arguments, requestor)
+
+    def initial_messages(self, row: dict) -> list[dict]:
+        history = ((row["task"].get("initial_state") or {}).get("message_history")) or []
+        first = [{"role": "assistant", "content": row.get("first_message") or FIRST_AGENT_MESSAGE}]
+        return [{"role": "system", "content": row["system_prompt"]}] + (chat_history(history) or first)
+
+    def score(self, row: dict, trajectory: list[dict], termination: str) -> Score:
+        return score_episode(row["task"], trajectory, termination, lambda: self._fresh(row),
+                             nl_assertions=self.nl_assertions, judge=self.judge)

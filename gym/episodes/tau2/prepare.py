@@ -1,0 +1,117 @@
+"""Prepare a τ²-bench domain from the pinned upstream commit: tasks as JSONL rows plus the domain file.
+
+Each row keeps the upstream task verbatim (`task`, its id also in `metadata.task_id`), the agent's system
+prompt (upstream's fixed instruction and the domain policy in its template), the opening agent message,
+and the user simulator's system prompt (upstream's guidelines and the task's scenario). The domain file
+`<benchmark>.env.json` holds the databases, the tool schemas read from upstream's docstrings and the
+policy; it is written before the rows, so a prepared JSONL always has its domain file.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gym.episodes.tau2.upstream import literal_aliases, module_constant, opening_line, scenario_text, tool_schemas
+from gym.errors import GymError
+from gym.io import write_json_atomic
+
+if TYPE_CHECKING:
+    from gym.prepare_context import PrepareContext
+
+REPO = "sierra-research/tau2-bench"
+COMMIT = "a2c024725189473d2d7cea3a5cfdbcc67478e41f"  # v1.0.1 data (2026), MIT
+
+
+@dataclass(frozen=True)
+class DomainFiles:
+    """Where a domain's pieces live in the upstream repository."""
+
+    domain: str
+    db: str
+    tasks: str = "tasks.json"
+    policy: str = "policy.md"
+    user_db: str | None = None
+    tools: tuple[str, ...] = ("tools.py",)
+    user_tools: tuple[str, ...] = ()
+    models: tuple[str, ...] = ("data_model.py",)  # modules whose Literal aliases type tool parameters
+
+
+DOMAINS: dict[str, DomainFiles] = {
+    "mock": DomainFiles(domain="mock", db="db.json", user_db="user_db.json", user_tools=("user_tools.py",),
+                        models=("data_model.py", "user_data_model.py")),
+}
+
+
+def url(path: str, commit: str = COMMIT) -> str:
+    return f"https://raw.githubusercontent.com/{REPO}/{commit}/{path}"
+
+
+def _load(path: Path) -> Any:
+    if path.suffix == ".toml":
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def first_agent_message(orchestrator_py: Path) -> str:
+    """The `content` of upstream's DEFAULT_FIRST_AGENT_MESSAGE."""
+    for node in ast.parse(orchestrator_py.read_text(encoding="utf-8")).body:
+        if (isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "DEFAULT_FIRST_AGENT_MESSAGE"
+                                                 for t in node.targets) and isinstance(node.value, ast.Call)):
+            for keyword in node.value.keywords:
+                if keyword.arg == "content":
+                    return ast.literal_eval(keyword.value)
+    raise GymError(f"{orchestrator_py}: no DEFAULT_FIRST_AGENT_MESSAGE (has the upstream layout changed?)")
+
+
+def prepare_domain(ctx: "PrepareContext", files: DomainFiles, split: str | None = None,
+                   commit: str = COMMIT) -> Path:
+    data_dir, src_dir = f"data/tau2/domains/{files.domain}", f"src/tau2/domains/{files.domain}"
+    fetch = lambda path: ctx.fetch(url(path, commit))  # noqa: E731
+    fetch("LICENSE")
+    aliases: dict[str, list] = {}
+    for module in files.models:
+        aliases.update(literal_aliases(fetch(f"{src_dir}/{module}")))
+    tools = [s for name in files.tools for s in tool_schemas(fetch(f"{src_dir}/{name}"), aliases)]
+    user_tools = [s for name in files.user_tools for s in tool_schemas(fetch(f"{src_dir}/{name}"), aliases)]
+    policy = fetch(f"{data_dir}/{files.policy}").read_text(encoding="utf-8")
+    agent_py = fetch("src/tau2/agent/llm_agent.py")
+    system_prompt = module_constant(agent_py, "SYSTEM_PROMPT").format(
+        agent_instruction=module_constant(agent_py, "AGENT_INSTRUCTION"), domain_policy=policy)
+    first_message = first_agent_message(fetch("src/tau2/orchestrator/orchestrator.py"))
+    user_template = module_constant(fetch("src/tau2/user/user_simulator.py"), "SYSTEM_PROMPT")
+    guidelines = fetch("data/tau2/user_simulator/simulation_guidelines"
+                       + ("_tools.md" if user_tools else ".md")).read_text(encoding="utf-8")
+    guidelines = guidelines.replace("<PERSONA_GUIDELINES>", "")
+    tasks_path = fetch(f"{data_dir}/{files.tasks}")
+    tasks = _load(tasks_path)
+    if split is not None:
+        splits = _load(fetch(f"{data_dir}/split_{Path(files.tasks).stem}.json"))
+        if split not in splits:
+            raise GymError(f"unknown split {split!r} for tau2 {files.domain} (upstream has {', '.join(splits)})")
+        wanted = set(splits[split])
+        tasks = [task for task in tasks if task["id"] in wanted]
+    env_name = f"{ctx.name}.env.json"
+    write_json_atomic(ctx.output_path.parent / env_name, {
+        "domain": files.domain, "upstream": {"repo": REPO, "commit": commit}, "policy": policy,
+        "db": _load(fetch(f"{data_dir}/{files.db}")),
+        "user_db": _load(fetch(f"{data_dir}/{files.user_db}")) if files.user_db else None,
+        "tools": tools, "user_tools": user_tools})
+    rows = []
+    for task in tasks:
+        scenario = task["user_scenario"]
+        rows.append({
+            "task_id": task["id"], "subset": files.domain, "env_file": env_name,
+            "system_prompt": system_prompt, "first_message": first_message,
+            "user_system_prompt": user_template.format(global_user_sim_guidelines_with_persona=guidelines,
+                                                       instructions=scenario_text(scenario)),
+            "question": opening_line(scenario), "task": task,
+            "metadata": {"task_id": task["id"], "domain": files.domain, "upstream_commit": commit},
+        })
+    if not rows:
+        raise GymError(f"tau2 {files.domain}: no tasks selected from {tasks_path}")
+    return ctx.write_rows(rows)

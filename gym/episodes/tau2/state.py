@@ -1,0 +1,131 @@
+"""A τ² episode's world: the agent's and the user's databases, set up and replayed as upstream does.
+
+`fresh_state` deep-copies the domain's parsed databases, merges a task's `initialization_data` and runs
+its `initialization_actions`; `run_tool` is one tool call with upstream's error convention (a tool that
+raises answers "Error: <message>"); `replay` re-runs the state-changing calls of a trajectory, comparing
+each output with the recorded one (a difference means the tools are not deterministic: the scorer fails
+rather than guess).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from gym.episodes.base import ToolOutput
+from gym.episodes.tau2.domain import Domain
+from gym.episodes.tau2.records import db_hash, merge, render
+
+
+@dataclass
+class Tau2State:
+    domain: Domain
+    db: dict
+    user_db: dict | None
+    schemas: dict[str, list] = field(default_factory=dict)  # requestor -> the tool schemas offered
+
+    def database(self, requestor: str) -> dict | None:
+        return self.user_db if requestor == "user" else self.db
+
+    def hashes(self) -> tuple[str | None, str | None]:
+        return db_hash(self.db), db_hash(self.user_db)
+
+
+class ReplayMismatch(Exception):
+    """A replayed state-changing call answered differently from the recorded trajectory."""
+
+
+def fresh_state(domain: Domain, db: dict, user_db: dict | None, task: dict) -> Tau2State:
+    state = Tau2State(domain, copy.deepcopy(db), copy.deepcopy(user_db))
+    initial = task.get("initial_state") or {}
+    data = initial.get("initialization_data") or {}
+    if data.get("agent_data") is not None:
+        state.db = domain.agent.normalize(merge(state.db, data["agent_data"]), "initialization_data.agent_data")
+        if state.user_db is not None:
+            # Upstream points the user toolkit at the agent's database after this update (environment.py
+            # set_state); both hashes then cover the agent's database. Kept so hashes agree with upstream.
+            state.user_db = state.db
+    if data.get("user_data") is not None and domain.user is not None:
+        state.user_db = domain.user.normalize(merge(state.user_db or {}, data["user_data"]),
+                                              "initialization_data.user_data")
+        state.db = state.user_db
+    for action in initial.get("initialization_actions") or []:
+        run_function(state, action.get("env_type", "assistant"), action["func_name"], action.get("arguments") or {})
+    return state
+
+
+def run_function(state: Tau2State, env_type: str, name: str, arguments: dict) -> Any:
+    """A named tool or helper on the agent's or the user's side, called directly (exceptions propagate)."""
+    toolkit = state.domain.toolkit(env_type)
+    fn = toolkit.function(name) if toolkit is not None else None
+    if fn is None:
+        raise ValueError(f"Function {name} not found in {env_type} tools")
+    return fn(state.database(env_type), **arguments)
+
+
+def run_tool(state: Tau2State, name: str, arguments: Any, requestor: str = "assistant") -> ToolOutput:
+    toolkit = state.domain.toolkit(requestor)
+    if toolkit is None or name not in toolkit.tools:
+        return ToolOutput(f"Error: Tool '{name}' not found.", error=True)
+    if not isinstance(arguments, dict):
+        return ToolOutput(f"Error: the arguments of {name} are not a JSON object", error=True)
+    try:
+        value = toolkit.tools[name].fn(state.database(requestor), **arguments)
+        return ToolOutput(render(value))
+    except Exception as exc:  # a tool's own failure is the model's information, never a crash
+        return ToolOutput(render(f"Error: {exc}"), error=True)
+
+
+def is_mutating(state: Tau2State, name: str, requestor: str) -> bool | None:
+    """Whether a tool changes its database; None for a name no toolkit has (a hallucinated tool)."""
+    for side in (requestor, "user" if requestor == "assistant" else "assistant"):
+        toolkit = state.domain.toolkit(side)
+        if toolkit is not None and name in toolkit.tools:
+            return toolkit.tools[name].mutates
+    return None
+
+
+def tool_exchanges(trajectory: list[dict]) -> Iterator[tuple[str, str, Any, str, str | None]]:
+    """(requestor, name, arguments, recorded output, call id) for each tool call answered in the trajectory."""
+    answers = {m.get("tool_call_id"): m.get("content") for m in trajectory if m.get("role") == "tool"}
+    for message in trajectory:
+        if message.get("role") not in ("assistant", "user") or not message.get("tool_calls"):
+            continue
+        requestor = "assistant" if message["role"] == "assistant" else "user"
+        for call in message["tool_calls"]:
+            function = call.get("function") or {}
+            yield requestor, function.get("name", ""), parse_arguments(function.get("arguments")), \
+                answers.get(call.get("id")), call.get("id")
+
+
+def parse_arguments(raw: Any) -> Any:
+    """A call's arguments as recorded (a JSON string in chat messages); None when they do not parse."""
+    if isinstance(raw, dict):
+        return raw
+    try:
+        return json.loads(raw) if isinstance(raw, str) and raw.strip() else ({} if not raw else None)
+    except ValueError:
+        return None
+
+
+def _loaded(text: Any) -> Any:
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return text
+
+
+def replay(state: Tau2State, trajectory: list[dict], strict: bool = True) -> int:
+    """Re-run the trajectory's state-changing calls on `state`; returns how many ran."""
+    ran = 0
+    for requestor, name, arguments, recorded, call_id in tool_exchanges(trajectory):
+        if not is_mutating(state, name, requestor) or not isinstance(arguments, dict):
+            continue  # reads, unknown names and unparsable arguments changed nothing live
+        output = run_tool(state, name, arguments, requestor)
+        ran += 1
+        if strict and recorded is not None and _loaded(output.content) != _loaded(recorded):
+            raise ReplayMismatch(f"replayed {name} (call {call_id}) answered {output.content[:200]!r}, "
+                                 f"recorded {str(recorded)[:200]!r}")
+    return ran
