@@ -149,14 +149,15 @@ def evalplus_fields(item: dict[str, Any], text_fields: tuple[str, ...]) -> tuple
     if not all(isinstance(item[key], str) for key in text_fields):
         names = [f"'{key}'" for key in text_fields]
         return None, f"{', '.join(names[:-1])} and {names[-1]} must be strings"
-    if not isinstance(item["base_input"], list) or not isinstance(item["plus_input"], list):
+    plus_input = [] if item["plus_input"] == {} else item["plus_input"]  # MBPP+ v0.2.0 Mbpp/793: {} = no extra inputs
+    if not isinstance(item["base_input"], list) or not isinstance(plus_input, list):
         return None, "'base_input' and 'plus_input' must be lists"
     return {
         "entry_point": item["entry_point"],
         "prompt": item["prompt"],
         "canonical_solution": item["canonical_solution"],
         "base_input": item["base_input"],
-        "plus_input": item["plus_input"],
+        "plus_input": plus_input,
         "atol": item.get("atol") or 0,
         "contract": item.get("contract") or "",
     }, None

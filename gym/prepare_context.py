@@ -43,6 +43,9 @@ class PrepareContext:
     prepare_args: dict = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)  # URLs fetched so far (for the manifest)
     skipped_rows: list[str] = field(default_factory=list)
+    rows_seen: int = 0  # upstream rows the script looked at (kept, left out or skipped)
+    left_out: dict[str, int] = field(default_factory=dict)  # rows the reference leaves out too, by its rule
+    unscorable_rows: list[str] = field(default_factory=list)  # kept, but gym cannot score them (why)
 
     def __post_init__(self) -> None:
         self.output_path = Path(self.output_path)
@@ -113,7 +116,7 @@ class PrepareContext:
 
     def convert_rows(self, source: Path, items: Iterable[dict], convert: Callable[[dict, int], tuple],
                      label: str = "row", first: int = 0, id_field: str | None = None) -> list[dict]:
-        """convert(item, index) -> (row, problem) over upstream items; a problem goes to bad_row, named
+        """convert(item, index) -> (row, problem) over upstream items, each kept or reported by `keep` at
         '<source>: <label> <index + first> (<id_field> <value>)'."""
         rows: list[dict] = []
         for index, item in enumerate(items):
@@ -122,12 +125,41 @@ class PrepareContext:
         return rows
 
     def keep(self, rows: list[dict], converted: tuple[dict | None, str | None], where: str) -> None:
-        """Append a converter's (row, None) to `rows`; report its (None, problem) at `where` (see bad_row)."""
+        """One upstream row seen: a converter's (row, None) is appended to `rows`; (row, problem) is appended
+        and reported as unscorable (the reference keeps it, gym cannot score it); (None, problem) is a row
+        nobody can read, reported at `where` (see bad_row)."""
         row, problem = converted
+        self.rows_seen += 1
+        if row is None:
+            self.bad_row(where, problem or "no row")
+            return
         if problem:
-            self.bad_row(where, problem)
-        else:
-            rows.append(row)
+            self.unscorable(where, problem)
+            row["unscorable"] = problem  # the row says so itself; collect scores it as a verifier_error
+        rows.append(row)
+
+    def unscorable(self, where: str, problem: str) -> None:
+        """A row kept (the reference keeps it) that gym cannot score: logged and listed in the manifest."""
+        log.warning("%s: kept, but gym cannot score it: %s", where, problem)
+        self.unscorable_rows.append(f"{where}: {problem}")
+
+    def count_seen(self, count: int) -> None:
+        """`count` upstream rows seen, for a script that keeps rows without `keep`/`convert_rows`."""
+        self.rows_seen += count
+
+    def leave_out(self, items: Iterable[dict], wanted: Callable[[dict], bool], reason: str) -> list[dict]:
+        """The items `wanted` keeps; the others are seen and left out for `reason` (a rule the reference
+        applies too, e.g. its language filter), counted in the manifest."""
+        kept, dropped = [], 0
+        for item in items:
+            if wanted(item):
+                kept.append(item)
+            else:
+                dropped += 1
+        if dropped:
+            self.rows_seen += dropped
+            self.left_out[reason] = self.left_out.get(reason, 0) + dropped
+        return kept
 
     def _jsonl_objects(self, path: Path, lines: Iterable[bytes]) -> Iterator[tuple[int, dict]]:
         for number, raw in enumerate(lines, start=1):
@@ -136,9 +168,11 @@ class PrepareContext:
             try:
                 obj = json.loads(raw)
             except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                self.rows_seen += 1
                 self.bad_row(f"{path}:{number}", f"malformed JSON ({exc})")
                 continue
             if not isinstance(obj, dict):
+                self.rows_seen += 1
                 self.bad_row(f"{path}:{number}", "expected a JSON object")
                 continue
             yield number, obj
@@ -217,11 +251,21 @@ class PrepareContext:
             "sha256": sha256_file(self.output_path),
             "sources": list(dict.fromkeys(self.sources)),
             "prepare_args": self.prepare_args,
+            "upstream_rows": self.upstream_counts(count),
             "skipped_rows": self.skipped_rows,
+            "unscorable_rows": self.unscorable_rows,
             "prepared_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "gym_version": __version__,
         })
         return self.output_path
+
+
+    def upstream_counts(self, kept: int) -> dict[str, Any]:
+        """What became of the upstream rows: seen = kept + left out (by the reference's own rules) + skipped
+        (malformed, prepare.skip_bad_rows); unscorable rows are among the kept."""
+        return {"seen": self.rows_seen, "kept": kept, "left_out": sum(self.left_out.values()),
+                "left_out_by_reason": dict(self.left_out), "skipped": len(self.skipped_rows),
+                "unscorable": len(self.unscorable_rows)}
 
 
 def read_manifest(data_path: Path) -> dict[str, Any] | None:

@@ -132,6 +132,8 @@ def verify_answer(verifier: Any, row: dict, text: str) -> dict[str, Any]:
 
     A GymError (bad data or config) propagates; a failed judge call is an infra_error; a VerifierError
     or any other exception from the verifier is a verifier_error: never a wrong answer."""
+    if row.get("unscorable"):  # kept as the reference keeps it; prepare reported why gym cannot score it
+        return _failed(Status.VERIFIER_ERROR, f"verifier: unscorable task ({row['unscorable']})", {})
     try:
         verdict = verifier.verify(row, text)
     except GymError:

@@ -56,7 +56,7 @@ def test_configs():
 
 def test_mbpp_rows(tmp_path, mirror_url, verifier):
     ctx, rows = run("mbpp", tmp_path, mirror_url)
-    assert [r["metadata"]["task_id"] for r in rows] == ["Mbpp/2", "Mbpp/17", "Mbpp/252", "Mbpp/787", "Mbpp/3"]
+    assert [r["metadata"]["task_id"] for r in rows] == ["Mbpp/2", "Mbpp/793", "Mbpp/17", "Mbpp/252", "Mbpp/787", "Mbpp/3"]
     first = rows[0]
     assert first["entry_point"] == "similar_elements"
     assert first["base_input"] == [[[1, 2, 3], [3, 2, 9]], [[5, 6], [7, 8]]]

@@ -33,13 +33,13 @@ EXPECTED = {
     "mmlu_prox": (12, "mcq", ["en", "de", "es", "fr", "it", "ja"]),
     "mmlu_prox_lite": (6, "mcq", ["en", "de", "es", "fr", "it", "ja"]),
     "financebench": (2, "judge", ["en"]),
-    "secque": (2, "judge", ["en"]),
+    "secque": (4, "judge", ["en"]),
     "omniscience": (3, "judge", ["en"]),
     "frontierscience_research": (2, "judge", ["en"]),
-    "physics": (2, "judge", ["en"]),
+    "physics": (3, "judge", ["en"]),
     "ugphysics": (13, "judge", ["en"]),
     "imo_proofbench": (2, "judge", ["en"]),
-    "human_eval_infilling": (3, "code", ["en"]),
+    "human_eval_infilling": (4, "code", ["en"]),
     "litmus-bench": (4, "typed", ["en"]),
     "xstest": (3, "judge", ["en"]),
     "aalcr": (2, "judge", ["en"]),
@@ -121,9 +121,9 @@ def test_global_piqa_label_and_options(tmp_path, mirror_url):
 
 def test_physics_keeps_english_and_joins_sub_answers(tmp_path, mirror_url):
     _, rows = run("physics", tmp_path, mirror_url)
-    assert [row["expected_answer"] for row in rows] == ["20", "6, 9"]
+    assert [row["expected_answer"] for row in rows] == ["20", "3, 4, 5", "6, 9"]
     _, both = run("physics", tmp_path / "zh", mirror_url, languages=["en", "zh"])
-    assert len(both) == 3
+    assert len(both) == 4
 
 
 @pytest.mark.parametrize("text, verdict, grade", [

@@ -139,7 +139,8 @@ def run_job(job: PrepareJob, progress: bool = True) -> dict[str, Any]:
         from gym.prepare_context import read_manifest
 
         manifest = read_manifest(job.output_path) or {}
-        row.update(status="ok", rows=manifest.get("rows"), sha256=manifest.get("sha256"))
+        row.update(status="ok", rows=manifest.get("rows"), sha256=manifest.get("sha256"),
+                   upstream_rows=manifest.get("upstream_rows"))
     except GymError as exc:
         row.update(status="failed", error=str(exc))
     except Exception as exc:  # a bug in one script must not take the others down
@@ -247,8 +248,17 @@ def _print_table(results: list[dict[str, Any]]) -> None:
     from gym.table import format_table
 
     failed = any(r["status"] == "failed" for r in results)
-    header = ["benchmark", "status", "rows", "secs", "path / error" if failed else "path"]
-    rows = [[r["benchmark"], r["status"], r.get("rows") or "", r.get("seconds", ""),
-             _short_error(r["error"]) if r["status"] == "failed" else r["path"]]
+    header = ["benchmark", "status", "rows", "upstream rows", "secs", "path / error" if failed else "path"]
+    rows = [[r["benchmark"], r["status"], r.get("rows") or "", _upstream_note(r.get("upstream_rows")),
+             r.get("seconds", ""), _short_error(r["error"]) if r["status"] == "failed" else r["path"]]
             for r in sorted(results, key=lambda r: r["benchmark"])]
-    print(format_table(header, rows, right=(2, 3)), flush=True)
+    print(format_table(header, rows, right=(2, 4)), flush=True)
+
+
+def _upstream_note(counts: dict[str, Any] | None) -> str:
+    """'kept of seen', then what became of the rest: '1,000 of 1,297 (297 left out, 2 unscorable)'."""
+    if not counts:
+        return ""
+    extra = [f"{counts[key]:,} {label}" for key, label in (("left_out", "left out"), ("skipped", "skipped"),
+                                                          ("unscorable", "unscorable")) if counts.get(key)]
+    return f"{counts['kept']:,} of {counts['seen']:,}" + (f" ({', '.join(extra)})" if extra else "")
