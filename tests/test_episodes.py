@@ -120,3 +120,36 @@ def test_pass_hat_k_arithmetic():
     # success is reward 1 within 1e-6; mean over tasks; k up to the smallest count
     mixed = pass_hat_k({"a": [1 - 1e-7, 1.0, 1.0], "b": [0.999, 1.0]})
     assert sorted(mixed) == [1, 2] and mixed[1] == pytest.approx((1 + 0.5) / 2) and mixed[2] == pytest.approx(0.5)
+
+
+def test_trajectory_round_trips_through_responses_items(mock_data):
+    from gym.episodes.export import items_to_trajectory, trajectory_items
+
+    path, rows = mock_data
+    for row in rows:
+        episode, _ = run(path, row, GoldAgent(row))
+        inputs, output = trajectory_items(episode.trajectory)
+        assert inputs[0]["role"] == "system" and {i["type"] for i in output} <= {
+            "message", "function_call", "function_call_output"}
+        assert items_to_trajectory(inputs, output) == episode.trajectory
+
+
+def test_episode_metrics_from_rows():
+    from gym.episodes.metrics import episode_metrics, macro_average
+    from gym.metrics import mean_ci
+
+    def row(task, reward, termination="user_stop", tools=1):
+        return {"status": "ok", "task_index": task, "reward": reward, "verifier": {"db_match": reward == 1.0},
+                "episode": {"termination": termination, "steps": 5, "tool_calls": tools, "transfers": 0,
+                            "user_usage": {"total_tokens": 10}}}
+
+    rows = [row(0, 1.0), row(0, 0.0), row(0, 1.0), row(0, 0.0, "max_steps", 0),
+            row(1, 1.0), row(1, 1.0), row(1, 1.0), row(1, 1.0), {"status": "infra_error", "task_index": 1}]
+    m = episode_metrics(rows, mean_ci)
+    assert m["k_values"] == [1, 2, 3, 4]
+    assert m["pass^k"]["1"]["value"] == pytest.approx(100 * (0.5 + 1) / 2)
+    assert m["pass^k"]["2"]["value"] == pytest.approx(100 * (1 / 6 + 1) / 2)
+    assert m["terminations"]["max_steps"]["count"] == 1 and m["db_match_rate"] == pytest.approx(75.0)
+    assert m["user_tokens"]["total"] == 80 and m["no_tool_call_rate"] == pytest.approx(12.5)
+    macro = macro_average([m, {"pass^k": {"1": {"value": 50.0}, "2": {"value": 10.0}}}])
+    assert macro["pass^k"]["1"] == pytest.approx((75.0 + 50.0) / 2) and set(macro["pass^k"]) == {"1", "2"}
