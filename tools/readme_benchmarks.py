@@ -47,6 +47,9 @@ FAMILY_NOTES = {
              "accuracy, precision/recall/F1 or MAE",
     "translation": "sentence BLEU (reward) and chrF with sacrebleu; corpus BLEU and chrF per language pair, summed "
                    "from each rollout's segment statistics (equal to sacrebleu's corpus scores)",
+    "tool_call": "the model's function calls (native `tool_calls`, or text in BFCL's `[f(a=1)]` or Hermes format) "
+                 "checked by BFCL's AST rules: name, required and unexpected parameters, types, allowed values; "
+                 "[tool calls](#tool-calls-and-bfcl)",
     "typed": "the last answer in the wrapper the prompt asked for (`\\boxed{}` or `((...))`), compared as a whole "
              "count or a yes/no",
 }

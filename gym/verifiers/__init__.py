@@ -30,6 +30,7 @@ FAMILIES: dict[str, str] = {
     "long_context": "gym.verifiers.long_context:LongContextVerifier", "label": "gym.verifiers.label:LabelVerifier",
     "translation": "gym.verifiers.translation:TranslationVerifier",
     "typed": "gym.verifiers.typed:TypedVerifier",
+    "tool_call": "gym.verifiers.tool_call:ToolCallVerifier",
 }
 
 
