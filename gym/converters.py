@@ -34,13 +34,15 @@ def text_row(item: dict[str, Any], index: int, columns: tuple[str, str] = ("ques
              strip: bool = True, metadata: dict[str, Any] | None = None, **fields: Any
              ) -> tuple[dict[str, Any] | None, str | None]:
     """(row, None): {question, expected_answer, **fields, metadata: {**metadata, source_index}} from the
-    item's question and answer text `columns`; (None, "missing '<column>'") when either is blank."""
-    problem = missing_text(item, *columns)
+    item's question and answer text `columns`; (None, "missing '<question>'") without a question; a blank
+    answer gives the row with an empty gold and "missing '<answer>'" (kept, reported as unscorable)."""
+    problem = missing_text(item, columns[0])
     if problem:
         return None, problem
-    question, answer = (item[column].strip() if strip else item[column] for column in columns)
-    return {"question": question, "expected_answer": answer, **fields,
-            "metadata": {**(metadata or {}), "source_index": index}}, None
+    question, answer = (item[column] if isinstance(item.get(column), str) else "" for column in columns)
+    row = {"question": question.strip() if strip else question, "expected_answer": answer.strip() if strip else answer,
+           **fields, "metadata": {**(metadata or {}), "source_index": index}}
+    return row, missing_text(item, columns[1])
 
 
 def unboxed(text: str) -> str:
@@ -58,21 +60,20 @@ def joined_answers(forms: Iterable[Any]) -> str:
 def math_row(problem: Any, answer: Any, solution: Any = None, *, index: int | None = None,
              metadata: dict[str, Any] | None = None, **fields: Any) -> tuple[dict[str, Any] | None, str | None]:
     """(row, None) with question, string gold, reference_solution and `fields`, and with an `index`
-    {**metadata, source_index}; or (None, what is missing)."""
+    {**metadata, source_index}; (None, "missing 'problem'") without a problem; a blank gold gives the row
+    and "missing 'answer'" (kept, reported as unscorable)."""
     if not isinstance(problem, str) or not problem.strip():
         return None, "missing 'problem'"
     if isinstance(answer, float) and answer.is_integer():
         answer = int(answer)  # a float column would otherwise give "70.0"
     gold = "" if answer is None or isinstance(answer, (bool, dict, list)) else str(answer).strip()
-    if not gold:
-        return None, "missing 'answer'"
     row: dict[str, Any] = {"question": problem, "expected_answer": gold}
     if isinstance(solution, str):
         row["reference_solution"] = solution
     row.update(fields)
     if index is not None:
         row["metadata"] = {**(metadata or {}), "source_index": index}
-    return row, None
+    return row, None if gold else "missing 'answer'"  # a blank gold: kept (as the reference), reported
 
 
 def prepare_math(ctx: PrepareContext, url: str, metadata_keys: Iterable[str], **where: Any) -> Path:

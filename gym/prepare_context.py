@@ -108,7 +108,9 @@ class PrepareContext:
 
     # -- reading upstream files ---------------------------------------------------------------------
     def bad_row(self, where: str, message: str) -> None:
-        """Report a malformed upstream row: raises, unless prepare.skip_bad_rows (then the caller skips it)."""
+        """Report a malformed upstream row (one row seen): raises, unless prepare.skip_bad_rows (then the
+        caller skips it)."""
+        self.rows_seen += 1
         if not self.skip_bad_rows:
             raise GymError(f"{where}: {message} (set prepare.skip_bad_rows=true to skip malformed rows)")
         log.warning("%s: %s (skipped)", where, message)
@@ -129,10 +131,10 @@ class PrepareContext:
         and reported as unscorable (the reference keeps it, gym cannot score it); (None, problem) is a row
         nobody can read, reported at `where` (see bad_row)."""
         row, problem = converted
-        self.rows_seen += 1
         if row is None:
             self.bad_row(where, problem or "no row")
             return
+        self.rows_seen += 1
         if problem:
             self.unscorable(where, problem)
             row["unscorable"] = problem  # the row says so itself; collect scores it as a verifier_error
@@ -147,18 +149,20 @@ class PrepareContext:
         """`count` upstream rows seen, for a script that keeps rows without `keep`/`convert_rows`."""
         self.rows_seen += count
 
+    def leave_out_row(self, reason: str) -> None:
+        """One upstream row seen and left out for `reason` (a rule the reference applies too)."""
+        self.rows_seen += 1
+        self.left_out[reason] = self.left_out.get(reason, 0) + 1
+
     def leave_out(self, items: Iterable[dict], wanted: Callable[[dict], bool], reason: str) -> list[dict]:
         """The items `wanted` keeps; the others are seen and left out for `reason` (a rule the reference
         applies too, e.g. its language filter), counted in the manifest."""
-        kept, dropped = [], 0
+        kept = []
         for item in items:
             if wanted(item):
                 kept.append(item)
             else:
-                dropped += 1
-        if dropped:
-            self.rows_seen += dropped
-            self.left_out[reason] = self.left_out.get(reason, 0) + dropped
+                self.leave_out_row(reason)
         return kept
 
     def _jsonl_objects(self, path: Path, lines: Iterable[bytes]) -> Iterator[tuple[int, dict]]:
@@ -168,11 +172,9 @@ class PrepareContext:
             try:
                 obj = json.loads(raw)
             except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                self.rows_seen += 1
                 self.bad_row(f"{path}:{number}", f"malformed JSON ({exc})")
                 continue
             if not isinstance(obj, dict):
-                self.rows_seen += 1
                 self.bad_row(f"{path}:{number}", "expected a JSON object")
                 continue
             yield number, obj

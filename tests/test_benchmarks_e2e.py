@@ -9,6 +9,7 @@ import pytest
 
 from gym.catalog import benchmark_files, load_catalog
 from gym.config import compose
+from gym.prepare_context import read_manifest
 from gym.paths import CONF_DIR
 from gym.tasks import aggregate, collect, prepare
 
@@ -25,6 +26,8 @@ def test_prepare_collect_aggregate(name, tmp_path, data_dir, mirror_url):
     prepare.run(compose(["task=prepare", *base]))
     rows = (data_dir / name / f"{name}.jsonl").read_text().splitlines()
     assert rows, name
+    counts = read_manifest(data_dir / name / f"{name}.jsonl")["upstream_rows"]  # every upstream row accounted for
+    assert counts["kept"] == len(rows) and counts["seen"] == counts["kept"] + counts["left_out"] + counts["skipped"]
 
     run_dir = tmp_path / "run"
     collect.run(compose(["task=collect", *base, "model=mock", "model.mock.accuracy=1.0", "num_repeats=2",

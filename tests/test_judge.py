@@ -403,7 +403,7 @@ def test_prepare_frontierscience_olympiad(data_dir, mirror_url):
     assert rows[0]["question"].endswith("Think step by step and give the final answer.")
 
 
-def test_prepare_rejects_malformed_rows(tmp_path):
+def test_prepare_keeps_a_row_without_gold_and_reports_it(tmp_path):
     from gym.paths import BENCHMARKS_DIR
     from gym.tasks.prepare import load_prepare
 
@@ -413,8 +413,10 @@ def test_prepare_rejects_malformed_rows(tmp_path):
     bad.write_text("Problem ID,Problem,Short Answer,Category,Subcategory,Source\r\np1,Find x.,,Algebra,,x\r\n")
     ctx = PrepareContext(name="imo_answerbench", output_path=tmp_path / "out" / "imo_answerbench.jsonl",
                          mirror=str(tmp_path / "mirror"), progress=False)
-    with pytest.raises(GymError, match="record 1: missing 'Short Answer'"):
-        load_prepare(BENCHMARKS_DIR / "imo_answerbench" / "prepare.py")(ctx)
+    out = load_prepare(BENCHMARKS_DIR / "imo_answerbench" / "prepare.py")(ctx)  # the reference keeps it too
+    [row] = [json.loads(line) for line in out.read_text().splitlines()]
+    assert row["expected_answer"] == "" and row["unscorable"] == "missing 'Short Answer'"
+    assert "record 1" in ctx.unscorable_rows[0]
 
 
 def test_another_judge_makes_new_rollout_keys(qa_data, tmp_path):

@@ -12,6 +12,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from urllib.parse import urlsplit
 
 from gym.prepare_context import PrepareContext, read_manifest
 from gym.errors import GymError
@@ -111,7 +112,7 @@ def test_matharena_golds_are_strings_and_metadata_follows_the_columns(tmp_path, 
     assert apex[0]["metadata"] == {"problem_idx": 1, "source": "Stand-in A 2025", "source_index": 0}
 
 
-def test_matharena_bad_row_names_the_problem(tmp_path):
+def test_matharena_row_without_answer_is_kept_and_named(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -121,10 +122,10 @@ def test_matharena_bad_row_names_the_problem(tmp_path):
     broken = io.BytesIO()
     pq.write_table(pa.Table.from_pylist(table, schema=pq.read_schema(upstream_file(url))), broken)
     mirror = local_mirror(tmp_path, {url: broken.getvalue()})
-    with pytest.raises(GymError, match=r"row 2 \(problem_idx 3\): missing 'answer'"):
-        script("hmmt_nov25").prepare(make_ctx("hmmt_nov25", tmp_path, mirror))
-    ctx = make_ctx("hmmt_nov25", tmp_path, mirror, skip_bad_rows=True)
-    assert len(Path(script("hmmt_nov25").prepare(ctx)).read_text().splitlines()) == 3 and len(ctx.skipped_rows) == 1
+    ctx = make_ctx("hmmt_nov25", tmp_path, mirror)  # kept as the reference keeps it, and reported
+    assert len(Path(script("hmmt_nov25").prepare(ctx)).read_text().splitlines()) == 4 and not ctx.skipped_rows
+    assert ctx.unscorable_rows == [f"{ctx.raw_dir / urlsplit(url).netloc / urlsplit(url).path.lstrip('/')}: "
+                                   "row 2 (problem_idx 3): missing 'answer'"]
 
 
 def test_hendrycks_math_keeps_latex_and_upstream_keys(tmp_path, mirror_url):

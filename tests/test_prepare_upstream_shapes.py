@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from pathlib import Path
 
 import pytest
 
@@ -104,3 +105,21 @@ def test_a_row_gym_cannot_score_is_kept_and_reported(tmp_path, data_dir, capsys)
     assert rollouts[0]["status"] == "ok" and rollouts[0]["reward"] == 1.0
     assert rollouts[1]["status"] == "verifier_error" and rollouts[1]["reward"] is None
     assert "unscorable task" in rollouts[1]["error"]
+
+
+REAL = {  # benchmark: (the real upstream file the repository holds, rows the reference keeps)
+    "gsm8k": ("tests/fixtures/real/gsm8k/test.jsonl", 1319),
+    "human_eval": ("tests/fixtures/real/humanevalplus/HumanEvalPlus.jsonl.gz", 164),
+    "ifeval": ("tests/fixtures/ifeval/input_data.jsonl", 541),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_real_upstream_files_keep_the_reference_row_count(name, tmp_path, data_dir):
+    path, reference_rows = REAL[name]
+    url = script(name).URL_TEMPLATE.format(split="test") if name == "gsm8k" else script(name).URL
+    mirror = local_mirror(tmp_path, {url: (Path(__file__).resolve().parents[1] / path).read_bytes()})
+    rows, manifest = prepared(name, data_dir, mirror)
+    assert len(rows) == reference_rows
+    assert manifest["upstream_rows"] == {"seen": reference_rows, "kept": reference_rows, "left_out": 0,
+                                         "left_out_by_reason": {}, "skipped": 0, "unscorable": 0}

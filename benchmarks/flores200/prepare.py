@@ -59,6 +59,7 @@ def prepare(ctx: PrepareContext, targets: list[str] | tuple[str, ...] = TARGETS)
             if source is None:
                 ctx.bad_row(f"{raw}: id {sentence_id}", f"no {SOURCE} sentence with this id")
                 continue
+            ctx.count_seen(1)  # one target sentence, one prepared pair
             rows.append({
                 "question": INSTRUCTION.format(source="English", target=name, text=source["text"].strip()),
                 "text": source["text"].strip(), "expected_answer": item["text"].strip(),

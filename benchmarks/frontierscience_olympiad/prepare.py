@@ -2,7 +2,8 @@
 
 Upstream JSONL keys: problem, answer, subject (physics | chemistry | biology), task_group_id. Answers
 are often wrapped in backticks (`...`), which are removed as the reference does; rows whose subject is
-none of the three are dropped, like the reference. Prepared rows:
+none of the three are left out, like the reference (and counted in the manifest); a row without
+an answer is kept and reported, as the reference keeps it. Prepared rows:
 
     {"question": <problem>, "expected_answer": <answer without backticks>, "id": "olympiad-0",
      "subject": "physics", "metadata": {"task_group_id": ..., "source_index": 0}}
@@ -10,7 +11,6 @@ none of the three are dropped, like the reference. Prepared rows:
 
 from __future__ import annotations
 
-import logging
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,36 +21,28 @@ if TYPE_CHECKING:
 URL = "https://huggingface.co/datasets/openai/frontierscience/resolve/main/olympiad/test.jsonl"
 SUBJECTS = ("chemistry", "biology", "physics")
 _BACKTICKS = re.compile(r"^`+|`+$")
-log = logging.getLogger("gym.prepare.frontierscience_olympiad")
 
 
 def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
     problem, answer = item.get("problem"), item.get("answer")
     if not isinstance(problem, str) or not problem.strip():
         return None, "missing 'problem'"
-    if not isinstance(answer, str) or not _BACKTICKS.sub("", answer.strip()).strip():
-        return None, "missing 'answer'"
+    gold = _BACKTICKS.sub("", answer.strip()).strip() if isinstance(answer, str) else ""
     return {
         "question": problem,
-        "expected_answer": _BACKTICKS.sub("", answer.strip()).strip(),
+        "expected_answer": gold,
         "id": f"olympiad-{index}",
         "subject": str(item.get("subject") or "").strip().lower(),
         "metadata": {"task_group_id": item.get("task_group_id"), "source_index": index},
-    }, None
+    }, None if gold else "missing 'answer'"
 
 
 def prepare(ctx: PrepareContext) -> Path:
     raw = ctx.fetch(URL)
-    rows, other_subjects = [], 0
+    rows: list[dict[str, Any]] = []
     for index, item in enumerate(ctx.read_jsonl(raw)):
-        row, problem = convert(item, index)
-        if problem:
-            ctx.bad_row(f"{raw}: record {index + 1}", problem)
+        if str(item.get("subject") or "").strip().lower() not in SUBJECTS:
+            ctx.leave_out_row(f"subject outside {', '.join(SUBJECTS)} (as the reference)")
             continue
-        if row["subject"] not in SUBJECTS:
-            other_subjects += 1
-            continue
-        rows.append(row)
-    if other_subjects:
-        log.warning("%d problems outside %s dropped", other_subjects, ", ".join(SUBJECTS))
+        ctx.keep(rows, convert(item, index), f"{raw}: record {index + 1}")
     return ctx.write_rows(rows)

@@ -75,9 +75,7 @@ def prepare(ctx: PrepareContext, seed: int | None = None) -> Path:
     rows = []
     for index, item in enumerate(ctx.read_csv(raw)):
         row, problem = convert(item, seed)
-        if problem:
-            ctx.bad_row(f"{raw}: record {index + 1}", problem)
-            continue
-        row["metadata"]["source_index"] = index
-        rows.append(row)
+        if row is not None:
+            row["metadata"]["source_index"] = index
+        ctx.keep(rows, (row, problem), f"{raw}: record {index + 1}")
     return ctx.write_rows(rows)

@@ -40,6 +40,7 @@ def prepare(ctx: PrepareContext) -> Path:
                                                    layout="HLE")):
         if item.get("image"):
             with_image += 1
+            ctx.leave_out_row("a question with an image (text-only, as the reference's default)")
             continue
         ctx.keep(rows, convert(item, index), f"{raw}: row {index}")
     log.info("%d text-only questions kept, %d image questions dropped", len(rows), with_image)

@@ -136,6 +136,8 @@ def prepare(ctx: PrepareContext, release: str = "v6", start_date: str = "2024-08
                 continue
             if start <= when < end:
                 ctx.keep(rows, convert(item, number - 1, name), f"{where} ({item.get('question_id')})")
+            else:
+                ctx.leave_out_row(f"contest date outside [{start}, {end}) (the release window)")
     if not rows:
         raise GymError(f"livecodebench: no problem of release {release} has a contest date in [{start}, {end})")
     return ctx.write_rows(rows)

@@ -36,11 +36,9 @@ def prepare(ctx: PrepareContext, languages: list[str] | None = None) -> Path:
             if not line.strip():
                 continue
             question, tab, answer = line.rpartition("\t")
-            row, problem = math_row(question.strip() if tab else None, answer.strip().replace(",", ""))
-            if row is None:
-                ctx.bad_row(f"{raw}:{number}", f"expected '<question>\\t<answer>' ({problem})")
-                continue
-            row["instruction"] = math_instruction(language)
-            row["metadata"] = {"language": language, "source_index": number - 1}
-            rows.append(row)
+            row, problem = math_row(question.strip() if tab else None, answer.strip().replace(",", ""),
+                                    instruction=math_instruction(language),
+                                    index=number - 1, metadata={"language": language})
+            ctx.keep(rows, (row, problem if row else f"expected '<question>\\t<answer>' ({problem})"),
+                     f"{raw}:{number}")
     return ctx.write_rows(rows)

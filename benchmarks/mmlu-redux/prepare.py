@@ -110,6 +110,7 @@ def prepare(ctx: PrepareContext, apply_corrections: bool = True) -> Path:
                     ctx.bad_row(f"{raw}: row {index}", f"answer {item.get('answer')!r} is not an index 0-3")
                 else:
                     dropped[reason] += 1
+                    ctx.leave_out_row(f"flagged {reason} without a usable letter (as the reference)")
                 continue
             ctx.keep(rows, convert(item, subject, index, gold), f"{raw}: row {index}")
     if dropped:

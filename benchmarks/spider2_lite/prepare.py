@@ -110,8 +110,9 @@ def prepare(ctx: PrepareContext, sqlite_zip: str | None = None, sample_rows: int
     rows = []
     for index, item in enumerate(ctx.read_jsonl(tasks_path)):
         instance_id = str(item.get("instance_id") or "")
-        if not instance_id.startswith("local"):
-            continue  # BigQuery / Snowflake tasks need cloud credentials
+        if not instance_id.startswith("local"):  # BigQuery / Snowflake tasks need cloud credentials
+            ctx.leave_out_row("a BigQuery or Snowflake task (the SQLite part only, as the reference)")
+            continue
         where = f"{tasks_path}: task {instance_id or index}"
         db = names.get(normal(str(item.get("db") or "")))
         question = item.get("question")
@@ -126,6 +127,7 @@ def prepare(ctx: PrepareContext, sqlite_zip: str | None = None, sample_rows: int
         if db not in contexts:
             contexts[db] = schema_text(databases / db / f"{db}.sqlite", sample_rows)
         sql = gold_sql(ctx, instance_id)
+        ctx.count_seen(1)
         rows.append({
             "question": question.strip(), "sql_context": contexts[db], "db_id": db, "gold_result": results,
             "condition_cols": standard.get("condition_cols") or [], "ignore_order": bool(standard.get("ignore_order", True)),

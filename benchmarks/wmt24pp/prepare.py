@@ -1,12 +1,14 @@
 """WMT24++ (google/wmt24pp): English source segments with post-edited human references in 55 target
-languages; by default the five the reference uses (de_DE, es_MX, fr_FR, it_IT, ja_JP).
+languages; by default five of them (de_DE, es_MX, fr_FR, it_IT, ja_JP). The reference prepares all 55 by
+default (its earlier versions took these five); `targets` takes any of the 55 codes.
 
 Upstream is one JSONL file per pair at the dataset root, `en-<target>.jsonl`, rows `{"lp", "domain",
-"document_id", "segment_id", "is_bad_source", "source", "target", "original_target"}`. Unlike the
-reference, segments flagged `is_bad_source` (robustness canaries such as "CANARY GUID ...", which the
-dataset's authors advise leaving out of scoring) are dropped (prepare_args.keep_bad_source=true keeps
-them). The same English segment appears once per target language, so the prepared `question` is the
-whole instruction with the target language named, which keeps each row distinct. Prepared rows:
+"document_id", "segment_id", "is_bad_source", "source", "target", "original_target"}`. Segments flagged
+`is_bad_source` (robustness canaries such as "CANARY GUID ...", which the dataset's authors advise leaving
+out of scoring) are left out, as the reference does, and counted in the manifest
+(prepare_args.keep_bad_source=true keeps them). The same English segment appears once per target
+language, so the prepared `question` is the whole instruction with the target language named, which keeps
+each row distinct. Prepared rows:
 
     {"question": "Translate ... into German. Reply with the translation only.\\n\\n<source>", "text": <source>,
      "expected_answer": <target>, "source_language": "en", "target_language": "de_DE",
@@ -42,13 +44,10 @@ def language_name(code: str) -> str:
     return LANGUAGE_NAMES.get(code.split("_")[0].lower(), code)
 
 
-def convert(item: dict[str, Any], index: int, target: str, keep_bad_source: bool
-            ) -> tuple[dict[str, Any] | None, str | None]:
+def convert(item: dict[str, Any], index: int, target: str) -> tuple[dict[str, Any] | None, str | None]:
     source, reference = item.get("source"), item.get("target")
     if not isinstance(source, str) or not source.strip() or not isinstance(reference, str) or not reference.strip():
         return None, "missing 'source' or 'target'"
-    if item.get("is_bad_source") and not keep_bad_source:
-        return {}, None  # dropped on purpose, not malformed
     name = language_name(target)
     return {
         "question": INSTRUCTION.format(source="English", target=name, text=source),
@@ -65,8 +64,9 @@ def prepare(ctx: PrepareContext, targets: list[str] | tuple[str, ...] = TARGETS,
     rows = []
     for target in targets:
         raw = ctx.fetch(URL_TEMPLATE.format(target=target))
-        converted = ctx.convert_rows(raw, ctx.read_jsonl(raw),
-                                     lambda item, i, t=target: convert(item, i, t, bool(keep_bad_source)),
-                                     label="row", first=1)
-        rows.extend(row for row in converted if row)
+        items = ctx.read_jsonl(raw)
+        if not keep_bad_source:
+            items = ctx.leave_out(items, lambda item: not item.get("is_bad_source"),
+                                  "is_bad_source (as the reference)")
+        rows += ctx.convert_rows(raw, items, lambda item, i, t=target: convert(item, i, t), label="row", first=1)
     return ctx.write_rows(rows)
