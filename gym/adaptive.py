@@ -20,8 +20,10 @@ Buckets (split_extremes=false, the default): hard (pass rate <= hard_max, unsolv
 medium, easy (>= easy_min, solved included): an all-fail or all-pass task stops after 6 of 32.
 With `split_extremes=true` the rule also tells unsolved (0) from hard and solved (1) from easy, as
 task=profile does; that needs about 30 of 32 rollouts for those tasks (0/32 and 1/32 look alike
-until the end), so it saves far less. In an adaptive run's profile, "unsolved"/"solved" then means
-no success/no failure in the rollouts it took.
+until the end), so it saves far less. An adaptive run's profile labels each task with the bucket the
+rule decided: with split_extremes=false `hard_or_unsolved`, `medium` or `easy_or_solved` (a task that
+passed 6 of 6 was never shown to be solved: a pass rate of 0.9 does that half the time), with
+split_extremes=true the five names of task=profile; a task the rule has not decided yet is `undecided`.
 
 The decision depends only on (s, m) at checkpoints, so replaying it over a task's rollouts in
 rollout_index order gives the same stop on resume, after kill -9, and in aggregate. Rewards in
@@ -39,6 +41,9 @@ from gym.errors import GymError
 
 PRIOR = 0.5  # Jeffreys prior Beta(1/2, 1/2)
 SPEC_PREFIX = "bucket-v1"
+BUCKET_LABELS = ("unsolved", "hard", "medium", "easy", "solved")  # bucket_of's numbering, as task=profile names them
+MERGED_LABELS = ("hard_or_unsolved", "medium", "easy_or_solved")  # what split_extremes=false decides
+UNDECIDED = "undecided"
 
 
 @dataclass(frozen=True)
@@ -137,6 +142,20 @@ class AdaptiveRule:
         """Where the rule stopped on these rewards; None if they end before it decided."""
         wanted = self.wanted(rewards)
         return wanted if wanted <= len(rewards) else None
+
+    def decided_label(self, rewards: Sequence[float]) -> str:
+        """The bucket the rule stopped on for these rewards, by name (see the module docstring): at
+        max_repeats the fixed run's bucket, before it the one holding `confidence` of the posterior."""
+        stop = self.stop_point(rewards)
+        if stop is None:
+            return UNDECIDED
+        successes = sum(rewards[:stop])
+        if stop >= self.max_repeats:
+            bucket = self.bucket_of(successes, self.max_repeats)
+        else:
+            probs = self.final_buckets(successes, stop)
+            bucket = max(range(len(probs)), key=probs.__getitem__)
+        return BUCKET_LABELS[bucket] if self.split_extremes else MERGED_LABELS[bucket - 1]
 
 
 def _log_beta(a: float, b: float) -> float:

@@ -152,8 +152,9 @@ def correct_entry(entry: dict[str, Any], group: "pd.DataFrame", task_index: "np.
 
 def correct_profile(prof: "pd.DataFrame", group: "pd.DataFrame") -> None:
     """Per-task profile rows of an adaptive group (in place): a task is complete when the rule decided
-    it (expected_rollouts = where it stopped); pass@k columns hold the unbiased estimates for
-    k <= min_repeats and are dropped (NaN) above, where no unbiased estimate exists."""
+    it (expected_rollouts = where it stopped); its bucket is the one the rule decided (bucket_rule names
+    the rule); pass@k columns hold the unbiased estimates for k <= min_repeats and are dropped (NaN)
+    above, where no unbiased estimate exists."""
     import numpy as np
 
     rule = rule_of(group)
@@ -162,6 +163,8 @@ def correct_profile(prof: "pd.DataFrame", group: "pd.DataFrame") -> None:
     rewards = prefixes(group, prof["task_index"].to_numpy())
     prof["expected_rollouts"] = np.array([rule.wanted(r) for r in rewards], dtype=np.int64)
     prof["complete"] = np.array([rule.stop_point(r) is not None for r in rewards])
+    prof["bucket"] = np.array([rule.decided_label(r) for r in rewards], dtype=object)
+    prof["bucket_rule"] = rule.spec()
     ks = sorted(int(c[5:]) for c in prof.columns if c.startswith("pass@"))
     table = per_task(rule, rewards, ks)
     for col, k in enumerate(ks):

@@ -190,6 +190,14 @@ def _clip(text: str) -> str:
     return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + f"\n... [{len(text) - MAX_TEXT} more characters]"
 
 
+def _adaptive_note(buckets: list[str]) -> str:
+    if not {"hard_or_unsolved", "easy_or_solved", "undecided"} & set(buckets):
+        return ""
+    return (" Tasks of an adaptive run carry the bucket its stopping rule decided, with the rule's edges: "
+            "hard_or_unsolved and easy_or_solved where it does not tell unsolved from hard or solved from easy "
+            "(adaptive.split_extremes=false), undecided where it had not stopped yet.")
+
+
 def build_report(summary: dict[str, Any], profile: "pd.DataFrame", samples: list[tuple[dict, dict | None]],
                  plots: Sequence[Path], path: Path) -> Path:
     """Write the self-contained report.html; `samples` pairs a pick (bucket, task, ...) with its raw row."""
@@ -216,20 +224,20 @@ def build_report(summary: dict[str, Any], profile: "pd.DataFrame", samples: list
                        "partial", "missing", *(status.replace("_", " ") + "s" for status in UNSCORED)], rows))
 
     out.append("<h2>Metrics</h2>")
+    buckets = list(summary["overall"]["buckets"])
     rows = []
     for label, g in summary["benchmarks"].items():
         top_k = max(g["pass@k"], key=int) if g["pass@k"] else None
         rows.append([_e(label), _e(g["tasks"]), _ci(g["pass@1"]),
                      f"pass@{_e(top_k)} {_ci(g['pass@k'][top_k])}" if top_k else "-",
                      _num(g["pass_rate"]["median"]), _num(g["pass_rate"]["std"]),
-                     *(_e(g["buckets"][b]) for b in g["buckets"]), _num(g["tokens"]["completion_mean"], 1)])
-    buckets = list(next(iter(summary["benchmarks"].values()))["buckets"]) if summary["benchmarks"] else []
+                     *(_e(g["buckets"].get(b, 0)) for b in buckets), _num(g["tokens"]["completion_mean"], 1)])
     out.append(_table(["benchmark", "tasks", "pass@1 [95% CI]", "pass@k max", "median pass rate",
                        "std pass rate", *buckets, "completion tokens"], rows, left=1))
     edges = summary["bucket_edges"]
     out.append(f"<p class='note'>Buckets: unsolved = 0; hard = (0, {edges['hard_max']}]; medium = "
                f"({edges['hard_max']}, {edges['easy_min']}); easy = [{edges['easy_min']}, 1); solved = 1 "
-               f"(fractions of 1).</p>")
+               f"(fractions of 1).{_adaptive_note(buckets)}</p>")
     if summary.get("selection"):
         sel = summary["selection"]
         out.append(f"<p>Selected {_e(sel['selected_tasks'])} task(s) with {_e(sel['rule'])} "

@@ -24,6 +24,9 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 BUCKETS = ("unsolved", "hard", "medium", "easy", "solved")
+# An adaptive run labels what its rule decided (gym.adaptive): with split_extremes=false three buckets;
+# a task it has not decided yet is "undecided". All names, in the order tables show them:
+ALL_BUCKETS = ("unsolved", "hard_or_unsolved", "hard", "medium", "easy", "easy_or_solved", "solved", "undecided")
 
 
 @dataclass(frozen=True)
@@ -61,9 +64,10 @@ class Selection:
             from gym.errors import did_you_mean
 
             for name in self.buckets:
-                if name not in BUCKETS:
-                    raise GymError(f"select.buckets: unknown bucket '{name}'{did_you_mean(str(name), BUCKETS)}; "
-                                   f"buckets: {', '.join(BUCKETS)}")
+                if name not in ALL_BUCKETS:
+                    raise GymError(f"select.buckets: unknown bucket '{name}'{did_you_mean(str(name), ALL_BUCKETS)}; "
+                                   f"buckets: {', '.join(BUCKETS)} (an adaptive run with split_extremes=false: "
+                                   "hard_or_unsolved, medium, easy_or_solved)")
 
     @property
     def active(self) -> bool:
@@ -91,6 +95,22 @@ def assign_buckets(mean: Any, edges: BucketEdges) -> "Any":
     mean = np.asarray(mean, dtype=float)
     conditions = [mean <= 0.0, mean <= edges.hard_max, mean < edges.easy_min, mean < 1.0]
     return np.select(conditions, list(BUCKETS[:4]), default=BUCKETS[4]).astype(object)
+
+
+def bucket_names(profile: "pd.DataFrame") -> list[str]:
+    """The bucket names these profile rows can carry, in table order: the five of a fixed run (and of an
+    adaptive run with split_extremes=true), the three an adaptive rule with split_extremes=false decides,
+    and `undecided` when some task is."""
+    from gym.adaptive import MERGED_LABELS, UNDECIDED, rule_from_spec
+
+    rules = profile["bucket_rule"] if "bucket_rule" in profile else None
+    specs = set(rules.dropna().unique()) if rules is not None else set()
+    names = set(BUCKETS) if rules is None or rules.isna().any() or not specs else set()
+    for spec in specs:
+        names |= set(BUCKETS) if rule_from_spec(str(spec)).split_extremes else set(MERGED_LABELS)
+    if (profile["bucket"] == UNDECIDED).any():
+        names.add(UNDECIDED)
+    return [name for name in ALL_BUCKETS if name in names]
 
 
 def task_profile(frame: "pd.DataFrame", expected_repeats: int | None,
@@ -180,7 +200,7 @@ def aggregate_profile(profile: "pd.DataFrame") -> dict[str, Any]:
         # Tasks with fewer than k rollouts (partial) have no pass@k: each k says how many tasks it covers.
         "pass@k": {c[5:]: {**mean_ci(profile[c] / 100.0), "tasks": int(profile[c].notna().sum())}
                    for c in pass_cols if profile[c].notna().any()},
-        "buckets": {name: int(counts.get(name, 0)) for name in BUCKETS},
+        "buckets": {name: int(counts.get(name, 0)) for name in bucket_names(profile)},
         "tokens": {"prompt_mean": _round(profile["prompt_tokens_mean"].mean()),
                    "completion_mean": _round(profile["completion_tokens_mean"].mean())},
     }
@@ -207,6 +227,7 @@ def profile_records(profile: "pd.DataFrame") -> Iterable[dict[str, Any]]:
             "tokens": {"prompt_mean": _round(row["prompt_tokens_mean"], 2),
                        "completion_mean": _round(row["completion_tokens_mean"], 2)},
             "bucket": row["bucket"],
+            **({"bucket_decided_by": row["bucket_rule"]} if isinstance(row.get("bucket_rule"), str) else {}),
         }
 
 

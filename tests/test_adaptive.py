@@ -169,3 +169,37 @@ def test_compare_pairs_the_unbiased_estimates_of_an_adaptive_run(data_dir, tmp_p
     entry = next(iter(result["benchmarks"].values())) if "benchmarks" in result else result
     assert max(entry["k_values"]) <= 4
     assert entry["metrics"]["pass@1"]["b"] == pytest.approx(single["pass@1"]["value"], abs=1e-3)
+
+
+def test_the_rule_names_the_bucket_it_decided():
+    three = AdaptiveRule(min_repeats=4, max_repeats=32, step=2)
+    assert three.decided_label([1.0] * 6) == "easy_or_solved"  # 6 of 6: easy or solved, never shown to be solved
+    assert three.decided_label([0.0] * 6) == "hard_or_unsolved"
+    assert three.decided_label([1.0, 0.0, 1.0, 0.0]) == "undecided"  # the rule wants more
+    assert three.decided_label([1.0, 0.0] * 16) == "medium"  # at max_repeats: the fixed run's bucket
+    five = AdaptiveRule(min_repeats=4, max_repeats=32, step=2, split_extremes=True)
+    assert five.decided_label([1.0] * 32) == "solved" and five.decided_label([0.0] * 32) == "unsolved"
+    assert five.decided_label([1.0] * 6) == "undecided"
+
+
+def test_an_adaptive_profile_labels_what_the_rule_decided(data_dir, tmp_path):
+    write_tasks(data_dir, 40)
+    run_collect(tmp_path / "c", *ADAPTIVE)
+    rule = AdaptiveRule(max_repeats=16)
+    tasks = by_task(read_rows(tmp_path / "c" / "rollouts.jsonl"))
+    base = ["task=profile", f"rollouts={tmp_path / 'c'}", "plots=false"]
+    result = profile.run(compose([*base, "select.buckets=[easy_or_solved]", f"+run_dir={tmp_path / 'prof'}"]))
+    records = [json.loads(line) for line in open(result["files"]["reward_profile"])]
+    for record in records:
+        got = tasks[record["task_index"]]
+        assert record["bucket"] == rule.decided_label([got[i]["reward"] for i in range(len(got))])
+        assert record["bucket_decided_by"] == rule.spec()
+    labels = {record["bucket"] for record in records}
+    assert labels <= {"hard_or_unsolved", "medium", "easy_or_solved"} and "easy_or_solved" in labels
+    summary = json.loads(open(result["files"]["profile_summary"]).read())
+    assert list(summary["overall"]["buckets"]) == ["hard_or_unsolved", "medium", "easy_or_solved"]
+    assert result["selected"] == sum(record["bucket"] == "easy_or_solved" for record in records)
+    page = open(result["files"]["report"], encoding="utf-8").read()
+    assert "easy_or_solved" in page and "stopping rule decided" in page
+    with pytest.raises(GymError, match="solved is not a bucket of these rollouts"):
+        profile.run(compose([*base, "select.buckets=[solved]", f"+run_dir={tmp_path / 'bad'}"]))

@@ -100,6 +100,18 @@ def _incomplete_error(total: dict[str, Any], completion: list[dict[str, Any]]) -
         "completed rollouts")
 
 
+def _check_selected_buckets(selection: Selection, profile: Any) -> None:
+    """select.buckets must name buckets these rollouts can have: an adaptive run with split_extremes=false
+    decided hard_or_unsolved / medium / easy_or_solved, never hard or solved."""
+    from gym.reward_profiles import bucket_names
+
+    names = bucket_names(profile)
+    wrong = [name for name in selection.buckets or () if name not in names]
+    if wrong:
+        raise GymError(f"select.buckets: {', '.join(wrong)} is not a bucket of these rollouts; their buckets: "
+                       f"{', '.join(names)} (an adaptive run labels what its rule decided)")
+
+
 def _labels(profile_frame: Any) -> dict[tuple[str, str], str]:
     pairs = profile_frame[["benchmark", "model"]].drop_duplicates()
     per_bench = pairs.groupby("benchmark")["model"].nunique()
@@ -142,6 +154,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     summary["subsets"] = subset_metrics(rollouts)  # per language/subject/...: shown in the report
 
     selection: Selection = opts["selection"]
+    _check_selected_buckets(selection, profile)
     if selection.active:
         chosen = profile[reward_profiles.select_mask(profile, selection)]
         prepared = _prepared_paths(opts, sorted(chosen["benchmark"].unique()))
@@ -182,14 +195,14 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 
 
 def summary_text(summary: dict[str, Any]) -> str:
-    from gym.reward_profiles import BUCKETS
     from gym.rollout import UNSCORED
     from gym.table import display_name, fmt_ci, format_table
 
+    buckets = list(summary["overall"]["buckets"])
     rows = [[label, display_name(g["model"]), g["tasks"], g["complete_tasks"], fmt_ci(g["pass@1"]),
-             *(g["buckets"][b] for b in BUCKETS)] for label, g in summary["benchmarks"].items()]
+             *(g["buckets"].get(b, 0) for b in buckets)] for label, g in summary["benchmarks"].items()]
     total = summary["completion"]["total"]
-    lines = [format_table(["benchmark", "model", "tasks", "complete", "pass@1 [95% CI]", *BUCKETS], rows),
+    lines = [format_table(["benchmark", "model", "tasks", "complete", "pass@1 [95% CI]", *buckets], rows),
              f"completion: {total['completed_rollouts']}/{total['expected_rollouts']} rollouts "
              f"({total['completion_pct']:.2f}%); tasks: {total['tasks']} total, {total['complete_tasks']} complete, "
              f"{total['partial_tasks']} partial, {total['missing_tasks']} without scored rollouts (dropped)"]
