@@ -6,6 +6,7 @@ pinned commit (tools/tau2_expected.py): every task's gold actions replayed, plus
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 
 from gym.episodes.tau2.env import Tau2Environment
 from gym.episodes.tau2.prepare import DOMAINS, prepare_domain
-from gym.episodes.tau2.state import replay, tool_exchanges
+from gym.episodes.tau2.state import replay
 from gym.prepare_context import PrepareContext
 
 ROOT = Path(__file__).resolve().parent
@@ -30,62 +31,84 @@ def prepared(tmp_path_factory, domain: str) -> Path:
 
 
 @pytest.fixture(scope="module")
-def mock_rows(tmp_path_factory):
-    path = prepared(tmp_path_factory, "mock")
-    rows = {row["task_id"]: row for row in map(json.loads, path.read_text().splitlines())}
-    return path, rows
+def domains(tmp_path_factory):
+    """domain -> (prepared path, rows by task id), prepared once per module."""
+    out = {}
+    for domain in ("mock", "retail"):
+        path = prepared(tmp_path_factory, domain)
+        out[domain] = path, {row["task_id"]: row for row in map(json.loads, path.read_text().splitlines())}
+    return out
 
 
-def expected_cases(domain: str):
-    data = json.loads((EXPECTED / f"{domain}.json").read_text())
-    return [(task, case, value) for task, cases in sorted(data["tasks"].items()) for case, value in sorted(cases.items())]
+def expected(domain: str) -> dict:
+    return json.loads((EXPECTED / f"{domain}.json").read_text())["tasks"]
 
 
-@pytest.mark.parametrize("task_id,case,want", expected_cases("mock"), ids=lambda v: v if isinstance(v, str) else "")
-def test_mock_scores_as_upstream(mock_rows, task_id, case, want):
-    path, rows = mock_rows
+def cases_of(*domains: str) -> list:
+    return [pytest.param(domain, task, case, id=f"{domain}-{task}-{case}")
+            for domain in domains for task, cases in sorted(expected(domain).items()) for case in sorted(cases)]
+
+
+def play(env: Tau2Environment, row: dict, want: dict) -> tuple[list[dict], list[str], object]:
+    """The episode upstream graded, played live on gym's tools: (trajectory, output hashes, live state)."""
+    state = env.reset(row)
+    trajectory = env.initial_messages(row) + [{"role": "user", "content": "I need help with my request."}]
+    hashes = []
+    for number, (name, arguments, requestor) in enumerate(want["calls"]):
+        role = "assistant" if requestor == "assistant" else "user"
+        call_id = f"gold-{number}"
+        trajectory.append({"role": role, "content": None, "tool_calls": [
+            {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}]})
+        output = env.call(state, name, arguments, requestor)
+        trajectory.append({"role": "tool", "tool_call_id": call_id, "content": output.content})
+        hashes.append(hashlib.sha256(output.content.encode()).hexdigest())
+    trajectory += [{"role": "assistant", "content": want["closing"]}, {"role": "user", "content": "Thanks. ###STOP###"}]
+    return trajectory, hashes, state
+
+
+@pytest.mark.parametrize("domain,task_id,case", cases_of("mock", "retail"))
+def test_scores_outputs_and_hashes_as_upstream(domains, domain, task_id, case):
+    path, rows = domains[domain]
+    want = expected(domain)[task_id][case]
     env = Tau2Environment(path)
-    row = rows[task_id]
-    trajectory = [{"role": "system", "content": row["system_prompt"]}] + want["trajectory"]
-    score = env.score(row, trajectory, "user_stop")
+    trajectory, hashes, state = play(env, rows[task_id], want)
+    assert hashes == want["tool_output_sha256"]  # every tool answered upstream's exact text
+    score = env.score(rows[task_id], trajectory, "user_stop")
     if "upstream_error" in want:  # upstream's evaluation stops on a check that raises; gym fails the check
         assert score.reward == 0.0
         assert any("error" in check for check in score.details["env_assertions"])
         return
     assert score.reward == want["reward"], score.details
     assert score.details["breakdown"] == want["breakdown"]
-    state = env._fresh(row)
-    replay(state, trajectory)
     assert list(state.hashes()) == [want["db_hash"], want["user_db_hash"]]
+    replayed = env._fresh(rows[task_id])
+    replay(replayed, trajectory)
+    assert list(replayed.hashes()) == [want["db_hash"], want["user_db_hash"]]
 
 
-@pytest.mark.parametrize("task_id", sorted(json.loads((EXPECTED / "mock.json").read_text())["tasks"]))
-def test_mock_tool_outputs_are_upstream_text(mock_rows, task_id):
-    """Each gold call, run live in gym, answers the exact text upstream's tools gave."""
-    path, rows = mock_rows
-    env = Tau2Environment(path)
-    want = json.loads((EXPECTED / "mock.json").read_text())["tasks"][task_id]["gold"]
-    state = env.reset(rows[task_id])
-    history = len(((rows[task_id]["task"].get("initial_state") or {}).get("message_history")) or [])
-    outputs = [env.call(state, name, arguments, requestor).content
-               for requestor, name, arguments, _, _ in list(tool_exchanges(want["trajectory"][history:]))]
-    assert outputs == want["tool_outputs"][len(want["tool_outputs"]) - len(outputs):]
-
-
-def test_gold_replay_scores_one_where_the_gold_is_complete(mock_rows):
-    """8 of the 10 mock tasks: two need more than the gold actions (an env assertion on a task the gold
-    does not update; a notification only the user can dismiss)."""
-    data = json.loads((EXPECTED / "mock.json").read_text())["tasks"]
-    assert sorted(t for t, cases in data.items() if cases["gold"]["reward"] == 0.0) == [
+def test_gold_replay_scores_one_where_the_gold_is_complete():
+    """Every retail task; 8 of the 10 mock tasks: two need more than the gold actions (an env assertion
+    on a task the gold does not update; a notification only the user can dismiss)."""
+    assert all(cases["gold"]["reward"] == 1.0 for cases in expected("retail").values())
+    assert sorted(t for t, cases in expected("mock").items() if cases["gold"]["reward"] == 0.0) == [
         "update_task_with_history_and_env_assertions", "update_task_with_user_tools"]
 
 
-def test_failures_score_zero_and_unfinished_episodes_score_zero(mock_rows):
-    path, rows = mock_rows
+def test_unfinished_episodes_score_zero(domains):
+    path, rows = domains["mock"]
     env = Tau2Environment(path)
-    want = json.loads((EXPECTED / "mock.json").read_text())["tasks"]["update_task_1"]["gold"]
-    row = rows["update_task_1"]
-    trajectory = [{"role": "system", "content": row["system_prompt"]}] + want["trajectory"]
-    assert env.score(row, trajectory, "user_stop").reward == 1.0
+    trajectory, _, _ = play(env, rows["update_task_1"], expected("mock")["update_task_1"]["gold"])
+    assert env.score(rows["update_task_1"], trajectory, "user_stop").reward == 1.0
     for ending in ("max_steps", "too_many_errors", "timeout", "agent_error"):
-        assert env.score(row, trajectory, ending).reward == 0.0
+        assert env.score(rows["update_task_1"], trajectory, ending).reward == 0.0
+
+
+def test_retail_calculate_matches_python_arithmetic_without_eval():
+    from gym.episodes.tau2.arithmetic import calculate
+
+    assert calculate("(12.5 + 7.25) * 2 - 1/3") == str(round(float((12.5 + 7.25) * 2 - 1 / 3), 2))
+    assert calculate("2 ** 10 // 3") == "341.0"
+    with pytest.raises(ValueError, match="Invalid characters"):
+        calculate("__import__('os')")
+    with pytest.raises(ZeroDivisionError):
+        calculate("1/0")

@@ -44,6 +44,7 @@ class DomainFiles:
 DOMAINS: dict[str, DomainFiles] = {
     "mock": DomainFiles(domain="mock", db="db.json", user_db="user_db.json", user_tools=("user_tools.py",),
                         models=("data_model.py", "user_data_model.py")),
+    "retail": DomainFiles(domain="retail", db="db.json"),
 }
 
 

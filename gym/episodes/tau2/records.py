@@ -18,7 +18,7 @@ import copy
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 REQUIRED = object()  # a field without a default
 
@@ -27,26 +27,65 @@ class Record(dict):
     """A database record: dumped as it stands in tool outputs (a model's dump in upstream's terms)."""
 
 
+Convert = Callable[[Any, str], Any]
+
+
 @dataclass(frozen=True)
 class Shape:
-    """A record type: its fields in declaration order with their defaults (REQUIRED when none)."""
+    """A record type: its fields in declaration order, each (name, default or REQUIRED[, convert]).
+
+    `make` is what constructing upstream's model does: defaults filled, numbers declared float made
+    float, nested records made to their shapes. Assigning to a field later converts nothing, as in
+    upstream (its models do not validate assignment)."""
 
     name: str
-    fields: tuple[tuple[str, Any], ...]
+    fields: tuple[tuple, ...]
 
-    def make(self, data: dict, where: str) -> Record:
-        unknown = set(data) - {name for name, _ in self.fields}
+    def make(self, data: dict, where: str = "") -> Record:
+        if not isinstance(data, dict):
+            raise ValueError(f"{where}: {self.name} must be an object, got {type(data).__name__}")
+        unknown = set(data) - {spec[0] for spec in self.fields}
         if unknown:
             raise ValueError(f"{where}: unknown field(s) {sorted(unknown)} for {self.name}")
         out = Record()
-        for name, default in self.fields:
+        for spec in self.fields:
+            name, default = spec[0], spec[1]
+            convert = spec[2] if len(spec) > 2 else None
             if name in data:
-                out[name] = data[name]
+                value = data[name]
+                out[name] = convert(value, f"{where}.{name}") if convert is not None and value is not None else value
             elif default is REQUIRED:
                 raise ValueError(f"{where}: {self.name} lacks the field '{name}'")
             else:
                 out[name] = copy.deepcopy(default)
         return out
+
+    def __call__(self, value: Any, where: str) -> Record:
+        return self.make(value, where)
+
+
+def to_float(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{where}: expected a number, got {value!r}")
+    return float(value)
+
+
+def dict_of(convert: Convert) -> Convert:
+    return lambda value, where: {key: convert(item, f"{where}.{key}") for key, item in value.items()}
+
+
+def list_of(convert: Convert) -> Convert:
+    return lambda value, where: [convert(item, f"{where}[{i}]") for i, item in enumerate(value)]
+
+
+def one_of(field: str, shapes: dict[str, "Shape"]) -> Convert:
+    """A tagged union: the shape named by the record's `field` (upstream's pydantic Union)."""
+    def convert(value: Any, where: str) -> Record:
+        tag = value.get(field) if isinstance(value, dict) else None
+        if tag not in shapes:
+            raise ValueError(f"{where}: {field}={tag!r} is not one of {', '.join(shapes)}")
+        return shapes[tag].make(value, where)
+    return convert
 
 
 def normalize(data: dict, tables: dict[str, Shape], where: str) -> dict:
