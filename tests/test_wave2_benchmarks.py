@@ -32,6 +32,8 @@ def test_graphwalks_bfs_wording_is_fixed(tmp_path, mirror_url):
     bfs = [r for r in rows if r["metadata"]["problem_type"] == "bfs"]
     assert bfs and all("nodes at exactly depth" in r["question"] for r in bfs)
     assert json.loads(rows[0]["expected_answer"]) == ["b2e4", "c3d5"]
+    assert json.loads(rows[5]["expected_answer"]) == ["c3d5"]  # f6a8 is not its own parent (as the reference)
+    assert [row["metadata"]["file"] for row in rows].count("graphwalks_256k_to_1mil.parquet") == 1  # both files
 
 
 def test_birdbench_unpacks_nested_databases(tmp_path, mirror_url):

@@ -147,7 +147,7 @@ def test_long_context_buckets_in_aggregate(tmp_path, data_dir, mirror_url, capsy
     entry = json.loads((tmp_path / "agg" / "metrics.json").read_text())["benchmarks"]["graphwalks"]
     buckets = entry["family_metrics"]["by_prompt_size"]
     assert entry["family_metrics"]["family"] == "long_context" and list(buckets) == ["<=4k"]
-    assert buckets["<=4k"]["tasks"] == 5 and buckets["<=4k"]["value"] == entry["pass@1"]["value"]
+    assert buckets["<=4k"]["tasks"] == 7 and buckets["<=4k"]["value"] == entry["pass@1"]["value"]
     assert "graphwalks: by prompt size: <=4k" in capsys.readouterr().out
 
 
