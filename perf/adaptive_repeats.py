@@ -9,7 +9,7 @@
    the same reply in both runs, so an adaptive run is a subset of the fixed one. Reported: model
    calls, share of tasks in the same profile bucket as the fixed run, pass@1 of both with CIs.
 2. Simulation (no server): many replicates of the same setting; bias and CI coverage of pass@1/pass@k
-   from the adaptive estimators (gym.adaptive_estimates) against the true mean over tasks, next to the
+   from the adaptive estimators (gym.metrics.adaptive_estimates) against the true mean over tasks, next to the
    naive mean reward per task.
 3. The best any stopping rule could do: the Bayes-optimal policy for the true prior (backward
    induction), tuned to 95 % agreement with the fixed run; shows which targets are reachable at all.
@@ -33,7 +33,7 @@ COARSE = {"unsolved": "hard", "hard": "hard", "medium": "medium", "easy": "easy"
 def real_runs(tasks: int, max_repeats: int) -> None:
     root = Path(tempfile.mkdtemp(prefix="gym-adaptive-perf-"))
     os.environ["GYM_DATA_DIR"] = str(root / "data")
-    from gym.config import compose
+    from gym.core.config import compose
     from gym.tasks import collect, profile
 
     path = root / "data" / "gsm8k" / "gsm8k.jsonl"
@@ -75,9 +75,9 @@ def fmt(ci: dict) -> str:
 
 
 def simulate(tasks: int, max_repeats: int, replicates: int, split: bool) -> None:
-    from gym.adaptive import AdaptiveRule
-    from gym.adaptive_estimates import per_task
-    from gym.metrics import mean_ci
+    from gym.rollouts.adaptive import AdaptiveRule
+    from gym.metrics.adaptive_estimates import per_task
+    from gym.metrics.estimators import mean_ci
 
     rule = AdaptiveRule(max_repeats=max_repeats, split_extremes=split)
     rng = np.random.default_rng(7)
@@ -120,7 +120,7 @@ def simulate(tasks: int, max_repeats: int, replicates: int, split: bool) -> None
 def optimal_bound(max_repeats: int, split: bool, target: float = 0.95) -> None:
     """Bayes-optimal stopping for tasks drawn from Beta(1/2, 1/2), checkpoints every rollout after 1:
     the fewest expected calls at which a rule can keep `target` of tasks in the fixed run's bucket."""
-    from gym.adaptive import AdaptiveRule
+    from gym.rollouts.adaptive import AdaptiveRule
 
     rule = AdaptiveRule(min_repeats=1, max_repeats=max_repeats, step=1, split_extremes=split)
     n = max_repeats

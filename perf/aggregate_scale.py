@@ -28,7 +28,7 @@ REPEATS = 100
 CHILD = r"""
 import json, resource, sys, time
 start = time.perf_counter()
-from gym.config import compose
+from gym.core.config import compose
 import importlib
 task, rollouts, out, extra = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
 quiet = "format=json" if task == "aggregate" else "plots=false"

@@ -21,7 +21,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from gym.sandbox import MECHANISMS, Run, Sandbox, probe_isolation
+from gym.sandbox.host import MECHANISMS, Run, Sandbox, probe_isolation
 from gym.verifiers import make_verifier
 from gym.mock.programs import reference_program
 

@@ -66,7 +66,7 @@ def family_metrics_cost(tmp: Path, n: int, rng: random.Random) -> dict[str, floa
     """Seconds of a whole aggregate (load included) of n rollouts: pairwise, translation as the verifier
     writes it now (with per-segment statistics), and translation rollouts without them (older files,
     scored from the texts)."""
-    from gym.metrics_output import metrics_for
+    from gym.metrics.output import metrics_for
     from gym.verifiers import make_verifier
 
     verifier = make_verifier("translation")

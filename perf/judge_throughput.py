@@ -19,7 +19,7 @@ from pathlib import Path
 
 
 def verdict_parsing() -> None:
-    from gym.judge_prompts import FORMATS
+    from gym.core.judge_prompts import FORMATS
 
     replies = {
         "letter_abc": "A careful look shows the response names a different river.\n\nB",
@@ -36,7 +36,7 @@ def verdict_parsing() -> None:
 def collect_run(tasks: int, repeats: int, concurrency: int) -> Path:
     root = Path(tempfile.mkdtemp(prefix="gym-judge-perf-"))
     os.environ["GYM_DATA_DIR"] = str(root / "data")
-    from gym.config import compose
+    from gym.core.config import compose
     from gym.tasks import collect
 
     path = root / "data" / "simpleqa" / "simpleqa.jsonl"
@@ -58,7 +58,7 @@ def collect_run(tasks: int, repeats: int, concurrency: int) -> Path:
 
 def reverify_runs(root: Path, concurrency: int) -> None:
     """task=reverify of the collected rollouts with a judge cache (twice: filling it, then from it) and without."""
-    from gym.config import compose
+    from gym.core.config import compose
     from gym.tasks import reverify
 
     cache = [f"cache.dir={root / 'cache'}"]

@@ -38,8 +38,8 @@ def prepare(tasks: int) -> Path:
 
 
 def collect(base_url: str, run_dir: Path, *overrides: str) -> tuple[dict, float]:
-    from gym.config import compose
-    from gym.errors import GymError
+    from gym.core.config import compose
+    from gym.core.errors import GymError
     from gym.tasks import collect as task
 
     cfg = compose(["task=collect", "benchmark=gsm8k", "model=vllm", f"model.base_url={base_url}", "progress=false",

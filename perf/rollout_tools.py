@@ -23,7 +23,7 @@ from pathlib import Path
 CHILD = r"""
 import json, os, resource, sys, time
 start = time.perf_counter()
-from gym.config import compose
+from gym.core.config import compose
 import importlib, contextlib, io
 task, overrides = sys.argv[1], json.loads(sys.argv[2])
 cfg = compose([f"task={task}", *overrides])

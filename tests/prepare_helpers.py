@@ -6,9 +6,9 @@ from functools import cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from gym.config import compose
-from gym.prepare_context import PrepareContext
-from gym.paths import BENCHMARKS_DIR
+from gym.core.config import compose
+from gym.data.prepare_context import PrepareContext
+from gym.core.paths import BENCHMARKS_DIR
 from gym.tasks.prepare import load_script
 
 

@@ -7,8 +7,8 @@ import json
 from contextlib import contextmanager
 from pathlib import Path
 
-from gym.config import compose
-from gym.errors import GymError
+from gym.core.config import compose
+from gym.core.errors import GymError
 from gym.tasks import collect, prepare
 from gym.verifiers.base import Verdict, VerifierError
 from gym.verifiers.mcq import MCQVerifier

@@ -12,10 +12,10 @@ from collections import defaultdict
 
 import pytest
 
-from gym.adaptive import AdaptiveRule
-from gym.adaptive_estimates import _paths, estimate
-from gym.config import compose
-from gym.errors import GymError
+from gym.rollouts.adaptive import AdaptiveRule
+from gym.metrics.adaptive_estimates import _paths, estimate
+from gym.core.config import compose
+from gym.core.errors import GymError
 from gym.tasks import aggregate, collect, profile
 from tests.conftest import ROOT, assert_clean_failure, run_gym
 from tests.model_time_data import read_rows, write_tasks

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from gym.catalog import benchmark_files, load_catalog
-from gym.config import compose
-from gym.prepare_context import read_manifest
-from gym.paths import CONF_DIR
+from gym.data.catalog import benchmark_files, load_catalog
+from gym.core.config import compose
+from gym.data.prepare_context import read_manifest
+from gym.core.paths import CONF_DIR
 from gym.tasks import aggregate, collect, prepare
 
 # Families whose answers the reference server cannot produce (it echoes the gold answer): the pipeline

@@ -13,8 +13,8 @@ import sys
 import pytest
 
 import hydra
-from gym import __main__ as entry
-from gym.overrides import known_keys
+from gym.cli import main as entry
+from gym.cli.overrides import known_keys
 from tests.conftest import ROOT, run_gym
 
 pytestmark = pytest.mark.slow
@@ -166,7 +166,7 @@ def test_hydra_report_patch_matches_this_hydra():
     must fail here, not silently bring back multi-line errors."""
     assert hydra.__version__.startswith(entry.HYDRA_REPORT_VERSIONS), (
         f"Hydra {hydra.__version__} is not a version gym's one-line error patch was checked with: review "
-        "gym.__main__.compact_hydra_errors and HYDRA_REPORT_VERSIONS")
+        "gym.cli.main.compact_hydra_errors and HYDRA_REPORT_VERSIONS")
     from hydra._internal import utils as hydra_utils
 
     original = hydra_utils.run_and_report

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from gym.config import compose
-from gym.prepare_context import PrepareContext, read_manifest
-from gym.errors import GymError
-from gym.paths import BENCHMARKS_DIR
-from gym.prompts import build_messages
+from gym.core.config import compose
+from gym.data.prepare_context import PrepareContext, read_manifest
+from gym.core.errors import GymError
+from gym.core.paths import BENCHMARKS_DIR
+from gym.core.prompts import build_messages
 from gym.verifiers import make_verifier
 from gym.mock.programs import reference_program
 from tests.prepare_helpers import fixture_builder
@@ -161,7 +161,7 @@ def test_fixture_builder_reproduces_committed_files(tmp_path, monkeypatch):
 
 
 def test_collect_records_the_sandbox_in_run_json(tmp_path, data_dir, mirror_url, capsys, monkeypatch):
-    import gym.sandbox as sandbox_module
+    import gym.sandbox.host as sandbox_module
     from gym.tasks import collect, prepare
 
     base = ["benchmark=human_eval", f"data.mirror={mirror_url}"]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from gym.paths import BENCHMARKS_DIR
+from gym.core.paths import BENCHMARKS_DIR
 from gym.verifiers import make_verifier
 from gym.mock.programs import reference_program
 
@@ -85,7 +85,7 @@ def test_human_eval_test_code_judges_the_canonical_solutions(verifier):
 
 
 def prepared(name: str, tmp_path: Path, mirror_url: str, **args) -> list[dict]:
-    from gym.prepare_context import PrepareContext
+    from gym.data.prepare_context import PrepareContext
 
     spec = importlib.util.spec_from_file_location(f"canonical_{name}", BENCHMARKS_DIR / name / "prepare.py")
     module = importlib.util.module_from_spec(spec)

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from gym.config import compose
-from gym.errors import GymError
+from gym.core.config import compose
+from gym.core.errors import GymError
 from gym.mock.server import MockServer
 from gym.tasks import collect
 from tests.conftest import REAL_DATA, ROOT, assert_clean_failure, run_gym

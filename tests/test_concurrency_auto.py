@@ -7,9 +7,10 @@ import threading
 
 import pytest
 
-from gym.concurrency import AdaptiveLimit, parse_concurrency
-from gym.config import compose
-from gym.errors import GymError
+from gym.core.schema import parse_concurrency
+from gym.model.concurrency import AdaptiveLimit
+from gym.core.config import compose
+from gym.core.errors import GymError
 from gym.tasks import collect
 from tests.conftest import assert_clean_failure, run_gym
 from tests.model_time_data import write_tasks

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from omegaconf import OmegaConf
 
-from gym.catalog import benchmark_files, load_catalog
-from gym.config import compose
-from gym.paths import BENCHMARKS_DIR, CONF_DIR, resolve_script
+from gym.data.catalog import benchmark_files, load_catalog
+from gym.core.config import compose
+from gym.core.paths import BENCHMARKS_DIR, CONF_DIR, resolve_script
 
 BENCHMARKS = sorted(benchmark_files())
 MODELS = sorted(p.stem for p in (CONF_DIR / "model").glob("*.yaml"))
@@ -62,14 +62,14 @@ def test_schema_rejects_typos_and_wrong_types():
 
 @pytest.mark.parametrize("task", TASKS)
 def test_task_knob_schemas_accept_the_shipped_defaults(task):
-    from gym.schema import check_task_knobs
+    from gym.core.schema import check_task_knobs
 
     check_task_knobs(compose([f"task={task}", "benchmark=gsm8k"]))
 
 
 def test_task_knob_schema_rejects_wrong_types():
-    from gym.errors import GymError
-    from gym.schema import check_task_knobs
+    from gym.core.errors import GymError
+    from gym.core.schema import check_task_knobs
 
     with pytest.raises(GymError, match=r"conf/task/collect.yaml: bad value for 'concurrency'"):
         check_task_knobs(compose(["task=collect", "concurrency=lots"]))

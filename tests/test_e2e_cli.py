@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from gym.overrides import LAUNCHER_EXTRAS, check_argv
-from gym.errors import GymError
+from gym.cli.overrides import LAUNCHER_EXTRAS, check_argv
+from gym.core.errors import GymError
 from tests.conftest import UPSTREAM, assert_clean_failure, run_gym
 
 MIRROR = f"data.mirror={UPSTREAM}"  # a local-directory mirror of the upstream fixtures

@@ -6,7 +6,7 @@ import json
 
 from gym import __version__
 from gym.mock.server import MockServer
-from gym.table import display_name
+from gym.metrics.table import display_name
 from tests.test_collect import prepared, run_collect  # noqa: F401  (fixture)
 from tests.test_judge import QA_ROWS  # noqa: F401
 
@@ -25,7 +25,7 @@ def test_judge_at_the_policy_endpoint_warns(tmp_path, data_dir, caplog):
     path.parent.mkdir(parents=True)
     path.write_text("".join(json.dumps({**row, "metadata": {}}) + "\n" for row in QA_ROWS))
     with MockServer(data_paths=[path], model_name="policy") as server:
-        from gym.config import compose
+        from gym.core.config import compose
         from gym.tasks import collect
 
         cfg = compose(["task=collect", "benchmark=simpleqa", "model=vllm", f"model.base_url={server.base_url}",

@@ -136,7 +136,7 @@ def test_trajectory_round_trips_through_responses_items(mock_data):
 
 def test_episode_metrics_from_rows():
     from gym.episodes.metrics import episode_metrics, macro_average
-    from gym.metrics import mean_ci
+    from gym.metrics.compute import mean_ci
 
     def row(task, reward, termination="user_stop", tools=1):
         return {"status": "ok", "task_index": task, "reward": reward, "verifier": {"db_match": reward == 1.0},

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from gym import nemo_gym
-from gym.config import compose
-from gym.errors import GymError
-from gym.metrics_output import metrics_for
+from gym.rollouts import nemo_gym
+from gym.core.config import compose
+from gym.core.errors import GymError
+from gym.metrics.output import metrics_for
 from gym.tasks import export
 from tests.conftest import assert_clean_failure, run_gym
 from tests.rollout_runs import VERIFIER_CRASH, failing_verifier, prepare_mmlu, read_rows, run_collect

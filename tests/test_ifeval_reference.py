@@ -287,7 +287,7 @@ def test_compat_option_reaches_the_checkers():
 
 
 def test_bad_compat_is_a_user_error():
-    from gym.errors import GymError
+    from gym.core.errors import GymError
 
     with pytest.raises(GymError, match="compat='refrence' is not one of fixed, reference"):
         make_verifier("ifbench", {"compat": "refrence"})
@@ -296,10 +296,10 @@ def test_bad_compat_is_a_user_error():
 def test_instruction_level_accuracy_pools_instructions_over_prompts(tmp_path):
     """IFEval's instruction-level accuracy: followed instructions over all instructions. A prompt with one
     instruction (followed) and one with four (one followed) give 2/5 = 40%, not the per-prompt mean 62.5%."""
-    from gym.client import Completion
-    from gym.config import compose
+    from gym.model.client import Completion
+    from gym.core.config import compose
     from gym.tasks import aggregate
-    from gym.rollout import make_rollout
+    from gym.rollouts.row import make_rollout
 
     one = {"question": "q1", "instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]}
     four = {"question": "q2", "instruction_id_list": ["punctuation:no_comma", "detectable_format:title",
@@ -322,7 +322,7 @@ def test_instruction_level_accuracy_pools_instructions_over_prompts(tmp_path):
 
 def test_compat_override_through_collect(tmp_path, data_dir, mirror_url):
     """benchmark.verifier.options.compat=reference on the command line reaches every verdict of a run."""
-    from gym.config import compose
+    from gym.core.config import compose
     from gym.tasks import collect, prepare
 
     base = ["benchmark=ifeval", f"data.mirror={mirror_url}"]

@@ -13,10 +13,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from gym.config import compose
-from gym.prepare_context import PrepareContext
-from gym.errors import GymError
-from gym.paths import BENCHMARKS_DIR
+from gym.core.config import compose
+from gym.data.prepare_context import PrepareContext
+from gym.core.errors import GymError
+from gym.core.paths import BENCHMARKS_DIR
 from gym.verifiers import FAMILIES, make_verifier
 from gym.verifiers.instructions import CHECKS, IFBENCH_IDS, IFEVAL_IDS, follow, loose_variants
 from gym.verifiers.instructions.registry import Args

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gym.errors import GymError
+from gym.core.errors import GymError
 from tests.conftest import ROOT, assert_clean_failure, run_gym
 from tests.test_collect import prepared, read_rollouts, run_collect  # noqa: F401  (fixture)
 

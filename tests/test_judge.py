@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from gym.config import compose
-from gym.prepare_context import PrepareContext
-from gym.errors import GymError
-from gym.judge_prompts import FORMATS, load_template
+from gym.core.config import compose
+from gym.data.prepare_context import PrepareContext
+from gym.core.errors import GymError
+from gym.core.judge_prompts import FORMATS, load_template
 from gym.mock.judge import judge_verdict
 from gym.mock.server import MockServer
 from gym.tasks import collect, prepare
@@ -341,7 +341,7 @@ def test_judge_sees_only_the_boxed_answer_and_thinking_is_stripped():
         model = "recorder"
 
         def complete(self, messages, seed=None):
-            from gym.client import Completion
+            from gym.model.client import Completion
 
             sent.append(messages[-1]["content"])
             return Completion("ok", "Judgement: NO\n\\boxed{Incorrect}", finish_reason="stop")
@@ -404,7 +404,7 @@ def test_prepare_frontierscience_olympiad(data_dir, mirror_url):
 
 
 def test_prepare_keeps_a_row_without_gold_and_reports_it(tmp_path):
-    from gym.paths import BENCHMARKS_DIR
+    from gym.core.paths import BENCHMARKS_DIR
     from gym.tasks.prepare import load_prepare
 
     url_path = JUDGE_FIXTURES["imo_answerbench"]

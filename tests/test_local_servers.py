@@ -11,9 +11,9 @@ import sys
 import pytest
 import requests
 
-from gym import local_servers
-from gym.config import compose
-from gym.errors import GymError
+from gym.model import local_servers
+from gym.core.config import compose
+from gym.core.errors import GymError
 from tests.conftest import UPSTREAM, run_gym
 from tests.test_collect import prepared, read_rollouts, run_collect  # noqa: F401  (fixture)
 

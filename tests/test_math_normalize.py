@@ -143,10 +143,10 @@ def test_parse_errors_are_summed_in_metrics(monkeypatch, tmp_path, capsys):
     metrics.json carries the run's parse error count per benchmark, last row per key."""
     import json
 
-    from gym.client import Completion
-    from gym.config import compose
+    from gym.model.client import Completion
+    from gym.core.config import compose
     from gym.tasks import aggregate
-    from gym.rollout import make_rollout
+    from gym.rollouts.row import make_rollout
 
     monkeypatch.setattr(math_module, "ANTLR_WHEEL", "/nonexistent/antlr.whl")
     v = make_verifier("math", {"workers": 1, "timeout": 20})

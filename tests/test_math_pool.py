@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from gym.errors import GymError
+from gym.core.errors import GymError
 from gym.verifiers import make_verifier
 from gym.verifiers.base import VerifierError
 from tests.conftest import wait_until

@@ -1,4 +1,4 @@
-"""gym.metrics: pinned values, pass@k against brute-force enumeration, majority ties, CI coverage,
+"""gym.metrics.compute: pinned values, pass@k against brute-force enumeration, majority ties, CI coverage,
 simulated runs and the paired comparison."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gym import metrics as M
+from gym.metrics import compute as M
+from gym.metrics import estimators as E
 
 
 def make_frame(tasks, answers=None, status=None, benchmark="bench", model="m") -> pd.DataFrame:
@@ -67,7 +68,7 @@ def test_pass_at_k_matches_enumeration(seed):
     reward = np.concatenate(values)
     perm = rng.permutation(task.size)  # order of rows must not matter
     ks = list(range(1, 9))
-    got = M.pass_at_k_per_task(task[perm], reward[perm], n_tasks, ks)
+    got = E.pass_at_k_per_task(task[perm], reward[perm], n_tasks, ks)
     for t, vals in enumerate(values):
         for col, k in enumerate(ks):
             if k > len(vals):
@@ -83,7 +84,7 @@ def test_pass_at_k_large_n_is_stable():
     task = np.zeros(1000, dtype=np.int64)
     reward = np.zeros(1000)
     reward[:10] = 1.0
-    got = M.pass_at_k_per_task(task, reward, 1, [1, 64, 1000])[0]
+    got = E.pass_at_k_per_task(task, reward, 1, [1, 64, 1000])[0]
     assert got[0] == pytest.approx(0.01)
     assert got[1] == pytest.approx(1 - math.comb(990, 64) / math.comb(1000, 64), rel=1e-9)
     assert got[2] == pytest.approx(1.0)
@@ -101,15 +102,15 @@ def test_majority_ties_and_rules():
     rewards = [[1, 0, 1, 0], [1, 0, 0, 0], [1, 1, 1, 1], [0, 0, 1, 0], [1, 0, 0, 0], [1, 1, 0, 1]]
     frame = make_frame(rewards, answers)
     task, rank = np.repeat(np.arange(6), 4), np.tile(np.arange(4), 6)
-    codes = M.answer_codes(frame["extracted_answer"])
+    codes = E.answer_codes(frame["extracted_answer"])
     assert codes[8:12].tolist() == [-1, -1, -1, -1]
-    scores = M.majority_at_k_per_task(task, rank, codes, frame["reward"].to_numpy(), 6, [1, 4])
+    scores = E.majority_at_k_per_task(task, rank, codes, frame["reward"].to_numpy(), 6, [1, 4])
     assert scores[:, 1].tolist() == pytest.approx([0.5, 0.5, 0.0, 0.0, 0.25, 2 / 3])
     assert scores[:, 0].tolist() == [1.0, 1.0, 0.0, 0.0, 1.0, 1.0]  # first rollout only
 
 
 def test_answer_codes_follow_lexicographic_order():
-    codes = M.answer_codes(pd.Series(["b", None, "a ", "c", "a"]))
+    codes = E.answer_codes(pd.Series(["b", None, "a ", "c", "a"]))
     assert codes.tolist() == [1, -1, 0, 2, 0]
 
 
@@ -147,19 +148,19 @@ def test_partial_tasks_cap_k_and_are_reported():
 
 
 def test_k_values():
-    assert M.k_values(1) == [1]
-    assert M.k_values(8) == [1, 2, 4, 8]
-    assert M.k_values(100) == [1, 2, 4, 8, 16, 32, 64, 100]
-    assert M.k_values(100, 10) == [1, 2, 4, 8, 10]
-    assert M.k_values(4, 16) == [1, 2, 4]
-    assert M.k_values(5, [1, 3, 7]) == [1, 3]
+    assert E.k_values(1) == [1]
+    assert E.k_values(8) == [1, 2, 4, 8]
+    assert E.k_values(100) == [1, 2, 4, 8, 16, 32, 64, 100]
+    assert E.k_values(100, 10) == [1, 2, 4, 8, 10]
+    assert E.k_values(4, 16) == [1, 2, 4]
+    assert E.k_values(5, [1, 3, 7]) == [1, 3]
 
 
 def test_t_critical():
-    assert M.t_critical(1) == pytest.approx(12.706)
-    assert M.t_critical(30) == pytest.approx(2.042, abs=1e-3)
-    assert M.t_critical(60) == pytest.approx(2.000, abs=1e-3)
-    assert M.t_critical(10_000) == pytest.approx(1.960, abs=1e-3)
+    assert E.t_critical(1) == pytest.approx(12.706)
+    assert E.t_critical(30) == pytest.approx(2.042, abs=1e-3)
+    assert E.t_critical(60) == pytest.approx(2.000, abs=1e-3)
+    assert E.t_critical(10_000) == pytest.approx(1.960, abs=1e-3)
 
 
 def test_no_answer_tokens_latency():
@@ -191,7 +192,7 @@ def test_ci_coverage_over_tasks():
     for _ in range(sims):
         p = rng.beta(2, 2, size=40)
         rewards = (rng.random((40, 4)) < p[:, None]).astype(float)
-        ci = M.mean_ci(rewards.mean(axis=1))
+        ci = E.mean_ci(rewards.mean(axis=1))
         covered += ci["ci_low"] <= 50.0 <= ci["ci_high"]
     assert 0.91 <= covered / sims <= 0.985
 

@@ -14,7 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from gym.mock.policy import AnswerPolicy, TaskIndex, UNKNOWN_ANSWER
+from gym.mock.policy import AnswerPolicy, UNKNOWN_ANSWER
+from gym.mock.tasks import TaskIndex
 from gym.mock.server import FAULTS, MockServer
 from tests.conftest import wait_until
 
@@ -393,7 +394,7 @@ def test_rows_from_prepared_files(tmp_path, http):
     assert final_answer(body["choices"][0]["message"]["content"]) == ROWS[4]["expected_answer"]
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"question": "q", "expected_answer": "1"}\n{"question": "no answer"}\n')
-    from gym.errors import GymError
+    from gym.core.errors import GymError
 
     with pytest.raises(GymError, match=r"bad.jsonl:2"):
         MockServer(data_paths=[bad])

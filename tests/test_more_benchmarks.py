@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from urllib.parse import urlsplit
 
-from gym.prepare_context import PrepareContext, read_manifest
-from gym.errors import GymError
-from gym.prompts import build_messages
+from gym.data.prepare_context import PrepareContext, read_manifest
+from gym.core.errors import GymError
+from gym.core.prompts import build_messages
 from tests.prepare_helpers import config, fixture_builder, local_mirror, make_ctx, script, upstream_file
 from gym.verifiers import make_verifier
 

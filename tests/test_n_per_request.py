@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from gym.client import ModelClient
-from gym.config import compose
+from gym.model.client import ModelClient
+from gym.core.config import compose
 from gym.mock.server import MockServer
-from gym.model_calls import ModelCalls
+from gym.model.calls import ModelCalls
 from gym.tasks import collect
 from tests.model_time_data import read_rows, write_tasks
 

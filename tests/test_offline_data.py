@@ -6,9 +6,9 @@ import gzip
 
 import pytest
 
-from gym.download import BUNDLED_DIR, bundled_copy
-from gym.prepare_context import PrepareContext
-from gym.errors import GymError
+from gym.data.download import BUNDLED_DIR, bundled_copy
+from gym.data.prepare_context import PrepareContext
+from gym.core.errors import GymError
 from tests.conftest import REAL_DATA
 
 GSM8K_URL = "https://raw.githubusercontent.com/openai/grade-school-math/master/grade_school_math/data/test.jsonl"
@@ -35,7 +35,7 @@ def test_bundled_copy_is_the_upstream_file_with_its_licence():
 
 @pytest.mark.parametrize("offline", [False, True])
 def test_fetch_falls_back_to_the_bundled_copy(tmp_path, no_network, offline, caplog):
-    caplog.set_level("INFO", logger="gym.download")
+    caplog.set_level("INFO", logger="gym.data.download")
     ctx = context(tmp_path, offline=offline, retries=3)
     path = ctx.fetch(GSM8K_URL)
     assert path.read_bytes() == (REAL_DATA / "gsm8k" / "test.jsonl").read_bytes()

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from gym.prepare_context import PrepareContext, read_manifest
-from gym.errors import GymError
-from gym.paths import BENCHMARKS_DIR
-from gym.prompts import build_messages
+from gym.data.prepare_context import PrepareContext, read_manifest
+from gym.core.errors import GymError
+from gym.core.paths import BENCHMARKS_DIR
+from gym.core.prompts import build_messages
 from tests.prepare_helpers import config, fixture_builder, local_mirror, make_ctx, script, upstream_file
 
 UPSTREAM = Path(__file__).resolve().parent / "fixtures" / "upstream"

@@ -71,6 +71,47 @@ def test_prepare_user_benchmark_through_mirror(user_setup):
     assert '"expected_answer": "20"' in out.read_text()
 
 
+# A user's prepare script written against the documented API (gym.data), and one written against the module
+# paths of earlier releases: both keep working.
+API_SCRIPTS = {
+    "documented": """
+from gym.data import GymError, PrepareContext, text_row
+
+def prepare(ctx: PrepareContext):
+    raw = ctx.fetch("https://example.org/toy/data.jsonl")
+    items = [{"q": r["q"], "a": str(r["a"])} for r in ctx.read_jsonl(raw)]
+    rows = ctx.convert_rows(raw, items, lambda item, index: text_row(item, index, ("q", "a")))
+    if not rows:
+        raise GymError("no rows")
+    return ctx.write_rows(rows)
+""",
+    "earlier_paths": """
+from gym.converters import text_row
+from gym.errors import GymError
+from gym.prepare_context import PrepareContext
+
+def prepare(ctx: PrepareContext):
+    raw = ctx.fetch("https://example.org/toy/data.jsonl")
+    items = [{"q": r["q"], "a": str(r["a"])} for r in ctx.read_jsonl(raw)]
+    rows = ctx.convert_rows(raw, items, lambda item, index: text_row(item, index, ("q", "a")))
+    if not rows:
+        raise GymError("no rows")
+    return ctx.write_rows(rows)
+""",
+}
+
+
+@pytest.mark.parametrize("style", sorted(API_SCRIPTS))
+def test_a_user_benchmark_written_against_the_prepare_api_runs(user_setup, style):
+    s = user_setup
+    _bench(s["conf"], "toy", API_SCRIPTS[style])
+    result = run_gym("task=prepare", "benchmark=toy", f"data.mirror={s['url']}", *s["args"],
+                     f"hydra.run.dir={s['tmp']}/run")
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for line in (s["data"] / "toy" / "toy.jsonl").read_text().splitlines()]
+    assert [(r["question"], r["expected_answer"]) for r in rows] == [("1+1?", "2"), ("2+3?", "5")]
+
+
 def test_several_with_joblib_and_cache(user_setup):
     s = user_setup
     result = run_gym("task=prepare", "benchmarks=[toy,toy2]", "n_jobs=2", f"data.mirror={s['url']}", *s["args"],

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from gym.config import compose
-from gym.errors import GymError
-from gym.prepare_context import read_manifest
+from gym.core.config import compose
+from gym.core.errors import GymError
+from gym.data.prepare_context import read_manifest
 from gym.tasks import collect, prepare
 from tests.prepare_helpers import local_mirror, make_ctx, script, upstream_file
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gym.config import compose
-from gym.errors import GymError
+from gym.core.config import compose
+from gym.core.errors import GymError
 from gym.tasks import profile as profile_task
 
 REWARDS = {0: [1, 1, 1, 1], 1: [0, 0, 0, 0], 2: [1, 0, 1, 0], 3: [1, 0, 0, 0], 4: [1, 1, 1, 0]}

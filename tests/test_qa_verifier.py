@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from gym.errors import GymError
+from gym.core.errors import GymError
 from gym.verifiers import FAMILIES, make_verifier
 from gym.verifiers.qa import aliases, canonical, f1_score, gold_flag, read_answer
 

@@ -8,10 +8,10 @@ from contextlib import ExitStack
 
 import pytest
 
-from gym import endpoints
-from gym.client import ModelClient
-from gym.config import compose
-from gym.errors import GymError
+from gym.model import endpoints
+from gym.model.client import ModelClient
+from gym.core.config import compose
+from gym.core.errors import GymError
 from tests.replay import REPLIES, ReplayServer, load
 
 REPLY_FILES = sorted(p.stem for p in REPLIES.glob("*.json") if "expect" in json.loads(p.read_text()))

@@ -8,10 +8,10 @@ import sqlite3
 import pytest
 from joblib import Parallel, delayed
 
-from gym.client import Completion
-from gym.config import compose
-from gym.errors import GymError
-from gym.response_cache import ResponseCache
+from gym.model.client import Completion
+from gym.core.config import compose
+from gym.core.errors import GymError
+from gym.model.response_cache import ResponseCache
 from gym.tasks import collect
 from tests.conftest import assert_clean_failure, run_gym
 from tests.model_time_data import read_rows, write_tasks

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from gym.config import compose
-from gym.errors import GymError
+from gym.core.config import compose
+from gym.core.errors import GymError
 from gym.tasks import aggregate, prepare, reverify
 from gym.verifiers.base import Verdict
 from tests.conftest import assert_clean_failure, run_gym

@@ -1,4 +1,4 @@
-"""gym.rollout, the row schema: the key is stable, versions are read explicitly, the README documents
+"""gym.rollouts.row, the row schema: the key is stable, versions are read explicitly, the README documents
 every field, and the fast and line-by-line readers agree on every status."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from gym import rollout
-from gym.client import Completion
-from gym.errors import GymError
-from gym.rollouts import _read_fast, _read_slow, load_rollouts
+from gym.rollouts import row as rollout
+from gym.model.client import Completion
+from gym.core.errors import GymError
+from gym.rollouts.load import _read_fast, _read_slow, load_rollouts
 from tests.conftest import ROOT
 
 

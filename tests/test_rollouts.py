@@ -1,4 +1,4 @@
-"""gym.rollouts: which files a spec picks, row validation, de-duplication and NeMo Gym rows."""
+"""gym.rollouts.load: which files a spec picks, row validation, de-duplication and NeMo Gym rows."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from gym.errors import GymError
-from gym.rollouts import _read_fast, find_rollout_files, load_rollouts, read_file
+from gym.core.errors import GymError
+from gym.rollouts.load import _read_fast, find_rollout_files, load_rollouts, read_file
 
 
 def row(task, rollout, reward=1.0, status="ok", benchmark="bench", model="m", key=None, answer="x", **extra):

@@ -1,4 +1,4 @@
-"""gym.sandbox: what a program sees, hostile programs end as failed runs with a reason, the machine and this
+"""gym.sandbox.host: what a program sees, hostile programs end as failed runs with a reason, the machine and this
 process stay fine, and a sandbox that cannot be built refuses to run anything. Every test runs against each
 mechanism that works here (bwrap, namespaces)."""
 
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-import gym.sandbox as sandbox_module
-import gym.sandbox_view as sandbox_view
-from gym.errors import GymError
-from gym.sandbox import MECHANISMS, Run, Sandbox, SandboxUnavailable, execute, probe_isolation, python_view
+import gym.sandbox.host as sandbox_module
+import gym.sandbox.view as sandbox_view
+from gym.core.errors import GymError
+from gym.sandbox.host import MECHANISMS, Run, Sandbox, SandboxUnavailable, execute, probe_isolation, python_view
 from gym.verifiers import make_verifier
 from gym.verifiers.base import VerifierError
 from tests.conftest import children_of_this_process

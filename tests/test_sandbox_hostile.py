@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gym.sandbox import MECHANISMS, probe_isolation
+from gym.sandbox.host import MECHANISMS, probe_isolation
 from gym.verifiers import make_verifier
 from tests.conftest import children_of_this_process
 

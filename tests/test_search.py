@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from gym.catalog import load_catalog
-from gym.config import compose
+from gym.data.catalog import load_catalog
+from gym.core.config import compose
 from gym.tasks import search
 from tests.conftest import assert_clean_failure, run_gym
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from gym.client import Completion
-from gym.config import compose
-from gym.errors import GymError
-from gym.metrics import mean_ci
-from gym.rollouts import _read_fast, _read_slow, load_rollouts, read_file
+from gym.model.client import Completion
+from gym.core.config import compose
+from gym.core.errors import GymError
+from gym.metrics.estimators import mean_ci
+from gym.rollouts.load import _read_fast, _read_slow, load_rollouts, read_file
 from gym.tasks import aggregate
-from gym.rollout import make_rollout
+from gym.rollouts.row import make_rollout
 from gym.verifiers import make_verifier
 
 UPSTREAM = Path(__file__).resolve().parent / "fixtures" / "upstream"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from gym.config import compose
-from gym.subsets import row_subsets, task_subsets
+from gym.core.config import compose
+from gym.metrics.subsets import row_subsets, task_subsets
 from gym.tasks import aggregate, profile
 
 

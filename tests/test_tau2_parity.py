@@ -15,7 +15,7 @@ import pytest
 from gym.episodes.tau2.env import Tau2Environment
 from gym.episodes.tau2.prepare import DOMAINS, prepare_domain
 from gym.episodes.tau2.state import replay
-from gym.prepare_context import PrepareContext
+from gym.data.prepare_context import PrepareContext
 
 ROOT = Path(__file__).resolve().parent
 MIRROR = ROOT / "fixtures" / "upstream"

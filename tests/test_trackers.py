@@ -58,7 +58,7 @@ def wandb_records(run_file: Path):
 def test_logged_config_has_no_secrets():
     from omegaconf import OmegaConf
 
-    from gym.trackers import public_config
+    from gym.metrics.trackers import public_config
 
     cfg = OmegaConf.create({"task": {"name": "collect"}, "hydra": {"run": {"dir": "${oops}"}},
                             "model": {"api_key_env": "MY_KEY", "api_key": SECRET, "name": "m"},

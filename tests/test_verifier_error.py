@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from gym.config import compose
+from gym.core.config import compose
 from gym.tasks import aggregate, profile
 from tests.rollout_runs import VERIFIER_CRASH, failing_verifier, prepare_mmlu, read_rows, run_collect
 

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from conftest import REAL_DATA
-from gym.errors import GymError
+from gym.core.errors import GymError
 from gym.verifiers import FAMILIES, Verdict, Verifier, make_verifier
 from gym.verifiers.base import answer_payloads, last_boxed, peel_wrappers
 

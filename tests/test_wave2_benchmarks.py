@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gym.config import compose
-from gym.errors import GymError
+from gym.core.config import compose
+from gym.core.errors import GymError
 from gym.tasks import aggregate, collect, prepare
 from tests.prepare_helpers import make_ctx, script
 
@@ -94,7 +94,7 @@ def test_mrcr_sends_the_conversation(tmp_path, data_dir, mirror_url):
 
 
 def test_messages_template_checks_the_conversation():
-    from gym.prompts import build_messages
+    from gym.core.prompts import build_messages
 
     with pytest.raises(GymError, match="end with a user message"):
         build_messages(None, "{messages}", {"messages": [{"role": "user", "content": "a"},

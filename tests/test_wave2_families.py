@@ -10,10 +10,10 @@ from difflib import SequenceMatcher
 
 import pytest
 
-from gym.client import Completion
-from gym.config import compose
-from gym.errors import GymError
-from gym.family_metrics import bootstrap_ci, label as label_metrics, prompt_bucket, translation as translation_metrics
+from gym.model.client import Completion
+from gym.core.config import compose
+from gym.core.errors import GymError
+from gym.metrics.family import bootstrap_ci, label as label_metrics, prompt_bucket, translation as translation_metrics
 from gym.tasks import aggregate, collect, prepare
 from gym.verifiers import make_verifier
 from gym.verifiers.base import VerifierError

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from gym.catalog import load_catalog
-from gym.config import compose
-from gym.errors import GymError
-from gym.judge_prompts import CORRECT, FORMATS, INCORRECT
+from gym.data.catalog import load_catalog
+from gym.core.config import compose
+from gym.core.errors import GymError
+from gym.core.judge_prompts import CORRECT, FORMATS, INCORRECT
 from gym.tasks import aggregate, collect, prepare, search
 from gym.verifiers import make_verifier
 from tests.prepare_helpers import config, local_mirror, make_ctx, script, upstream_file

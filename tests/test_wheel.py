@@ -22,7 +22,7 @@ def wheel_site(tmp_path_factory):
     names = zipfile.ZipFile(wheel).namelist()
     assert "gym/conf/config.yaml" in names and "gym/benchmarks/gsm8k/prepare.py" in names
     assert "gym/verifiers/antlr413/antlr4_python3_runtime-4.13.2-py3-none-any.whl" in names  # the math workers' parser runtime
-    assert any(n.startswith("gym/bundled/") and n.endswith("test.jsonl.gz") for n in names)  # offline demo data
+    assert any(n.startswith("gym/data/bundled/") and n.endswith("test.jsonl.gz") for n in names)  # offline demo data
     site = out / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)],
                    check=True, capture_output=True, timeout=300)

@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from gym.catalog import load_catalog  # noqa: E402
+from gym.data.catalog import load_catalog  # noqa: E402
 
 README = ROOT / "README.md"
 BEGIN, END = "<!-- benchmarks:begin -->", "<!-- benchmarks:end -->"

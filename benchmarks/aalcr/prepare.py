@@ -25,11 +25,11 @@ import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.errors import GymError
-from gym.multilingual import hf_converted_parquet
+from gym.core.errors import GymError
+from gym.data.multilingual import hf_converted_parquet
 
 if TYPE_CHECKING:
-    from gym.prepare_context import PrepareContext
+    from gym.data.prepare_context import PrepareContext
 
 QUESTIONS_URL = hf_converted_parquet("ArtificialAnalysis/AA-LCR", "default", "test")
 DOCUMENTS_URL = "https://huggingface.co/datasets/ArtificialAnalysis/AA-LCR/resolve/main/extracted_text/AA-LCR_extracted-text.zip"

@@ -2,7 +2,7 @@
 GPT-4-0314's answers.
 
 Upstream: `data/arena-hard-v0.1/question.jsonl` and `model_answer/gpt-4-0314.jsonl` (layouts in
-gym/arena_data.py). The category field of v0.1 holds the dataset version ("arena-hard-v0.1"), not a
+gym/data/arena.py). The category field of v0.1 holds the dataset version ("arena-hard-v0.1"), not a
 real category, so every row uses the default judge prompt (kept as metadata.upstream_category).
 """
 
@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gym.arena_data import convert, read_baselines
+from gym.data.arena import convert, read_baselines
 
 if TYPE_CHECKING:
-    from gym.prepare_context import PrepareContext
+    from gym.data.prepare_context import PrepareContext
 
 BASE = "https://raw.githubusercontent.com/lmarena/arena-hard-auto/main/data/arena-hard-v0.1"
 QUESTIONS = f"{BASE}/question.jsonl"

@@ -3,7 +3,7 @@ against its own baseline: hard_prompt against o3-mini-2025-01-31, creative_writi
 gemini-2.0-flash-001 (the creative prompts get the creative-writing judge prompt).
 
 Upstream: `data/arena-hard-v2.0/question.jsonl` and `model_answer/<baseline>.jsonl` (layouts in
-gym/arena_data.py). A question whose category has no baseline answer for its uid is a bad row.
+gym/data/arena.py). A question whose category has no baseline answer for its uid is a bad row.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gym.arena_data import convert, read_baselines
+from gym.data.arena import convert, read_baselines
 
 if TYPE_CHECKING:
-    from gym.prepare_context import PrepareContext
+    from gym.data.prepare_context import PrepareContext
 
 BASE = "https://raw.githubusercontent.com/lmarena/arena-hard-auto/main/data/arena-hard-v2.0"
 QUESTIONS = f"{BASE}/question.jsonl"

@@ -21,12 +21,12 @@ import zipfile
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from gym.errors import GymError
-from gym.io import replace_dir
-from gym.sql_schema import schema_text
+from gym.core.errors import GymError
+from gym.core.io import replace_dir
+from gym.data.sql_schema import schema_text
 
 if TYPE_CHECKING:
-    from gym.prepare_context import PrepareContext
+    from gym.data.prepare_context import PrepareContext
 
 URL = "https://bird-bench.oss-cn-beijing.aliyuncs.com/dev.zip"
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.converters import text_row
-from gym.multilingual import hf_converted_parquet
+from gym.data.converters import text_row
+from gym.data.multilingual import hf_converted_parquet
 
 if TYPE_CHECKING:
-    from gym.prepare_context import PrepareContext
+    from gym.data.prepare_context import PrepareContext
 
 URL = hf_converted_parquet("PatronusAI/financebench", "default", "train")
 

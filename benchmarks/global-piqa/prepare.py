@@ -13,10 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.multilingual import hf_converted_parquet
+from gym.data.multilingual import hf_converted_parquet
 
 if TYPE_CHECKING:
-    from gym.prepare_context import PrepareContext
+    from gym.data.prepare_context import PrepareContext
 
 REPO = "mrlbenchmarks/global-piqa-nonparallel"
 # A spread of scripts and families; any config name of the dataset may be given instead.

@@ -21,10 +21,10 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.converters import prepare_parquet_files
+from gym.data.converters import prepare_parquet_files
 
 if TYPE_CHECKING:
-    from gym.prepare_context import PrepareContext
+    from gym.data.prepare_context import PrepareContext
 
 BASE = "https://huggingface.co/datasets/openai/graphwalks/resolve/main"
 FILES = ("graphwalks_128k_and_shorter.parquet", "graphwalks_256k_to_1mil.parquet")

@@ -17,10 +17,10 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.converters import text_row
+from gym.data.converters import text_row
 
 if TYPE_CHECKING:
-    from gym.prepare_context import PrepareContext
+    from gym.data.prepare_context import PrepareContext
 
 URL = "https://huggingface.co/datasets/cais/hle/resolve/main/data/test-00000-of-00001.parquet"
 TOKEN_ENV = "HF_TOKEN"

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from gym.verifiers.label import GRADE_POINTS
 
 if TYPE_CHECKING:
-    from gym.prepare_context import PrepareContext
+    from gym.data.prepare_context import PrepareContext
 
 URL = ("https://raw.githubusercontent.com/google-deepmind/superhuman/c1ee02e03d4cdb2ab21cd01ac927d895f5287fc8/"
        "imobench/gradingbench.csv")

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gym.prepare_context import PrepareContext
+    from gym.data.prepare_context import PrepareContext
 
 REVISION = "dab852b1fd2085f60c49af85fcb7d58ead4bf1c1"
 URL = f"https://huggingface.co/datasets/nvidia/Nemotron-RL-litmus-bench-v0.1/resolve/{REVISION}/test.jsonl"

@@ -21,11 +21,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.converters import sibling_script
-from gym.multilingual import chosen_languages, hf_converted_parquet
+from gym.data.converters import sibling_script
+from gym.data.multilingual import chosen_languages, hf_converted_parquet
 
 if TYPE_CHECKING:
-    from gym.prepare_context import PrepareContext
+    from gym.data.prepare_context import PrepareContext
 
 REPO = "nvidia/Nemotron-Multilinugual-Eval-LCB"
 LANGUAGES = ("de", "es", "fr", "ja")

@@ -15,10 +15,10 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.errors import GymError
+from gym.core.errors import GymError
 
 if TYPE_CHECKING:
-    from gym.prepare_context import PrepareContext
+    from gym.data.prepare_context import PrepareContext
 
 URL = "https://huggingface.co/datasets/THUDM/LongBench-v2/resolve/main/data.json"
 CHOICES = ("choice_A", "choice_B", "choice_C", "choice_D")

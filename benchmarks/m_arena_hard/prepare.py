@@ -5,7 +5,7 @@ cluster, category, prompt (gated on Hugging Face: accept the terms, export HF_TO
 no baseline answers; the reference then leaves the baseline empty, so its judge compares every answer
 with nothing. gym pairs each prompt with arena-hard-auto's GPT-4-0314 answer to the same question (the
 question ids are shared), or with the answers in `prepare_args.baseline_file` (model_answer JSONL
-layout, optionally with a `language` field per row) when given. Rows as in gym/arena_data.py, plus
+layout, optionally with a `language` field per row) when given. Rows as in gym/data/arena.py, plus
 metadata.language (also the subset).
 """
 
@@ -14,10 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gym.arena_data import LANGUAGES, prepare_multilingual, read_baselines
+from gym.data.arena import LANGUAGES, prepare_multilingual, read_baselines
 
 if TYPE_CHECKING:
-    from gym.prepare_context import PrepareContext
+    from gym.data.prepare_context import PrepareContext
 
 REPO = "https://huggingface.co/datasets/CohereLabs/m-ArenaHard/resolve/main"
 BASELINE = "https://raw.githubusercontent.com/lmarena/arena-hard-auto/main/data/arena-hard-v0.1/model_answer/gpt-4-0314.jsonl"

@@ -13,10 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gym.arena_data import LANGUAGES, prepare_multilingual, read_baselines
+from gym.data.arena import LANGUAGES, prepare_multilingual, read_baselines
 
 if TYPE_CHECKING:
-    from gym.prepare_context import PrepareContext
+    from gym.data.prepare_context import PrepareContext
 
 REPO = "https://huggingface.co/datasets/CohereLabs/m-ArenaHard-v2.0/resolve/main"
 BASE = "https://raw.githubusercontent.com/lmarena/arena-hard-auto/main/data/arena-hard-v2.0/model_answer"

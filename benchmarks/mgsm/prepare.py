@@ -13,11 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gym.converters import math_row
-from gym.multilingual import chosen_languages, math_instruction
+from gym.data.converters import math_row
+from gym.data.multilingual import chosen_languages, math_instruction
 
 if TYPE_CHECKING:
-    from gym.prepare_context import PrepareContext
+    from gym.data.prepare_context import PrepareContext
 
 URL = "https://openaipublic.blob.core.windows.net/simple-evals/mgsm_{language}.tsv"
 LANGUAGES = ("bn", "de", "en", "es", "fr", "ja", "ru", "sw", "te", "th", "zh")

@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gym.converters import sibling_script
-from gym.multilingual import chosen_languages
+from gym.data.converters import sibling_script
+from gym.data.multilingual import chosen_languages
 
 if TYPE_CHECKING:
-    from gym.prepare_context import PrepareContext
+    from gym.data.prepare_context import PrepareContext
 
 REPO = "li-lab/MMLU-ProX-Lite"
 PROX = sibling_script(__file__, "mmlu_prox", "MMLU-ProX reader")

@@ -25,11 +25,11 @@ import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.converters import sibling_script
-from gym.errors import GymError
+from gym.data.converters import sibling_script
+from gym.core.errors import GymError
 
 if TYPE_CHECKING:
-    from gym.prepare_context import PrepareContext
+    from gym.data.prepare_context import PrepareContext
 
 URL_TEMPLATE = "https://openaipublic.blob.core.windows.net/simple-evals/mmlu_{language}.csv"
 ENGLISH_URL = "https://openaipublic.blob.core.windows.net/simple-evals/mmlu.csv"

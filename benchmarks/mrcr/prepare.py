@@ -18,11 +18,11 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.converters import prepare_parquet_files
-from gym.prompts import ROLES
+from gym.data.converters import prepare_parquet_files
+from gym.core.prompts import ROLES
 
 if TYPE_CHECKING:
-    from gym.prepare_context import PrepareContext
+    from gym.data.prepare_context import PrepareContext
 
 BASE = "https://huggingface.co/datasets/openai/mrcr/resolve/main"
 FILES = tuple(f"{n}needle/{n}needle_{k}.parquet" for n in (2, 4, 8) for k in (0, 1))

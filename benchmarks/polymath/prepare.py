@@ -6,7 +6,7 @@ id, question, answer. Prepared rows:
      "metadata": {"id": "low-en-3", "language": "en", "difficulty": "low", "weight": 1, "source_index": 3}}
 
 The reference downloads the upstream repository's instruction.py and executes it to get its prompts;
-gym runs no downloaded code and writes its own instructions (gym.multilingual). `weight` is the
+gym runs no downloaded code and writes its own instructions (gym.data.multilingual). `weight` is the
 level's weight in PolyMath's difficulty-weighted accuracy (1, 2, 4, 8).
 """
 
@@ -15,11 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.converters import math_row
-from gym.multilingual import chosen_languages, math_instruction
+from gym.data.converters import math_row
+from gym.data.multilingual import chosen_languages, math_instruction
 
 if TYPE_CHECKING:
-    from gym.prepare_context import PrepareContext
+    from gym.data.prepare_context import PrepareContext
 
 URL = "https://huggingface.co/datasets/Qwen/PolyMath/resolve/main/{language}/{level}.parquet"
 LANGUAGES = ("ar", "bn", "de", "en", "es", "fr", "id", "it", "ja", "ko", "ms", "pt", "ru", "sw", "te", "th", "vi", "zh")

@@ -19,10 +19,10 @@ import random
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.errors import GymError
+from gym.core.errors import GymError
 
 if TYPE_CHECKING:
-    from gym.prepare_context import PrepareContext
+    from gym.data.prepare_context import PrepareContext
 
 URL = "https://huggingface.co/datasets/wenjiema02/ProofBench/resolve/main/data/train-00000-of-00001.parquet"
 QUESTION = "Problem:\n{problem}\n\nProof:\n{proof}"

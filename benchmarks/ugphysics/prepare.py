@@ -16,11 +16,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.converters import joined_answers, stripped_text, text_row
-from gym.multilingual import chosen_languages, hf_converted_parquet
+from gym.data.converters import joined_answers, stripped_text, text_row
+from gym.data.multilingual import chosen_languages, hf_converted_parquet
 
 if TYPE_CHECKING:
-    from gym.prepare_context import PrepareContext
+    from gym.data.prepare_context import PrepareContext
 
 REPO = "UGPhysics/ugphysics"
 SUBJECTS = ("AtomicPhysics", "ClassicalElectromagnetism", "ClassicalMechanics", "Electrodynamics", "GeometricalOptics",

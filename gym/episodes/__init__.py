@@ -10,7 +10,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from gym.errors import GymError, did_you_mean
+from gym.core.errors import GymError, did_you_mean
 
 # name -> "module:class"; imported on first use
 ENVIRONMENTS: dict[str, str] = {"tau2": "gym.episodes.tau2.env:Tau2Environment"}

@@ -61,7 +61,7 @@ class ScriptedUser:
 
 class ModelUser:
     """An LLM user simulator; `client` is a gym ModelClient (started, checked and fingerprinted by
-    gym.endpoints like the judge), asked with the user's tools when the domain gives it some."""
+    gym.model.endpoints like the judge), asked with the user's tools when the domain gives it some."""
 
     def __init__(self, client: Any, seed_offset: int = 0):
         self.client = client

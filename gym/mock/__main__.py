@@ -39,7 +39,7 @@ def _interrupt(signum: int, frame: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from gym.errors import GymError
+    from gym.core.errors import GymError
 
     parser = argparse.ArgumentParser(prog="python -m gym.mock", description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", action="append", default=[], help="prepared JSONL (repeatable)")

@@ -15,7 +15,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from gym.mock.policy import TaskIndex
+    from gym.mock.tasks import TaskIndex
 
 _PREPEND = re.compile(r"\bPrepend (\S+) to\b")
 _SECTION = re.compile(r"<\|The Start of Assistant ([AB])'s Answer\|>\n(.*?)\n<\|The End of Assistant \1's Answer\|>",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from gym.judge_prompts import FORMATS, GOLD_TAG, RESPONSE_TAG, VerdictFormat
+from gym.core.judge_prompts import FORMATS, GOLD_TAG, RESPONSE_TAG, VerdictFormat
 
 _UNSURE = re.compile(r"\b(?:i don't know|i do not know|cannot answer|can't answer)\b", re.IGNORECASE)
 
@@ -29,7 +29,7 @@ def _section(prompt: str, tag: str, last_close: bool = False) -> str | None:
 
 
 def _answer_of(text: str) -> str:
-    from gym.answer_text import final_answer
+    from gym.core.answer_text import final_answer
 
     answer, _ = final_answer(text)
     return answer or ""

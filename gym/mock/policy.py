@@ -1,9 +1,6 @@
 """Answer policy and OpenAI wire format of gym's reference server (gym.mock.server).
 
-A prompt is matched to a prepared row because the rendered prompt contains the row's `question`
-verbatim. Rows are indexed by a short, rare run of words from inside the question, so a lookup costs
-O(words in the prompt) dictionary probes whatever the number of rows; candidates are confirmed by a
-substring check. Whether an answer is right is drawn from a hash of (seed, prompt, request seed or
+A prompt is matched to its prepared row by gym.mock.tasks.TaskIndex. Whether an answer is right is drawn from a hash of (seed, prompt, request seed or
 repeat count), so a run's expected accuracy is known and reruns give the same answers.
 """
 
@@ -13,17 +10,13 @@ import hashlib
 import re
 import threading
 import time
-from collections import Counter
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Sequence
 
-from gym.errors import GymError
 from gym.mock.formats import pairwise_verdict, shape_answer
+from gym.mock.tasks import Task, TaskIndex, unit_draw
 from gym.mock.judge import judge_verdict
 
-ANCHOR_WORDS = 8  # words per index key; long enough to be rare, short enough for short questions
-_CANDIDATES_PER_ROW = 8  # windows considered when picking a row's rarest anchor
 UNKNOWN_ANSWER = "I don't know."
 REASONING_MODES = ("none", "think_tags", "reasoning_content")
 
@@ -42,12 +35,6 @@ _WORD = re.compile(r"\S+")
 _INTEGER = re.compile(r"\d+")
 
 
-def unit_draw(*parts: object) -> float:
-    """A uniform number in [0, 1) fixed by `parts` (stable across processes, unlike hash())."""
-    digest = hashlib.blake2b("\x1f".join(map(str, parts)).encode("utf-8"), digest_size=8).digest()
-    return int.from_bytes(digest, "big") / 2.0**64
-
-
 def count_tokens(text: str | None) -> int:
     """Whitespace word count: a cheap stand-in for a tokenizer."""
     return len(text.split()) if text else 0
@@ -63,15 +50,6 @@ def truncate_tokens(text: str, budget: int) -> tuple[str, bool]:
     return text, False
 
 
-@dataclass(frozen=True)
-class Task:
-    question: str
-    expected_answer: str
-    options: tuple[str, ...]  # option letters, for multiple choice
-    code_row: dict | None = field(default=None, compare=False, hash=False)  # code tasks are answered with a program
-    answer_template: str | None = None  # a row's own answer format, e.g. "(({answer}))", added as a last line
-
-
 @dataclass
 class Reply:
     """One generated answer before it is shaped for an endpoint."""
@@ -81,100 +59,6 @@ class Reply:
     finish_reason: str  # "stop" | "length"
     outcome: str  # "correct" | "wrong" | "unknown" | "judge" (a verdict to a judge prompt)
     completion_tokens: int
-
-
-def load_rows(paths: Iterable[str | Path]) -> list[dict]:
-    """Read prepared JSONL files; every row needs a string `question` and `expected_answer`."""
-    from gym.io import iter_jsonl
-
-    rows: list[dict] = []
-    for path in paths:
-        for line, row in iter_jsonl(path):
-            for key in ("question", "expected_answer"):
-                if not isinstance(row.get(key), (str, int, float)) or isinstance(row.get(key), bool):
-                    raise GymError(f"{path}:{line}: prepared row needs a '{key}' string")
-            rows.append(row)
-    return rows
-
-
-class TaskIndex:
-    """Map prompt text to the prepared row whose question it contains."""
-
-    def __init__(self, rows: Sequence[dict]):
-        self.tasks: list[Task] = []
-        self._exact: dict[str, int] = {}  # stripped question -> row (prompt that is just the question)
-        self._by_width: dict[int, dict[tuple[str, ...], list[int]]] = {}
-        windows_per_row: list[list[tuple[str, ...]]] = []
-        frequency: Counter[tuple[str, ...]] = Counter()
-        for number, row in enumerate(rows):
-            options = row.get("options") if isinstance(row.get("options"), dict) else {}
-            code_row = row if "canonical_solution" in row or "unit_tests" in row else None
-            template = row.get("answer_template") if isinstance(row.get("answer_template"), str) else None
-            task = Task(str(row["question"]), str(row["expected_answer"]).strip(), tuple(map(str, options)), code_row,
-                        template)
-            self.tasks.append(task)
-            self._exact.setdefault(task.question.strip(), number)
-            windows = _candidate_windows(task.question.split())
-            windows_per_row.append(windows)
-            frequency.update(set(windows))
-        for number, windows in enumerate(windows_per_row):
-            if not windows:
-                continue
-            anchor = min(windows, key=lambda window: frequency[window])  # first of the rarest
-            self._by_width.setdefault(len(anchor), {}).setdefault(anchor, []).append(number)
-        self._golds: dict[tuple[bool, bool], list[str]] = {}
-        for gold in sorted({task.expected_answer for task in self.tasks}):
-            self._golds.setdefault(_shape_of(gold), []).append(gold)
-
-    def __len__(self) -> int:
-        return len(self.tasks)
-
-    def find(self, prompt: str) -> int | None:
-        """Row index of the question in `prompt`; the one ending last wins (few-shot examples come first)."""
-        exact = self._exact.get(prompt.strip())
-        if exact is not None:
-            return exact
-        words = prompt.split()
-        candidates: set[int] = set()
-        for width, table in self._by_width.items():
-            for start in range(len(words) - width + 1):
-                hit = table.get(tuple(words[start : start + width]))
-                if hit:
-                    candidates.update(hit)
-        best, best_key = None, (-1, -1)
-        for number in candidates:
-            question = self.tasks[number].question
-            position = prompt.rfind(question)
-            if position >= 0 and (position + len(question), len(question)) > best_key:
-                best, best_key = number, (position + len(question), len(question))
-        return best
-
-    def other_gold(self, gold: str, draw: float) -> str | None:
-        """Another expected answer of the same shape from the data (a plausible wrong free-text answer)."""
-        pool = self._golds.get(_shape_of(gold), [])
-        others = [g for g in pool if g != gold] if len(pool) < 64 else pool
-        for attempt in range(8):
-            choice = others[int(unit_draw(draw, attempt) * len(others))] if others else None
-            if choice is not None and choice != gold:
-                return choice
-        return None
-
-
-def _shape_of(gold: str) -> tuple[bool, bool]:
-    """Coarse kind of an answer (has digits, is one character) so wrong answers look like right ones."""
-    return any(ch.isdigit() for ch in gold), len(gold) == 1
-
-
-def _candidate_windows(words: list[str]) -> list[tuple[str, ...]]:
-    """Up to a few word runs from inside a question; the first and last word are avoided when possible
-    because a template may glue punctuation to them."""
-    if len(words) <= ANCHOR_WORDS:
-        return [tuple(words)] if words else []
-    first, last = (1, len(words) - ANCHOR_WORDS - 1) if len(words) >= ANCHOR_WORDS + 2 else (0, len(words) - ANCHOR_WORDS)
-    span = last - first
-    steps = min(_CANDIDATES_PER_ROW, span + 1)
-    starts = sorted({first + round(span * k / max(steps - 1, 1)) for k in range(steps)})
-    return [tuple(words[s : s + ANCHOR_WORDS]) for s in starts]
 
 
 def wrong_answer(task: Task, draw: float, index: TaskIndex) -> str:

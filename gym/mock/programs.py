@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from gym.answer_text import defines_function
+from gym.core.answer_text import defines_function
 
 
 def reference_program(row: dict, correct: bool = True) -> str | None:

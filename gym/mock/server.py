@@ -24,7 +24,8 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import Any
 
-from gym.mock.policy import AnswerPolicy, ApiError, count_tokens, load_rows, prompt_text, shape_response, unit_draw
+from gym.mock.policy import AnswerPolicy, ApiError, count_tokens, prompt_text, shape_response
+from gym.mock.tasks import load_rows, unit_draw
 
 FAULTS = ("error_500", "error_503", "error_429", "hang", "reset", "malformed_json", "empty_choices")
 ROUTES = {"/v1/chat/completions": "chat", "/v1/responses": "responses", "/v1/completions": "completions"}

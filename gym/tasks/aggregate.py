@@ -1,7 +1,7 @@
 """task=aggregate: metrics with 95% CIs from rollout files, or a paired comparison of two runs.
 
 Writes metrics.json / metrics.csv (or compare.json) in the run dir and prints a table (or JSON with
-format=json). Every metric is in percent (0-100); see gym.metrics for the definitions.
+format=json). Every metric is in percent (0-100); see gym.metrics.compute for the definitions.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from gym.config import run_dir, to_plain
-from gym.errors import GymError
-from gym.io import write_json_atomic
-from gym.metrics_output import metrics_table, write_metrics
-from gym.table import format_table
+from gym.core.config import run_dir, to_plain
+from gym.core.errors import GymError
+from gym.core.io import write_json_atomic
+from gym.metrics.output import metrics_table, write_metrics
+from gym.metrics.table import format_table
 
 log = logging.getLogger("gym.aggregate")
 
@@ -40,15 +40,16 @@ def check_output(value: Any) -> str:
 
 def aggregate(spec: Any, k: int | list[int] | None = None) -> tuple[dict[str, Any], Any]:
     """(metrics.json content, the loaded RolloutSet) for a rollouts spec."""
-    from gym.metrics_output import metrics_for
+    from gym.metrics.output import metrics_for
 
     return metrics_for(spec, k)
 
 
 def compare(spec_a: Any, spec_b: Any, k: int | list[int] | None = None) -> dict[str, Any]:
     """compare.json content: per benchmark both runs share, B − A with a paired bootstrap."""
-    from gym.metrics import COMPARE_TEST, SCALE, SOLVED_RULE, compare_groups
-    from gym.rollouts import load_rollouts
+    from gym.metrics.compute import COMPARE_TEST, SOLVED_RULE, compare_groups
+    from gym.metrics.estimators import SCALE
+    from gym.rollouts.load import load_rollouts
 
     runs = [load_rollouts(spec_a), load_rollouts(spec_b)]
     by_bench: list[dict[str, Any]] = []

@@ -3,8 +3,8 @@
 Crash safety: each rollout is appended and flushed as it finishes; its key hashes everything that
 defines it (prepared-file sha, rendered prompt, sampling, model id, rollout index), so a resumed run
 skips keys already `ok`/`model_error`, redoes `infra_error`/`verifier_error`, and never mixes in stale rows.
-The row itself is defined in gym/rollout.py. Ctrl-C, SIGTERM and SIGHUP stop at once with run.json saying
-"interrupted" and the exact resume command (gym.resume). Endpoints are started and checked by gym.endpoints.
+The row itself is defined in gym/rollouts/row.py. Ctrl-C, SIGTERM and SIGHUP stop at once with run.json saying
+"interrupted" and the exact resume command (gym.rollouts.resume). Endpoints are started and checked by gym.model.endpoints.
 """
 
 from __future__ import annotations
@@ -23,19 +23,22 @@ from typing import Any
 
 from omegaconf import DictConfig
 
-from gym import endpoints, resume
-from gym.adaptive import AdaptiveRule, Rounds, replay_rewards
-from gym.client import BUDGET_ERROR
-from gym.concurrency import AdaptiveLimit, parse_concurrency
-from gym.config import run_dir, to_plain
-from gym.errors import GymError
-from gym.io import JsonlAppender, iter_jsonl, sha256_file, write_json_atomic
-from gym.model_calls import ModelCalls, model_time_lines
-from gym.prompts import build_messages
-from gym.response_cache import open_cache
-from gym.rollout import FINAL, make_rollout, rollout_key
-from gym.runlog import to_file
-from gym.subsets import task_subsets
+from gym.model import endpoints
+
+from gym.rollouts import resume
+from gym.rollouts.adaptive import AdaptiveRule, Rounds, replay_rewards
+from gym.model.client import BUDGET_ERROR
+from gym.core.schema import parse_concurrency
+from gym.model.concurrency import AdaptiveLimit
+from gym.core.config import run_dir, to_plain
+from gym.core.errors import GymError
+from gym.core.io import JsonlAppender, iter_jsonl, sha256_file, write_json_atomic
+from gym.model.calls import ModelCalls, model_time_lines
+from gym.core.prompts import build_messages
+from gym.model.response_cache import open_cache
+from gym.rollouts.row import FINAL, make_rollout, rollout_key
+from gym.core.runlog import to_file
+from gym.metrics.subsets import task_subsets
 from gym.verifiers.judge import require_judge
 
 log = logging.getLogger("gym.collect")
@@ -300,7 +303,7 @@ def _progress_bar(total: int, enabled: bool):
 
 
 def _summary_text(s: dict[str, Any]) -> str:
-    from gym.table import display_name
+    from gym.metrics.table import display_name
 
     counts, limits = s["counts"], s["limits"]
     acc = "-" if s["accuracy_percent_this_run"] is None else f"{s['accuracy_percent_this_run']:.2f}%"

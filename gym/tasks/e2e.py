@@ -13,8 +13,8 @@ from typing import Any
 
 from omegaconf import DictConfig
 
-from gym.config import compose_step, run_dir
-from gym.errors import GymError
+from gym.core.config import compose_step, run_dir
+from gym.core.errors import GymError
 from gym.tasks import run_task
 
 log = logging.getLogger("gym.e2e")
@@ -34,7 +34,7 @@ def headline(metrics_path: Path, benchmark: str) -> dict[str, Any]:
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
-    from gym import resume
+    from gym.rollouts import resume
 
     if cfg.get("benchmark") is None:
         raise GymError("choose a benchmark: benchmark=<name> (python -m gym task=search lists them)")

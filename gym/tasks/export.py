@@ -1,6 +1,6 @@
 """task=export: rollouts in another tool's layout. format=nemo_gym writes, per benchmark and model:
 
-* `<label>_rollouts.jsonl`: the scored rollouts (ok, model_error) as NeMo Gym rows (gym.nemo_gym.to_nemo),
+* `<label>_rollouts.jsonl`: the scored rollouts (ok, model_error) as NeMo Gym rows (gym.rollouts.nemo_gym.to_nemo),
   sorted by task and rollout index: what `gym eval profile --rollouts` and `gym eval aggregate` read;
 * `<label>_rollouts_materialized_inputs.jsonl`: one line per rollout, the prepared task row when the
   benchmark is prepared here (else just the gold answer), what `--inputs` reads;
@@ -21,11 +21,11 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from gym import nemo_gym
-from gym.config import run_dir, to_plain
-from gym.errors import GymError, did_you_mean
-from gym.io import write_jsonl_atomic
-from gym.rollout import SCORED, Rollout
+from gym.rollouts import nemo_gym
+from gym.core.config import run_dir, to_plain
+from gym.core.errors import GymError, did_you_mean
+from gym.core.io import write_jsonl_atomic
+from gym.rollouts.row import SCORED, Rollout
 
 log = logging.getLogger("gym.export")
 FORMATS = ("nemo_gym",)
@@ -37,7 +37,7 @@ def _file_label(label: str) -> str:
 
 def group_rows(files: list[Path]) -> dict[tuple[str, str], list[tuple[Path, str, Rollout]]]:
     """(benchmark, model) -> [(file, where, row)], the last row per key across all files."""
-    from gym.rollout_sources import read_rows
+    from gym.rollouts.sources import read_rows
 
     by_key: dict[str, tuple[Path, str, Rollout]] = {}
     for path in files:
@@ -54,7 +54,7 @@ def group_rows(files: list[Path]) -> dict[tuple[str, str], list[tuple[Path, str,
 
 def task_row_source(cfg: DictConfig, task_rows: Any, cache: dict, benchmark: str):
     """A function (file, where, row) -> prepared task row or None, for one benchmark."""
-    from gym.rollout_sources import resolve_benchmark
+    from gym.rollouts.sources import resolve_benchmark
 
     try:
         bench = resolve_benchmark(cfg, benchmark, cache)
@@ -66,7 +66,7 @@ def task_row_source(cfg: DictConfig, task_rows: Any, cache: dict, benchmark: str
 
 
 def export_nemo_gym(cfg: DictConfig, files: list[Path], out_dir: Path) -> dict[str, Any]:
-    from gym.rollout_sources import TaskRows
+    from gym.rollouts.sources import TaskRows
 
     groups = group_rows(files)
     per_bench = {}
@@ -92,7 +92,7 @@ def export_nemo_gym(cfg: DictConfig, files: list[Path], out_dir: Path) -> dict[s
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
-    from gym.rollout_files import find_rollout_files
+    from gym.rollouts.files import find_rollout_files
 
     if OmegaConf.is_missing(cfg, "rollouts") or cfg.get("rollouts") is None:
         raise GymError("rollouts=<file|glob|run dir|sweep dir> is required")

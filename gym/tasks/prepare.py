@@ -12,12 +12,12 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from gym.catalog import active_config_dirs, benchmark_files
-from gym.config import compose_benchmark, run_dir, to_plain
-from gym.errors import GymError, unknown_benchmark
-from gym.runlog import to_file
-from gym.io import write_json_atomic
-from gym.paths import resolve_script
+from gym.data.catalog import active_config_dirs, benchmark_files
+from gym.core.config import compose_benchmark, run_dir, to_plain
+from gym.core.errors import GymError, unknown_benchmark
+from gym.core.runlog import to_file
+from gym.core.io import write_json_atomic
+from gym.core.paths import resolve_script
 
 log = logging.getLogger("gym.prepare")
 
@@ -106,7 +106,7 @@ def validate(jobs: list[PrepareJob]) -> None:
 def is_prepared(job: PrepareJob) -> bool:
     """The prepared file exists and was made with the same prepare arguments (a file without a manifest,
     placed by hand, counts as prepared)."""
-    from gym.prepare_context import read_manifest
+    from gym.data.prepare_context import read_manifest
 
     if not job.output_path.is_file():
         return False
@@ -116,7 +116,7 @@ def is_prepared(job: PrepareJob) -> bool:
 
 def run_job(job: PrepareJob, progress: bool = True) -> dict[str, Any]:
     """Prepare one benchmark; returns a status row (errors are caught so other benchmarks go on)."""
-    from gym.prepare_context import PrepareContext
+    from gym.data.prepare_context import PrepareContext
 
     logging.basicConfig(level=logging.INFO)  # joblib workers start without Hydra's logging
     started = time.perf_counter()
@@ -136,7 +136,7 @@ def run_job(job: PrepareJob, progress: bool = True) -> dict[str, Any]:
         returned = prepare(ctx, **job.args)
         if returned is None or Path(returned).expanduser().resolve() != job.output_path:
             raise GymError(f"prepare() returned {returned}, but the config expects {job.output_path}")
-        from gym.prepare_context import read_manifest
+        from gym.data.prepare_context import read_manifest
 
         manifest = read_manifest(job.output_path) or {}
         row.update(status="ok", rows=manifest.get("rows"), sha256=manifest.get("sha256"),
@@ -245,7 +245,7 @@ def _common_hint(failed: list[dict[str, Any]]) -> str:
 
 
 def _print_table(results: list[dict[str, Any]]) -> None:
-    from gym.table import format_table
+    from gym.metrics.table import format_table
 
     failed = any(r["status"] == "failed" for r in results)
     header = ["benchmark", "status", "rows", "upstream rows", "secs", "path / error" if failed else "path"]

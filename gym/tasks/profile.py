@@ -2,7 +2,7 @@
 
 Files in the run dir: reward_profile.jsonl (one row per task), profile_summary.json,
 selected_tasks.jsonl (with select.*), pass_rate_hist.png + pass_at_k.png (plots=true) and
-report.html (report=true). See gym.reward_profiles for the definitions.
+report.html (report=true). See gym.metrics.reward_profiles for the definitions.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from gym.config import run_dir, to_plain
-from gym.errors import GymError
-from gym.io import write_json_atomic, write_jsonl_atomic
-from gym.reward_profiles import BucketEdges, Selection
+from gym.core.config import run_dir, to_plain
+from gym.core.errors import GymError
+from gym.core.io import write_json_atomic, write_jsonl_atomic
+from gym.metrics.reward_profiles import BucketEdges, Selection
 
 log = logging.getLogger("gym.profile")
 
@@ -103,7 +103,7 @@ def _incomplete_error(total: dict[str, Any], completion: list[dict[str, Any]]) -
 def _check_selected_buckets(selection: Selection, profile: Any) -> None:
     """select.buckets must name buckets these rollouts can have: an adaptive run with split_extremes=false
     decided hard_or_unsolved / medium / easy_or_solved, never hard or solved."""
-    from gym.reward_profiles import bucket_names
+    from gym.metrics.reward_profiles import bucket_names
 
     names = bucket_names(profile)
     wrong = [name for name in selection.buckets or () if name not in names]
@@ -119,9 +119,9 @@ def _labels(profile_frame: Any) -> dict[tuple[str, str], str]:
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
-    from gym import reward_profiles
-    from gym.metrics import CI_METHOD, SCALE
-    from gym.rollouts import load_rollouts
+    from gym.metrics import reward_profiles
+    from gym.metrics.compute import CI_METHOD, SCALE
+    from gym.rollouts.load import load_rollouts
 
     opts = read_options(cfg)
     out_dir = run_dir(cfg)
@@ -149,7 +149,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         "completion": {"groups": completion, "total": total},
         "benchmarks": groups, "overall": reward_profiles.aggregate_profile(profile), "selection": None, "files": files,
     }
-    from gym.subsets import subset_metrics
+    from gym.metrics.subsets import subset_metrics
 
     summary["subsets"] = subset_metrics(rollouts)  # per language/subject/...: shown in the report
 
@@ -168,7 +168,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     timings: dict[str, float] = {}
     plots: list[Path] = []
     if opts["plots"]:
-        from gym import report
+        from gym.metrics import report
 
         start = time.perf_counter()
         plots.append(report.plot_pass_rate_hist(profile, labels, out_dir / "pass_rate_hist.png"))
@@ -176,7 +176,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         files.update(pass_rate_hist=str(plots[0]), pass_at_k=str(plots[1]))
         timings["plots_s"] = round(time.perf_counter() - start, 3)
     if opts["report"]:
-        from gym import report
+        from gym.metrics import report
 
         start = time.perf_counter()
         picks = reward_profiles.sample_picks(rollouts.frame, profile, opts["samples_per_bucket"]) \
@@ -195,8 +195,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 
 
 def summary_text(summary: dict[str, Any]) -> str:
-    from gym.rollout import UNSCORED
-    from gym.table import display_name, fmt_ci, format_table
+    from gym.rollouts.row import UNSCORED
+    from gym.metrics.table import display_name, fmt_ci, format_table
 
     buckets = list(summary["overall"]["buckets"])
     rows = [[label, display_name(g["model"]), g["tasks"], g["complete_tasks"], fmt_ci(g["pass@1"]),

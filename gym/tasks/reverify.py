@@ -2,7 +2,7 @@
 
 For every rollouts file (gym's or NeMo Gym's) a new file `<stem>.reverified.jsonl` is written beside it,
 atomically: `ok` and `verifier_error` rows are verified again (their stored reply against the prepared
-task row, see gym.rollout_sources), `model_error` and `infra_error` rows are copied; each re-verified row
+task row, see gym.rollouts.sources), `model_error` and `infra_error` rows are copied; each re-verified row
 keeps its key and records its previous verdict under `reverified`. Readers take the last row per key and
 read files in path order, so `rollouts.reverified.jsonl` supersedes `rollouts.jsonl` in the same run dir.
 Then the new files are aggregated (metrics.json / metrics.csv in the run dir) and the verdicts that
@@ -19,12 +19,12 @@ from typing import Any, Iterator
 
 from omegaconf import DictConfig, OmegaConf
 
-from gym.config import run_dir, to_plain
-from gym.errors import GymError
-from gym.io import write_json_atomic, write_jsonl_atomic
-from gym.response_cache import open_cache
-from gym.rollout import REVERIFIABLE, Rollout, now, verify_answer
-from gym.table import format_table
+from gym.core.config import run_dir, to_plain
+from gym.core.errors import GymError
+from gym.core.io import write_json_atomic, write_jsonl_atomic
+from gym.model.response_cache import open_cache
+from gym.rollouts.row import REVERIFIABLE, Rollout, now, verify_answer
+from gym.metrics.table import format_table
 
 log = logging.getLogger("gym.reverify")
 
@@ -56,7 +56,7 @@ class Verifiers:
         return self.made[bench.name]
 
     def _attach_judge(self, bench: DictConfig, verifier: Any) -> None:
-        from gym.endpoints import connect_judge
+        from gym.model.endpoints import connect_judge
 
         step = OmegaConf.create(OmegaConf.to_container(self.cfg, resolve=False))
         OmegaConf.set_struct(step, False)
@@ -83,7 +83,7 @@ CHUNK = 2048  # rows verified at a time: memory stays flat however large the fil
 def reverify_file(path: Path, cfg: DictConfig, verifiers: Verifiers, task_rows: Any, cache: dict,
                   pool: ThreadPoolExecutor, changes: "Changes") -> Iterator[Rollout]:
     """The new rows in file order; `ok`/`verifier_error` rows verified again, each change noted in `changes`."""
-    from gym.rollout_sources import iter_rows, resolve_benchmark
+    from gym.rollouts.sources import iter_rows, resolve_benchmark
 
     def one(job: tuple[Rollout, dict, Any]) -> Rollout:
         row, task, verifier = job
@@ -155,9 +155,9 @@ def change_text(per: dict[str, Any]) -> str:
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
-    from gym.metrics_output import metrics_for, metrics_table, write_metrics
-    from gym.rollout_files import find_rollout_files
-    from gym.rollout_sources import TaskRows, skip_superseded
+    from gym.metrics.output import metrics_for, metrics_table, write_metrics
+    from gym.rollouts.files import find_rollout_files
+    from gym.rollouts.sources import TaskRows, skip_superseded
 
     if OmegaConf.is_missing(cfg, "rollouts") or cfg.get("rollouts") is None:
         raise GymError("rollouts=<file|glob|run dir|sweep dir> is required")

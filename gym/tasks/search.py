@@ -1,6 +1,6 @@
 """task=search: ranked fuzzy search over the catalog, or a detailed view of one benchmark.
 
-Reads the option files directly (gym.catalog) instead of composing every benchmark, so a search costs
+Reads the option files directly (gym.data.catalog) instead of composing every benchmark, so a search costs
 a few milliseconds on top of Hydra's own start-up.
 """
 
@@ -15,8 +15,8 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from gym.catalog import BenchmarkEntry, active_config_dirs, load_catalog
-from gym.errors import GymError, did_you_mean
+from gym.data.catalog import BenchmarkEntry, active_config_dirs, load_catalog
+from gym.core.errors import GymError, did_you_mean
 
 MATCH_THRESHOLD = 75  # thefuzz score (0-100) a field must reach for a benchmark to match
 _TOKEN_SPLIT = re.compile(r"[\s_\-/.,:;()\[\]]+")
@@ -105,7 +105,7 @@ def find(cfg: DictConfig) -> list[dict[str, Any]]:
 
 
 def format_hits(hits: list[dict[str, Any]], width: int | None) -> str:
-    from gym.table import format_table
+    from gym.metrics.table import format_table
 
     columns = [("name", "name"), ("domain", "domain"), ("verifier", "verifier"), ("repeats", "num_repeats"),
                ("prepared", "prepared"), ("description", "description")]
@@ -115,8 +115,8 @@ def format_hits(hits: list[dict[str, Any]], width: int | None) -> str:
 
 def show(cfg: DictConfig) -> dict[str, Any]:
     """The detailed view of the selected benchmark."""
-    from gym.prepare_context import read_manifest
-    from gym.io import sha256_file
+    from gym.data.prepare_context import read_manifest
+    from gym.core.io import sha256_file
 
     bench = cfg.benchmark
     name = bench.name

@@ -14,7 +14,7 @@ import importlib
 from collections.abc import Mapping
 from typing import Any
 
-from gym.errors import GymError, did_you_mean
+from gym.core.errors import GymError, did_you_mean
 from gym.verifiers.base import Verdict, Verifier
 
 # family -> "module:Class"

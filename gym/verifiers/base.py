@@ -1,4 +1,4 @@
-"""What every verifier family shares: the Verdict, the Verifier base class, and (from gym.answer_text) the
+"""What every verifier family shares: the Verdict, the Verifier base class, and (from gym.core.answer_text) the
 text extraction helpers.
 
 A verifier turns (prepared task row, model answer text) into a reward in [0, 1], the answer it read
@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable
 
-from gym.answer_text import (answer_payloads, closing_brace, last_boxed, last_nonempty_line,  # noqa: F401
+from gym.core.answer_text import (answer_payloads, closing_brace, last_boxed, last_nonempty_line,  # noqa: F401
                              nfkc, peel_wrappers, squash_spaces, unbox)
-from gym.errors import GymError, did_you_mean
+from gym.core.errors import GymError, did_you_mean
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Generated Python code run against the task's tests in the process sandbox (gym.sandbox).
+"""Generated Python code run against the task's tests in the process sandbox (gym.sandbox.host).
 
 The program is the last fenced code block of the answer (```python preferred; an unclosed block at
 the end means a cut-off answer and no code). Rows pick the tests:
@@ -39,9 +39,9 @@ import json
 import threading
 from typing import Any
 
-from gym.answer_text import defines_function
-from gym.errors import GymError
-from gym.sandbox import Run, RunResult, Sandbox, SandboxUnavailable
+from gym.core.answer_text import defines_function
+from gym.core.errors import GymError
+from gym.sandbox.host import Run, RunResult, Sandbox, SandboxUnavailable
 from gym.verifiers.base import Verdict, Verifier, VerifierError
 from gym.verifiers.code_compare import close, extract_code, stdout_matches
 from gym.verifiers.code_driver import (DRIVER, Opaque, decode_value, encode_value,  # noqa: F401  (re-exported)

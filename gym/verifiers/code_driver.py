@@ -170,7 +170,7 @@ except Exception:
 
 # The program that calls the function under test inside the sandbox. Its job (stdin) carries the code,
 # the function name and the encoded arguments, never the expected values, so code under test has
-# nothing to copy them from. It serves a judge (gym.in_sandbox): one JSON line per call goes back on the
+# nothing to copy them from. It serves a judge (gym.sandbox.inside): one JSON line per call goes back on the
 # pipe to the judge; the code's own stdin and stdout are /dev/null.
 _DRIVER = r"""
 import os, sys, time
@@ -258,7 +258,7 @@ def _peer_source(body: str, spec: dict) -> str:
 # The judge of a HumanEval-style row: runs the prompt (helpers the tests use) and the test code with a
 # stand-in for the function under test that forwards each call to the driver serving the program, and
 # reports {"passed": true} only after check() returned. It runs in a process the program cannot reach
-# (gym.in_sandbox), so no exit, signal or patched builtin of the program's can make up a pass.
+# (gym.sandbox.inside), so no exit, signal or patched builtin of the program's can make up a pass.
 _JUDGE = r"""
 class ProgramFailed(Exception):
     pass

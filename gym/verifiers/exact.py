@@ -13,7 +13,7 @@ import string
 import unicodedata
 from typing import Any
 
-from gym.answer_text import final_answer
+from gym.core.answer_text import final_answer
 from gym.verifiers.base import Verdict, Verifier, missing_answer, nfkc
 
 MODES = ("exact", "set")

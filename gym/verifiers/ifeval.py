@@ -15,7 +15,7 @@ Secondary scores (details["scores"]): the standard IFEval numbers the reward is 
 `prompt_strict` / `prompt_loose` (1 if every instruction is followed), and always `instruction_strict` /
 `instruction_loose` (the share of instructions followed in this response) with `instructions`, the
 number of instructions: IFEval's instruction-level accuracy pools instructions over all prompts, so
-aggregate weighs each response's share by its instruction count (see gym.rollout_scores.POOLED).
+aggregate weighs each response's share by its instruction count (see gym.rollouts.scores.POOLED).
 ifeval's default reward is prompt_strict, ifbench's the per-response instruction_strict.
 
 The extracted answer is the strict pass pattern, one character per instruction ("101": first and
@@ -30,7 +30,7 @@ import logging
 import threading
 from typing import Any, ClassVar
 
-from gym.errors import GymError
+from gym.core.errors import GymError
 from gym.verifiers.base import Verdict, Verifier
 from gym.verifiers.instructions.registry import COMPAT
 

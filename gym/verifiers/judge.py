@@ -1,7 +1,7 @@
 """judge: an LLM judge grades the answer against the gold one (SimpleQA, HLE, IMO AnswerBench, ...).
 
 Options (the benchmark's verifier.options):
-  prompt          built-in judge prompt (gym/judge_prompts/<name>.txt) or a template file; placeholders
+  prompt          built-in judge prompt (gym/core/judge_prompts/<name>.txt) or a template file; placeholders
                   are the row's fields plus {generation} (what is judged) and {expected_answer}
   parse           how the reply is read: letter_abc | judgement_yes_no | boxed_correct | last_judgement_yes_no
   system          optional system message template for the judge (built-in name or file)
@@ -11,7 +11,7 @@ Options (the benchmark's verifier.options):
   math_first      check with math-verify first; only a symbolic miss is sent to the judge
   math_options    options of that math check (timeout, workers)
 
-The endpoint comes from the `judge` config group (judge=vllm|openai|nvidia|mock); gym.endpoints starts
+The endpoint comes from the `judge` config group (judge=vllm|openai|nvidia|mock); gym.model.endpoints starts
 or connects it and hands the verifier a ready client through `attach_judge`. When the judge cannot give
 a verdict (transport errors or 5xx after its retries, a refused request, an empty reply, a reply cut before its verdict) `verify` raises JudgeUnavailable, which
 collect records as an infra_error rollout: kept out of every score and redone by a resume, never scored 0.
@@ -21,16 +21,13 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from gym.errors import GymError
-from gym.judge_prompts import CORRECT, FORMATS, INCORRECT, NOT_ATTEMPTED, literal_text, load_template
-from gym.prompts import render
+from gym.core.errors import GymError
+from gym.core.judge_prompts import CORRECT, FORMATS, INCORRECT, NOT_ATTEMPTED, literal_text, load_template
+from gym.core.prompts import render
 from gym.verifiers.base import JudgeUnavailable, Verdict, Verifier, expected_answer, last_boxed
-from gym.answer_text import final_answer
-
-if TYPE_CHECKING:  # pragma: no cover
-    from gym.client import ModelClient
+from gym.core.answer_text import final_answer
 
 log = logging.getLogger("gym.judge")
 
@@ -80,7 +77,7 @@ class JudgeVerifier(Verifier):
             from gym.verifiers.math import MathVerifier
 
             self._math = MathVerifier(**math_options)
-        self._client: ModelClient | None = None
+        self._client: Any = None  # a gym.model.client.ModelClient, handed in ready (verifiers sit below the model layer)
         self._seed: int | None = None
 
     def _flag(self, name: str) -> bool:
@@ -89,7 +86,7 @@ class JudgeVerifier(Verifier):
             raise GymError(f"verifier 'judge': option {name}={value!r} must be true or false")
         return value
 
-    def attach_judge(self, client: ModelClient, seed: int | None = None) -> None:
+    def attach_judge(self, client: Any, seed: int | None = None) -> None:
         self._client, self._seed = client, seed
 
     def messages(self, row: dict, gold: str, generation: str) -> list[dict[str, str]]:

@@ -14,7 +14,7 @@ Option `match`:
   choice_boxed    longbench_v2: the letter inside the reply's last \\boxed{} must equal the gold letter.
 
 Per-length results (prompt size buckets, with the context-length refusals that the endpoint turns into
-`model_error` rollouts) are added by aggregate (gym.family_metrics).
+`model_error` rollouts) are added by aggregate (gym.metrics.family).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import re
 from difflib import SequenceMatcher
 from typing import Any
 
-from gym.errors import GymError
+from gym.core.errors import GymError
 from gym.verifiers.base import Verdict, Verifier, expected_answer, last_boxed, nfkc, peel_wrappers
 
 MATCHES = ("node_f1", "prefix_ratio", "substring_all", "substring_any", "choice_boxed")

@@ -41,7 +41,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 import gym
-from gym.errors import GymError
+from gym.core.errors import GymError
 from gym.verifiers.base import (Verdict, Verifier, VerifierError, expected_answer, last_boxed, squash_spaces,
                                 unbox)
 from gym.verifiers.math_normalize import normalize_answer

@@ -17,7 +17,7 @@ import string
 from functools import lru_cache
 from typing import Any, Callable
 
-from gym.errors import GymError
+from gym.core.errors import GymError
 from gym.verifiers.base import (Verdict, Verifier, answer_payloads, expected_answer, last_boxed,
                                 last_nonempty_line, nfkc, peel_wrappers)
 

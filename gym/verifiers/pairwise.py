@@ -13,7 +13,7 @@ which leaves the judge's position bias in the score; gym uses both orders as are
 When neither game has a valid label the rollout is a verifier_error (VerifierError); a judge that does
 not answer at all is an infra_error (JudgeUnavailable), as for the judge family.
 
-Options: prompts (category -> built-in name under gym/judge_prompts/pairwise/ or a template file with
+Options: prompts (category -> built-in name under gym/core/judge_prompts/pairwise/ or a template file with
 {question}, {answer_a}, {answer_b}), default_category, strip_thinking.
 """
 
@@ -23,12 +23,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-from gym.errors import GymError
-from gym.prompts import render
+from gym.core.errors import GymError
+from gym.core.judge_prompts import TEMPLATE_DIR
+from gym.core.prompts import render
 from gym.verifiers.base import Verdict, Verifier, VerifierError
 from gym.verifiers.judge import JudgeUnavailable, strip_thinking
 
-PROMPT_DIR = Path(__file__).resolve().parents[1] / "judge_prompts" / "pairwise"
+PROMPT_DIR = TEMPLATE_DIR / "pairwise"
 LABELS = ("A>>B", "A>B", "A=B", "B>A", "B>>A")
 _LABEL = re.compile(r"\[\[([AB<>=]+)\]\]")
 # score of the model's answer for a label, by the side the model's answer is on

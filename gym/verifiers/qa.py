@@ -27,7 +27,7 @@ from collections import Counter
 from functools import lru_cache
 from typing import Any
 
-from gym.answer_text import final_answer
+from gym.core.answer_text import final_answer
 from gym.verifiers.base import Verdict, Verifier, expected_answer, nfkc
 from gym.verifiers.exact import normalize as squad_normalize
 

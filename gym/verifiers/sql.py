@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gym.errors import GymError
+from gym.core.errors import GymError
 from gym.verifiers.base import Verdict, Verifier, VerifierError
 
 _SQL_BLOCK = re.compile(r"```sql(.*?[a-zA-Z].*?)```", re.DOTALL)

@@ -4,7 +4,7 @@ Rows carry `text` (source), `expected_answer` (the reference translation), `sour
 `target_language` (codes such as en, de_DE, ja_JP). The reward is sentence BLEU / 100, as the reference
 harness uses it; sentence chrF / 100 is a secondary score. The authoritative numbers are corpus-level
 BLEU and chrF per language pair (and averaged over pairs), which aggregate computes from the rollouts
-(gym.family_metrics) exactly as the reference does: one corpus per rollout index, then the mean and the
+(gym.metrics.family) exactly as the reference does: one corpus per rollout index, then the mean and the
 spread across rollout indices.
 
 Tokenizer per target language, as the reference chooses it: zh -> "zh", ja -> "ja-mecab",

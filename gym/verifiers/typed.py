@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gym.errors import GymError
+from gym.core.errors import GymError
 from gym.verifiers.base import Verdict, Verifier, expected_answer, last_boxed, nfkc, peel_wrappers
 
 WRAPPERS = ("boxed", "double_paren")

@@ -19,7 +19,7 @@ from gym.episodes.tau2.mock import DOMAIN as MOCK
 from gym.episodes.tau2.retail import DOMAIN as RETAIL
 from gym.episodes.tau2.scoring import score_episode
 from gym.episodes.tau2.state import Tau2State, fresh_state, replay, run_tool
-from gym.errors import GymError
+from gym.core.errors import GymError
 
 DOMAINS: dict[str, Domain] = {"mock": MOCK, "retail": RETAIL}
 FIRST_AGENT_MESSAGE = "Hi! How can I help you today?"  # upstream's orchestrator opens every dialogue with it

@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gym.episodes.tau2.upstream import literal_aliases, module_constant, opening_line, scenario_text, tool_schemas
-from gym.errors import GymError
-from gym.io import write_json_atomic
+from gym.core.errors import GymError
+from gym.core.io import write_json_atomic
 
 if TYPE_CHECKING:
-    from gym.prepare_context import PrepareContext
+    from gym.data.prepare_context import PrepareContext
 
 REPO = "sierra-research/tau2-bench"
 COMMIT = "a2c024725189473d2d7cea3a5cfdbcc67478e41f"  # v1.0.1 data (2026), MIT

@@ -13,7 +13,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from gym.errors import GymError
+from gym.core.errors import GymError
 
 _SECTION = re.compile(r"^(Args|Arguments|Parameters|Returns?|Raises|Yields|Examples?|Notes?):\s*$", re.MULTILINE)
 _SIMPLE = {"str": "string", "int": "integer", "float": "number", "bool": "boolean"}

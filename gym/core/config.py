@@ -1,0 +1,104 @@
+"""Config helpers shared by the entry point, the tasks and the tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable
+
+from omegaconf import DictConfig, ListConfig, OmegaConf
+
+import gym.core.schema  # noqa: F401  (registers the schemas in Hydra's ConfigStore)
+from gym.core.paths import CONF_DIR, default_data_root
+
+if not OmegaConf.has_resolver("gym_data_root"):
+    OmegaConf.register_new_resolver("gym_data_root", lambda: str(default_data_root()))
+
+
+def _job_dir(num: Any, benchmark: Any = None, model: Any = None, task: Any = None) -> str:
+    """<num>_<benchmark>[_<model>]: the model only for tasks that talk to one."""
+    parts = [str(num)] + [str(p) for p in (benchmark,) if p]
+    if model and task in ("collect", "e2e"):
+        parts.append(str(model))
+    return "_".join(parts)
+
+
+if not OmegaConf.has_resolver("gym_job_dir"):
+    # sweep sub-dir name: <job num>_<benchmark>, or just <job num> when no benchmark is chosen
+    OmegaConf.register_new_resolver("gym_job_dir", _job_dir)
+
+
+def compose(overrides: Iterable[str] = (), config_dir: str | Path = CONF_DIR) -> DictConfig:
+    """Compose gym's config the way the CLI does (for tests, e2e and notebooks)."""
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+
+    with initialize_config_dir(config_dir=str(config_dir), version_base="1.3", job_name="gym"):
+        return hydra_compose(config_name="config", overrides=list(overrides), return_hydra_config=False)
+
+
+def to_plain(node: Any) -> Any:
+    """A resolved plain-Python copy of a config node."""
+    return OmegaConf.to_container(node, resolve=True) if isinstance(node, (DictConfig, ListConfig)) else node
+
+
+def run_dir(cfg: DictConfig) -> Path:
+    """The run's output directory (Hydra's, or a `run_dir` key set by a caller such as e2e/tests)."""
+    explicit = cfg.get("run_dir")
+    if explicit:
+        return Path(explicit)
+    from hydra.core.hydra_config import HydraConfig
+
+    if HydraConfig.initialized():
+        return Path(HydraConfig.get().runtime.output_dir)
+    return Path.cwd()
+
+
+def compose_in_app(overrides: Iterable[str]) -> DictConfig:
+    """Compose gym's config with Hydra's compose API and the running app's search path.
+
+    Inside a running app this reuses Hydra's search path (user config dirs from --config-dir or
+    hydra.searchpath included); otherwise (tests, notebooks) it composes from gym's own config dir.
+    """
+    from hydra import compose as hydra_compose
+    from hydra.core.global_hydra import GlobalHydra
+
+    overrides = list(overrides)
+    if not GlobalHydra.instance().is_initialized():
+        return compose(overrides)
+    from hydra.core.hydra_config import HydraConfig
+
+    if HydraConfig.initialized():  # keep user config dirs given as hydra.searchpath=[...]
+        overrides += [o for o in HydraConfig.get().overrides.hydra if o.startswith("hydra.searchpath")]
+    return hydra_compose(config_name="config", overrides=overrides)
+
+
+def compose_benchmark(cfg: DictConfig, name: str) -> DictConfig:
+    """The `benchmark` node for another benchmark than the selected one, resolved against cfg's data root."""
+    composed = compose_in_app([f"benchmark={name}"])
+    composed.data = cfg.data
+    return composed.benchmark
+
+
+# Nodes every task shares: a step run on behalf of another task takes them from the caller's config.
+SHARED_NODES = ("data", "model", "judge", "benchmark")
+
+
+def compose_step(cfg: DictConfig, task: str, overrides: Any = None, **values: Any) -> DictConfig:
+    """The config `task=<task>` gets from Hydra (its own option file, on the app's search path), with
+    the caller's shared nodes and the values of the knobs both tasks have, then `overrides` (a mapping
+    of the step's own knobs, e.g. e2e's `aggregate.k`) and `values`; written into the caller's run dir."""
+    from omegaconf import open_dict
+
+    step = compose_in_app([f"task={task}"])
+    with open_dict(step):
+        for key in step:
+            if key not in ("task", "hydra") and key in cfg and key not in SHARED_NODES:
+                step[key] = cfg[key]
+        for key in SHARED_NODES:
+            step[key] = cfg.get(key)
+        step.run_dir = str(run_dir(cfg))
+    if overrides:
+        step = OmegaConf.merge(step, overrides)
+    if values:
+        step = OmegaConf.merge(step, values)
+    return step

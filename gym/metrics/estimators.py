@@ -1,0 +1,233 @@
+"""The estimators behind gym's metrics (definitions in gym.metrics.compute): t-intervals over tasks,
+pass@k, majority@k and avg-of-k per task, secondary scores. Below both gym.metrics.compute and
+gym.metrics.adaptive_estimates, which correct an adaptive run's entries with them."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+from gym.rollouts.row import SCORED
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+    import pandas as pd
+
+SCALE = "percent"
+CI_METHOD = "t-interval over tasks: mean of per-task values ± t(0.975, T-1)·sd/√T, 95%"
+PASS_AT_K_METHOD = ("expected max reward over random k-subsets of a task's rollouts "
+                    "(= unbiased 1-C(n-c,k)/C(n,k) for 0/1 rewards)")
+MAJORITY_RULE = ("most frequent non-null extracted answer among the first k rollouts scores its mean reward; "
+                 "ties score the mean over the tied answers (a uniformly random pick, never the rewards); "
+                 "no answer = 0")
+
+# Two-sided 95% critical values of Student's t for 1..30 degrees of freedom.
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+         2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+         2.052, 2.048, 2.045, 2.042)
+_Z975 = 1.959963984540054
+
+
+def t_critical(dof: int) -> float:
+    """t(0.975, dof): table up to 30, then the Cornish-Fisher expansion (error < 1e-4)."""
+    if dof < 1:
+        return math.nan
+    if dof <= len(_T975):
+        return _T975[dof - 1]
+    z = _Z975
+    return z + (z**3 + z) / (4 * dof) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * dof**2)
+
+
+def mean_ci(values: Any) -> dict[str, float | None]:
+    """{"value", "ci_low", "ci_high"} in percent for per-task values in [0, 1] (NaNs skipped)."""
+    import numpy as np
+
+    arr = np.asarray(values, dtype=float)
+    arr = arr[~np.isnan(arr)]
+    if arr.size == 0:
+        return {"value": None, "ci_low": None, "ci_high": None}
+    mean = float(arr.mean())
+    if arr.size < 2:
+        return {"value": _pct(mean), "ci_low": None, "ci_high": None}
+    half = t_critical(arr.size - 1) * float(arr.std(ddof=1)) / math.sqrt(arr.size)
+    return {"value": _pct(mean), "ci_low": _pct(max(0.0, mean - half)), "ci_high": _pct(min(1.0, mean + half))}
+
+
+def metric_name(metric: str, k: int) -> str:
+    """pass@k -> pass@4, majority@k -> majority@4, pass@1[avg-of-k] -> pass@1[avg-of-4]."""
+    return f"pass@1[avg-of-{k}]" if metric == "pass@1[avg-of-k]" else f"{metric[:-1]}{k}"
+
+
+def _pct(x: float) -> float:
+    return round(100.0 * x, 4)
+
+
+def k_values(max_n: int, k: int | Sequence[int] | None = None) -> list[int]:
+    """Powers of two up to `max_n` (or up to `k` when given) plus the cap itself; a list is taken as is."""
+    if max_n < 1:
+        return []
+    if k is not None and not isinstance(k, int):
+        return sorted({int(v) for v in k if 1 <= int(v) <= max_n})
+    cap = max_n if k is None else max(1, min(int(k), max_n))
+    ks, v = [], 1
+    while v <= cap:
+        ks.append(v)
+        v *= 2
+    if ks[-1] != cap:
+        ks.append(cap)
+    return ks
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-task arrays. `task` holds codes 0..n_tasks-1 of scored rows; everything is vectorised.
+
+
+def rank_within(task: "np.ndarray", order_key: "np.ndarray") -> "np.ndarray":
+    """0-based position of each row inside its task when sorted by `order_key` (stable)."""
+    import numpy as np
+
+    order = np.lexsort((order_key, task))
+    counts = np.bincount(task)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    rank = np.empty(task.size, dtype=np.int64)
+    rank[order] = np.arange(task.size) - starts[task[order]]
+    return rank
+
+
+def pass_at_k_per_task(task: "np.ndarray", reward: "np.ndarray", n_tasks: int, ks: Iterable[int]) -> "np.ndarray":
+    """(n_tasks, len(ks)) expected max reward over k-subsets; NaN where a task has fewer than k rollouts."""
+    import numpy as np
+
+    ks = list(ks)
+    n = np.bincount(task, minlength=n_tasks)
+    out = np.full((n_tasks, len(ks)), np.nan)
+    if task.size == 0:
+        return out
+    order = np.lexsort((reward, task))  # ascending reward inside each task
+    t_sorted, r_sorted = task[order], reward[order]
+    starts = np.concatenate(([0], np.cumsum(n)[:-1]))
+    j = np.arange(task.size) - starts[t_sorted] + 1  # 1-based ascending rank
+    n_row = n[t_sorted]
+    log_fact = np.concatenate(([0.0], np.cumsum(np.log(np.arange(1, int(n.max()) + 1)))))
+
+    def log_comb(a: "np.ndarray", b: int) -> "np.ndarray":
+        return log_fact[a] - log_fact[b] - log_fact[a - b]
+
+    for col, k in enumerate(ks):
+        if k > n.max():
+            continue  # no task has k rollouts: the column stays NaN
+        # P(row j is the max of a random k-subset) = C(j-1, k-1) / C(n, k), zero when j < k.
+        usable = (j >= k) & (n_row >= k)
+        weight = np.zeros(task.size)
+        weight[usable] = np.exp(log_comb(j[usable] - 1, k - 1) - log_comb(n_row[usable], k))
+        sums = np.bincount(t_sorted, weights=weight * r_sorted, minlength=n_tasks)
+        out[:, col] = np.where(n >= k, np.minimum(sums, 1.0), np.nan)
+    return out
+
+
+def avg_of_k_per_task(task: "np.ndarray", rank: "np.ndarray", reward: "np.ndarray", n_tasks: int,
+                      ks: Iterable[int]) -> "np.ndarray":
+    """(n_tasks, len(ks)) mean reward of each task's first k rollouts; NaN with fewer than k."""
+    import numpy as np
+
+    ks = list(ks)
+    n = np.bincount(task, minlength=n_tasks)
+    out = np.full((n_tasks, len(ks)), np.nan)
+    for col, k in enumerate(ks):
+        first = rank < k
+        sums = np.bincount(task[first], weights=reward[first], minlength=n_tasks)
+        out[:, col] = np.where(n >= k, sums / k, np.nan)
+    return out
+
+
+def answer_codes(answers: "pd.Series") -> "np.ndarray":
+    """Integer code per answer, -1 for null; codes follow lexicographic order of the stripped text."""
+    import numpy as np
+    import pandas as pd
+
+    text = pd.Series(answers, copy=False).astype("object")
+    stripped = text.where(text.isna(), text.astype(str).str.strip())
+    codes, _ = pd.factorize(stripped, sort=True, use_na_sentinel=True)
+    return codes.astype(np.int64)
+
+
+def majority_at_k_per_task(task: "np.ndarray", rank: "np.ndarray", codes: "np.ndarray", reward: "np.ndarray",
+                           n_tasks: int, ks: Iterable[int]) -> "np.ndarray":
+    """(n_tasks, len(ks)) majority-vote score (rule in the module docstring); NaN with fewer than k."""
+    import numpy as np
+
+    ks = list(ks)
+    n = np.bincount(task, minlength=n_tasks)
+    out = np.full((n_tasks, len(ks)), np.nan)
+    n_codes = int(codes.max()) + 1 if codes.size and codes.max() >= 0 else 1
+    for col, k in enumerate(ks):
+        use = (rank < k) & (codes >= 0)
+        pair = task[use].astype(np.int64) * n_codes + codes[use]
+        uniq, inverse, count = np.unique(pair, return_inverse=True, return_counts=True)
+        mean = np.bincount(inverse, weights=reward[use], minlength=uniq.size) / count
+        pair_task = uniq // n_codes
+        # The most frequent answers of each task (several when tied) share the vote equally.
+        top_count = np.zeros(n_tasks, dtype=np.int64)
+        np.maximum.at(top_count, pair_task, count)
+        top = count == top_count[pair_task]
+        tied = np.bincount(pair_task[top], minlength=n_tasks)
+        total = np.bincount(pair_task[top], weights=mean[top], minlength=n_tasks)
+        score = np.divide(total, tied, out=np.zeros(n_tasks), where=tied > 0)
+        out[:, col] = np.where(n >= k, score, np.nan)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# One group
+
+
+class TaskArrays:
+    """Scored rows of one group turned into per-task codes, ranks and answers."""
+
+    def __init__(self, group: "pd.DataFrame"):
+        import numpy as np
+        import pandas as pd
+
+        scored = group[group["status"].isin(SCORED)]
+        self.task_codes, uniq = pd.factorize(scored["task_index"].to_numpy(), sort=True)
+        self.task_index = np.asarray(uniq, dtype=np.int64)
+        self.n_tasks = len(uniq)
+        self.reward = scored["reward"].to_numpy(dtype=float)
+        self.rank = rank_within(self.task_codes, scored["rollout_index"].to_numpy())
+        self.codes = answer_codes(scored["extracted_answer"])
+        self.n = np.bincount(self.task_codes, minlength=self.n_tasks)
+
+    def per_task(self, ks: Sequence[int]) -> dict[str, "np.ndarray"]:
+        return {
+            "pass@k": pass_at_k_per_task(self.task_codes, self.reward, self.n_tasks, ks),
+            "majority@k": majority_at_k_per_task(self.task_codes, self.rank, self.codes, self.reward, self.n_tasks, ks),
+            "pass@1[avg-of-k]": avg_of_k_per_task(self.task_codes, self.rank, self.reward, self.n_tasks, ks),
+        }
+
+
+def score_metrics(group: "pd.DataFrame", arrays: TaskArrays) -> dict[str, dict[str, float | None]]:
+    """{name: mean_ci} of the group's secondary scores (rule in the module docstring)."""
+    import numpy as np
+
+    from gym.rollouts.scores import POOLED, WEIGHTS, column, names_in, pooled_task_values
+
+    names = [name for name in names_in(group.columns) if name not in WEIGHTS]
+    if not names:
+        return {}
+    scored = group[group["status"].isin(SCORED)]  # the rows of `arrays`, in the same order
+    model_error = (scored["status"] == "model_error").to_numpy()
+    out = {}
+    for name in names:
+        values = scored[column(name)].to_numpy(dtype=float)
+        if np.isnan(values).all():
+            continue  # another benchmark's score
+        values = np.where(model_error, 0.0, values)
+        if column(POOLED.get(name, "")) in scored:  # instruction-level shares, pooled over instructions
+            weights = scored[column(POOLED[name])].to_numpy(dtype=float)
+            out[name] = mean_ci(pooled_task_values(values, weights, arrays.task_codes, arrays.n_tasks))
+            continue
+        has = ~np.isnan(values)
+        sums = np.bincount(arrays.task_codes[has], weights=values[has], minlength=arrays.n_tasks)
+        counts = np.bincount(arrays.task_codes[has], minlength=arrays.n_tasks)
+        out[name] = mean_ci(np.divide(sums, counts, out=np.full(arrays.n_tasks, np.nan), where=counts > 0))
+    return out

@@ -1,0 +1,220 @@
+"""Endpoints of a run: start what gym serves itself, connect to the policy and the judge, check, fingerprint.
+
+Policy (`model.kind`): `openai_compatible` (a server someone runs: vLLM, SGLang, llama.cpp, TGI, NIM,
+OpenAI), `mock` (gym's reference server, in-process), `local` (llama.cpp from the xllamacpp wheel,
+see gym.model.local_servers), `vllm_local` (`vllm serve` started for the run). Judge (`judge.kind`): none,
+mock, openai_compatible. Tasks call `start_policy` + `connect_policy` and `connect_judge`; everything
+started is stopped through the caller's ExitStack, whatever way the run ends.
+
+Before the first request the configured model id is checked against `/v1/models` and the base_url's
+shape is checked, so a typo ends in one line instead of a run of infra errors.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+
+from gym.model.client import ModelClient, api_key_from_env
+from gym.core.config import to_plain
+from gym.core.errors import GymError, did_you_mean
+
+log = logging.getLogger("gym.model.endpoints")
+POLICY_KINDS = ("openai_compatible", "mock", "local", "vllm_local")
+JUDGE_KINDS = ("none", "mock", "openai_compatible")
+# Model ids that name an instruction-tuned (chat) model: raw-text completions skip their chat template.
+CHAT_MODEL = re.compile(r"instruct|chat|[-_.]it\b|gpt-|claude|gemini|-sft|dpo|assistant", re.I)
+# What a server says about its own version, by server family (root URL, without /v1).
+VERSION_PATHS = ("/version", "/props", "/server_info", "/get_server_info", "/info")
+VERSION_KEYS = ("version", "build_info", "model_path", "chat_template_kwargs", "model_id", "model_dtype",
+                "max_total_tokens", "sha", "tokenizer_path", "context_length", "total_slots", "model_alias")
+
+
+def check_base_url(url: Any, setting: str) -> str:
+    text = "" if url is None else str(url).strip()
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise GymError(f"{setting}={text!r} is not a URL; a base_url looks like http://host:8000/v1 "
+                       "(scheme, host, port and the API prefix, usually /v1)")
+    return text.rstrip("/")
+
+
+def start_policy(cfg: Any, stack: ExitStack, data_path: Path, concurrency: int) -> str:
+    """The policy's base_url, after starting the server gym runs itself (mock, local, vllm_local)."""
+    model = cfg.model
+    kind = str(model.get("kind") or "openai_compatible")
+    if kind == "mock":
+        from gym.mock.server import MockServer
+
+        mock = to_plain(model.mock)
+        server = MockServer(data_paths=[data_path], accuracy=mock["accuracy"], seed=mock["seed"],
+                            latency=mock["latency"], faults=mock.get("faults") or {},
+                            model_name=model.name or "gym-mock", reasoning=mock["reasoning"],
+                            max_context_tokens=mock["max_context_tokens"], retry_after=mock["retry_after"],
+                            hang_seconds=mock["hang_seconds"], task_accuracy=mock.get("task_accuracy"),
+                            rate_limit=mock.get("rate_limit"), max_n=mock.get("max_n", 128))
+        base_url = server.start()
+        stack.callback(server.stop)
+        log.info("reference server (model=mock) listening at %s", base_url)
+        return base_url
+    if kind in ("local", "vllm_local"):
+        from gym.model import local_servers
+
+        process = local_servers.llama_cpp(model, concurrency) if kind == "local" else local_servers.vllm(model)
+        stack.callback(process.stop)
+        return process.start()
+    if kind != "openai_compatible":
+        raise GymError(f"model.kind={kind} is not one of: {', '.join(POLICY_KINDS)}")
+    if not model.get("base_url"):
+        raise GymError("set model.base_url=http://host:port/v1 (or model=mock for the built-in server, "
+                       "model=local for a small real model)")
+    return check_base_url(model.base_url, "model.base_url")
+
+
+def connect_policy(cfg: Any, stack: ExitStack, base_url: str, concurrency: int,
+                   sampling: dict[str, Any]) -> tuple[ModelClient, dict[str, Any]]:
+    """A checked client for the policy and the endpoint's fingerprint (fails fast, before anything is written)."""
+    model = cfg.model
+    api_key = api_key_from_env(model.get("api_key_env"), "model.api_key_env")
+    client = ModelClient(base_url, model=model.get("name"), api=str(model.api), api_key=api_key,
+                         timeout=float(model.timeout), max_retries=int(model.max_retries), pool_size=concurrency,
+                         sampling=sampling, rollout_timeout=model.get("rollout_timeout"))
+    stack.callback(client.close)
+    fingerprint = discover(client, "model")
+    if client.api == "completions" and CHAT_MODEL.search(client.model or ""):
+        log.warning("model.api=completions sends raw text without the chat template, and %s looks like a chat "
+                    "model: expect empty or rambling replies (model.api=chat applies the template)", client.model)
+    return client, fingerprint
+
+
+def discover(client: ModelClient, setting: str) -> dict[str, Any]:
+    """/models listing, model-name check and what the server says about itself."""
+    try:
+        models, reply = client.list_models()
+    except GymError as exc:
+        hint = _missing_prefix_hint(client, str(exc))
+        raise GymError(f"{exc}{hint}") from None
+    ids = [str(m.get("id")) for m in models]
+    if client.model is not None and ids and client.model not in ids:
+        shown = ", ".join(ids[:10]) + (f" (+{len(ids) - 10} more)" if len(ids) > 10 else "")
+        raise GymError(f"{setting}.name={client.model} is not served at {client.base_url}"
+                       f"{did_you_mean(client.model, ids)}; served models: {shown}")
+    if client.model is None:
+        if not ids:
+            raise GymError(f"{client.base_url}/models lists no models; set {setting}.name")
+        client.model = ids[0]
+    client.server_header = reply.headers.get("Server")
+    served = [{k: m.get(k) for k in ("id", "owned_by", "root", "max_model_len", "created") if m.get(k) is not None}
+              for m in models[:20]]
+    return {"base_url": client.base_url, "model": client.model, "served_models": served,
+            "server": client.server_header, "server_info": server_info(client)}
+
+
+def _missing_prefix_hint(client: ModelClient, message: str) -> str:
+    """'; did you mean <url>/v1?' when the URL lacks the API prefix and <url>/v1/models answers."""
+    if "HTTP 404" not in message or client.base_url.rstrip("/").endswith("/v1"):
+        return ""
+    candidate = client.base_url.rstrip("/") + "/v1"
+    try:
+        if client.get(candidate + "/models", timeout=5).status_code == 200:
+            return f"; did you mean {candidate}?"
+    except requests.RequestException:
+        pass
+    return f"; OpenAI-compatible servers usually serve under /v1 (e.g. {candidate})"
+
+
+def server_info(client: ModelClient) -> dict[str, Any]:
+    """Version facts from the endpoints servers have (vLLM /version, llama.cpp /props, SGLang
+    /server_info or /get_server_info, TGI /info); short-timeout GETs, missing ones skipped."""
+    root = re.sub(r"/v1/?$", "", client.base_url)
+    found: dict[str, Any] = {}
+    for path in VERSION_PATHS:
+        try:
+            reply = client.get(root + path, timeout=3)
+            body = reply.json() if reply.status_code == 200 else None
+        except (requests.RequestException, ValueError):
+            continue
+        if isinstance(body, dict):
+            kept = {k: body[k] for k in VERSION_KEYS if isinstance(body.get(k), (str, int, float))}
+            if kept:
+                found[path.lstrip("/")] = kept
+    return found
+
+
+def run_fingerprint(client: ModelClient, endpoint: dict[str, Any], sampling: dict[str, Any],
+                    judge: dict[str, Any] | None) -> dict[str, Any]:
+    """Everything run.json keeps about who answered: the endpoint, what its replies said, the sampling
+    actually sent, the judge's endpoint, and gym's version."""
+    from gym import __version__ as gym_version
+
+    return {**endpoint, "api": client.api, "server": client.server_header or endpoint.get("server"),
+            "system_fingerprint": client.system_fingerprint, "sampling_sent": sampling,
+            "judge": judge, "gym_version": gym_version}
+
+
+def connect_judge(cfg: Any, stack: ExitStack, verifier: Any, policy_base_url: str, data_path: Path,
+                  pool_size: int, cache: Any = None) -> dict[str, Any] | None:
+    """Give a judge-graded verifier its judge client (no-op for other verifiers); fails fast when unreachable.
+    With a response cache, a judge request answered before is answered from it (gym.model.response_cache).
+
+    Returns the judge endpoint's fingerprint (None without a judge); its `model` is part of every rollout
+    key, so a resume with another judge does not mix its verdicts with the old ones."""
+    from gym.verifiers.judge import judge_kind, require_judge
+
+    if not getattr(verifier, "needs_judge", False):
+        return None
+    require_judge(cfg)
+    judge, kind = cfg.judge, judge_kind(cfg)
+    api_key = None
+    if kind == "mock":
+        if cfg.model.get("kind") == "mock":
+            base_url = policy_base_url  # the policy's reference server recognises judge prompts too
+        else:
+            from gym.mock.server import MockServer
+
+            server = MockServer(rows=[], model_name="gym-mock-judge")
+            base_url = server.start()
+            stack.callback(server.stop)
+            log.warning("judge=mock with a real model: verdicts come from gym's reference server (plumbing check only)")
+    elif kind == "openai_compatible":
+        if not judge.get("base_url"):
+            raise GymError("set judge.base_url=http://host:port/v1 for the judge endpoint")
+        base_url = check_base_url(judge.base_url, "judge.base_url")
+        api_key = api_key_from_env(judge.get("api_key_env"), "judge.api_key_env")
+        if _same_endpoint(base_url, policy_base_url):
+            log.warning("the judge (judge.base_url=%s) is the policy's own endpoint: the model grades its own "
+                        "answers; point judge.base_url at another model for verdicts you can trust", base_url)
+    else:
+        raise GymError(f"judge.kind={kind} is not one of: {', '.join(JUDGE_KINDS)}")
+    sampling = {k: v for k, v in to_plain(judge.sampling).items() if v not in (None, {}, [])}
+    seed = sampling.pop("seed", None)
+    client = ModelClient(base_url, model=judge.get("name"), api=str(judge.get("api") or "chat"), api_key=api_key,
+                         timeout=float(judge.timeout), max_retries=int(judge.max_retries), pool_size=pool_size,
+                         sampling=sampling)
+    stack.callback(client.close)
+    try:
+        fingerprint = discover(client, "judge")
+    except GymError as exc:
+        raise GymError(f"judge: {exc}") from None
+    if cache is not None:
+        from gym.model.response_cache import CachedJudge
+
+        client = CachedJudge(client, cache)
+    verifier.attach_judge(client, None if seed is None else int(seed))
+    log.info("judge %s at %s", client.model, base_url)
+    return {**fingerprint, "sampling_sent": sampling}
+
+
+def _same_endpoint(a: str, b: str) -> bool:
+    def norm(url: str) -> tuple[str, str]:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").replace("localhost", "127.0.0.1").replace("0.0.0.0", "127.0.0.1")
+        return f"{host}:{parts.port or (443 if parts.scheme == 'https' else 80)}", parts.path.rstrip("/")
+
+    return norm(a) == norm(b)

@@ -1,0 +1,150 @@
+"""Interrupt and resume: signals as interrupts, the exact resume command, finding the run to continue.
+
+SIGTERM (SLURM pre-emption, `timeout`, Docker, Kubernetes) and SIGHUP (a closed terminal, SLURM's
+warning) stop a run like Ctrl-C: rows finished so far are already on disk, run.json says
+"interrupted", the exact command that continues the run is printed, and the exit code is 128 + the
+signal number (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
+
+`resume=true` with `output=<file>` continues that file (it must exist); without `output=` it continues
+the newest unfinished run of the same task, benchmark and model found beside this run's directory.
+When the file sits in a run directory (one with a run.json), that directory stays the run's home:
+run.json, metrics and reports of the resumed run go there too.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import shlex
+import signal
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+from omegaconf import DictConfig, open_dict
+
+from gym.core.config import run_dir
+from gym.core.errors import GymError
+
+log = logging.getLogger("gym.rollouts.resume")
+UNFINISHED = ("running", "interrupted", "incomplete")
+HANDLED = (signal.SIGTERM, signal.SIGHUP)
+
+
+class Interrupted(KeyboardInterrupt):
+    """The run was stopped by a signal; `hint` is the command that continues it."""
+
+    def __init__(self, signum: int = signal.SIGINT, hint: str | None = None):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = int(signum)
+        self.exit_code = 128 + self.signum
+        self.hint = hint
+
+
+@contextmanager
+def signals_as_interrupts() -> Iterator[None]:
+    """Within the block, SIGTERM and SIGHUP raise Interrupted in the main thread (as Ctrl-C does)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def raise_interrupted(signum: int, frame: Any) -> None:
+        raise Interrupted(signum)
+
+    previous = {}
+    for signum in HANDLED:
+        try:
+            previous[signum] = signal.signal(signum, raise_interrupted)
+        except (ValueError, OSError):
+            pass
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def identity(cfg: DictConfig) -> dict[str, Any]:
+    """What makes two runs the same experiment for `resume=true` without output=."""
+    model = cfg.model
+    return {"benchmark": cfg.benchmark.name if cfg.get("benchmark") is not None else None,
+            "model": {"kind": str(model.get("kind")), "name": model.get("name"), "path": model.get("path"),
+                      "base_url": model.get("base_url") if model.get("kind") == "openai_compatible" else None,
+                      "api": model.get("api")}}
+
+
+def resume_command(cfg: DictConfig, output: Path | str) -> str:
+    """The command line that continues this run: the same overrides plus resume=true output=<file>."""
+    overrides: list[str] = []
+    try:
+        from hydra.core.hydra_config import HydraConfig
+
+        if HydraConfig.initialized():
+            overrides = list(HydraConfig.get().overrides.task)
+    except Exception:  # outside a Hydra app (tests, notebooks): rebuild from the config
+        overrides = []
+    if not overrides:
+        overrides = [f"task={_task_name(cfg)}"]
+        if cfg.get("benchmark") is not None:
+            overrides.append(f"benchmark={cfg.benchmark.name}")
+    kept = [o for o in overrides if o.lstrip("+~").split("=", 1)[0] not in ("resume", "output", "run_dir")]
+    return " ".join(["python -m gym", *map(shlex.quote, kept), "resume=true", shlex.quote(f"output={output}")])
+
+
+def _task_name(cfg: DictConfig) -> str:
+    task = cfg.get("task")
+    return str(task.name) if task is not None else "collect"
+
+
+def resolve(cfg: DictConfig, rollouts_name: str = "rollouts.jsonl") -> DictConfig:
+    """cfg with `output` (and `run_dir`, when resuming inside a run directory) fixed for a resume.
+
+    Unchanged when resume is false. GymError when output= does not exist, or when nothing is left
+    to resume."""
+    if not cfg.get("resume"):
+        return cfg
+    output = cfg.get("output")
+    if output:
+        path = Path(str(output))
+        if not path.is_file():
+            raise GymError(f"resume=true but output={path} does not exist; give the rollouts file of the run to "
+                           "continue, or drop resume=true to start a new run")
+    elif (run_dir(cfg) / rollouts_name).is_file():  # this run's own directory already holds its rollouts
+        return cfg
+    else:
+        found = newest_unfinished(cfg, rollouts_name)
+        if found is None:
+            raise GymError(f"resume=true: no unfinished {_task_name(cfg)} run of "
+                           f"{identity(cfg)['benchmark']} with this model under {run_dir(cfg).parent}; "
+                           "give output=<rollouts file>, or drop resume=true to start a new run")
+        path = found
+        print(f"gym: resuming {path.parent} (newest unfinished run of the same benchmark and model)", flush=True)
+        log.info("resuming %s", path.parent)
+    resumed = copy.deepcopy(cfg)
+    with open_dict(resumed):
+        resumed.output = str(path)
+        if (path.parent / "run.json").is_file():
+            resumed.run_dir = str(path.parent)
+    return resumed
+
+
+def newest_unfinished(cfg: DictConfig, rollouts_name: str) -> Path | None:
+    """The rollouts file of the newest unfinished run with the same identity beside this run's directory."""
+    here = run_dir(cfg).resolve()
+    wanted = identity(cfg)
+    best: tuple[str, Path] | None = None
+    for run_json in here.parent.glob("*/run.json"):
+        if run_json.parent.resolve() == here:
+            continue
+        try:
+            info = json.loads(run_json.read_text())
+        except (OSError, ValueError):
+            continue
+        rollouts = run_json.parent / rollouts_name
+        if info.get("status") in UNFINISHED and info.get("identity") == wanted and rollouts.is_file():
+            stamp = str(info.get("started_at") or run_json.parent.name)
+            if best is None or stamp > best[0]:
+                best = (stamp, rollouts)
+    return best[1] if best else None
