@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 BUCKETS = ("unsolved", "hard", "medium", "easy", "solved")
-# An adaptive run labels what its rule decided (gym.adaptive): with split_extremes=false three buckets;
+# An adaptive run labels what its rule decided (gym.rollouts.adaptive): with split_extremes=false three buckets;
 # a task it has not decided yet is "undecided". All names, in the order tables show them:
 ALL_BUCKETS = ("unsolved", "hard_or_unsolved", "hard", "medium", "easy", "easy_or_solved", "solved", "undecided")
 
@@ -101,7 +101,7 @@ def bucket_names(profile: "pd.DataFrame") -> list[str]:
     """The bucket names these profile rows can carry, in table order: the five of a fixed run (and of an
     adaptive run with split_extremes=true), the three an adaptive rule with split_extremes=false decides,
     and `undecided` when some task is."""
-    from gym.adaptive import MERGED_LABELS, UNDECIDED, rule_from_spec
+    from gym.rollouts.adaptive import MERGED_LABELS, UNDECIDED, rule_from_spec
 
     rules = profile["bucket_rule"] if "bucket_rule" in profile else None
     specs = set(rules.dropna().unique()) if rules is not None else set()
