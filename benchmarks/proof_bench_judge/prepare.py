@@ -55,6 +55,7 @@ def prepare(ctx: PrepareContext, max_proof_chars: int | None = None) -> Path:
     items = ctx.read_parquet(raw, required=["problem", "model_solution", "expert_rating"], layout="ProofBench")
     rows = ctx.convert_rows(raw, items, convert, label="row")
     random.Random(42).shuffle(rows)  # the reference's order (random.seed(42); random.shuffle)
-    if max_proof_chars is not None:
-        rows = [row for row in rows if len(row["proof"]) <= max_proof_chars]
+    if max_proof_chars is not None:  # the reference's length cut, approximated (it counts Qwen3 tokens)
+        rows = ctx.leave_out(rows, lambda row: len(row["proof"]) <= max_proof_chars,
+                             f"proof longer than max_proof_chars={max_proof_chars}", seen_before=True)
     return ctx.write_rows(rows)

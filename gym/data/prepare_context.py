@@ -149,20 +149,22 @@ class PrepareContext:
         """`count` upstream rows seen, for a script that keeps rows without `keep`/`convert_rows`."""
         self.rows_seen += count
 
-    def leave_out_row(self, reason: str) -> None:
-        """One upstream row seen and left out for `reason` (a rule the reference applies too)."""
-        self.rows_seen += 1
+    def leave_out_row(self, reason: str, seen_before: bool = False) -> None:
+        """One upstream row left out for `reason` (a rule the reference applies too); it counts as seen
+        unless it was already (a converted row left out afterwards)."""
+        self.rows_seen += 0 if seen_before else 1
         self.left_out[reason] = self.left_out.get(reason, 0) + 1
 
-    def leave_out(self, items: Iterable[dict], wanted: Callable[[dict], bool], reason: str) -> list[dict]:
-        """The items `wanted` keeps; the others are seen and left out for `reason` (a rule the reference
-        applies too, e.g. its language filter), counted in the manifest."""
+    def leave_out(self, items: Iterable[dict], wanted: Callable[[dict], bool], reason: str,
+                  seen_before: bool = False) -> list[dict]:
+        """The items `wanted` keeps; the others are left out for `reason` (a rule the reference applies
+        too, e.g. its language filter), counted in the manifest (see leave_out_row for `seen_before`)."""
         kept = []
         for item in items:
             if wanted(item):
                 kept.append(item)
             else:
-                self.leave_out_row(reason)
+                self.leave_out_row(reason, seen_before)
         return kept
 
     def _jsonl_objects(self, path: Path, lines: Iterable[bytes]) -> Iterator[tuple[int, dict]]:
@@ -265,7 +267,10 @@ class PrepareContext:
     def upstream_counts(self, kept: int) -> dict[str, Any]:
         """What became of the upstream rows: seen = kept + left out (by the reference's own rules) + skipped
         (malformed, prepare.skip_bad_rows); unscorable rows are among the kept."""
-        return {"seen": self.rows_seen, "kept": kept, "left_out": sum(self.left_out.values()),
+        left_out = sum(self.left_out.values())
+        # a script that builds its rows without keep/convert_rows/leave_out saw at least what it wrote
+        seen = self.rows_seen or kept + left_out + len(self.skipped_rows)
+        return {"seen": seen, "kept": kept, "left_out": left_out,
                 "left_out_by_reason": dict(self.left_out), "skipped": len(self.skipped_rows),
                 "unscorable": len(self.unscorable_rows)}
 
