@@ -90,3 +90,19 @@ def test_e2e_bad_input(tmp_path, data_dir):
     assert_clean_failure(run_gym("task=e2e", "model=mock", f"hydra.run.dir={tmp_path}"), "choose a benchmark")
     assert_clean_failure(run_gym("task=e2e", "benchmark=math-500", "model=mock", "data.offline=true",
                                  f"hydra.run.dir={tmp_path}/b"), "offline=true")
+
+
+@pytest.mark.parametrize("step", ["prepare", "collect", "aggregate", "profile"])
+def test_each_e2e_step_gets_what_its_own_task_would_compose_without_composing_again(step):
+    from omegaconf import OmegaConf
+
+    from gym.core.config import compose, compose_step, to_plain
+
+    shared = ["benchmark=gsm8k", "model=mock", "judge=mock", "data.offline=true"]
+    e2e = compose(["task=e2e", *shared, "limit=7", "num_repeats=3", "concurrency=5"])
+    derived = to_plain(compose_step(e2e, step))
+    own = compose([f"task={step}", *shared])
+    expected = to_plain(OmegaConf.merge(own, {k: e2e[k] for k in own if k in e2e and k != "task"}))
+    assert derived.pop("run_dir")
+    assert derived == expected  # the step's own knobs at their defaults, e2e's where e2e has them too
+    assert derived["task"]["name"] == step

@@ -83,22 +83,24 @@ def compose_benchmark(cfg: DictConfig, name: str) -> DictConfig:
 SHARED_NODES = ("data", "model", "judge", "benchmark")
 
 
-def compose_step(cfg: DictConfig, task: str, overrides: Any = None, **values: Any) -> DictConfig:
-    """The config `task=<task>` gets from Hydra (its own option file, on the app's search path), with
-    the caller's shared nodes and the values of the knobs both tasks have, then `overrides` (a mapping
-    of the step's own knobs, e.g. e2e's `aggregate.k`) and `values`; written into the caller's run dir."""
-    from omegaconf import open_dict
+def task_knobs(task: str) -> DictConfig:
+    """The knobs of conf/task/<task>.yaml with those of the options its defaults list names, read
+    without composing (a step of e2e is derived from e2e's composed config, not composed again)."""
+    node = OmegaConf.load(CONF_DIR / "task" / f"{task}.yaml")
+    parents = [name for name in node.pop("defaults", None) or () if name != "_self_"]
+    return OmegaConf.merge(*[task_knobs(name) for name in parents], node) if parents else node
 
-    step = compose_in_app([f"task={task}"])
-    with open_dict(step):
-        for key in step:
-            if key not in ("task", "hydra") and key in cfg and key not in SHARED_NODES:
-                step[key] = cfg[key]
-        for key in SHARED_NODES:
-            step[key] = cfg.get(key)
-        step.run_dir = str(run_dir(cfg))
-    if overrides:
-        step = OmegaConf.merge(step, overrides)
-    if values:
-        step = OmegaConf.merge(step, values)
+
+def compose_step(cfg: DictConfig, task: str, overrides: Any = None, **values: Any) -> DictConfig:
+    """The config `task=<task>` would get, derived from the caller's composed config: the global nodes
+    (data, model, judge, benchmark, tracker ...) as the caller has them, the step's own knobs at their
+    defaults except those the caller has too (e2e's collect knobs), then `overrides` (a mapping of the
+    step's own knobs, e.g. e2e's `aggregate.k`) and `values`; written into the caller's run dir."""
+    own, knobs = task_knobs(cfg.task.name), task_knobs(task)
+    carried = {key: cfg[key] for key in cfg
+               if key not in ("task", "hydra") and (key not in own or key in knobs or key in SHARED_NODES)}
+    step = OmegaConf.merge(knobs, carried, {"run_dir": str(run_dir(cfg))})
+    for extra in (overrides, values):
+        if extra:
+            step = OmegaConf.merge(step, extra)
     return step
