@@ -2,11 +2,13 @@
 rate-limited endpoint. The reference server runs in its own process (python -m gym.mock).
 
     .venv/bin/python perf/model_calls_perf.py            # all three
-    .venv/bin/python perf/model_calls_perf.py --only n   # n | cache | auto
+    .venv/bin/python perf/model_calls_perf.py --only n   # n | ignored_n | cache | auto
 
 n per request: the reference server charges its latency once per request whatever n is (a real server
 pays the decode of every sample but the prefill once), so the wall-time gain shown is the upper bound
 that request overhead and prefill allow; the request count is exact.
+ignored_n: a server that accepts n and answers one choice (--ignore-n); after the fallback each task's
+other rollouts are spread over the workers, so the run should take about as long as with n off.
 auto: the server answers 429 (Retry-After 1 s) above --rate-limit requests in flight; gym's fixed
 concurrencies are compared with concurrency=auto (max_concurrency 256) on rollouts/s and infra errors.
 """
@@ -62,6 +64,16 @@ def n_per_request(tasks: int, repeats: int) -> None:
                   f"{wall:.2f}s wall (50 ms per request, concurrency 32)")
 
 
+def ignored_n(tasks: int, repeats: int) -> None:
+    data = prepare(tasks)
+    with served(data, "--latency", "0.05", "--ignore-n") as url:
+        for n in (False, True):
+            summary, wall = collect(url, data.parent / f"ignored-{n}", f"num_repeats={repeats}", "concurrency=32",
+                                    f"model.n_per_request={str(n).lower()}")
+            print(f"server ignoring n, n_per_request={str(n).lower():5}: {summary['ran']} rollouts, "
+                  f"{summary['model_requests']} requests, {wall:.2f}s wall (50 ms per request, concurrency 32)")
+
+
 def cache(tasks: int, repeats: int) -> None:
     data = prepare(tasks)
     cache_dir = data.parent / "cache"
@@ -92,13 +104,15 @@ def auto(tasks: int, repeats: int, rate_limit: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--only", choices=("n", "cache", "auto"))
+    parser.add_argument("--only", choices=("n", "ignored_n", "cache", "auto"))
     parser.add_argument("--tasks", type=int, default=500)
     parser.add_argument("--repeats", type=int, default=8)
     parser.add_argument("--rate-limit", type=int, default=24)
     args = parser.parse_args()
     if args.only in (None, "n"):
         n_per_request(args.tasks, args.repeats)
+    if args.only in (None, "ignored_n"):
+        ignored_n(args.tasks, args.repeats)
     if args.only in (None, "cache"):
         cache(args.tasks, args.repeats)
     if args.only in (None, "auto"):

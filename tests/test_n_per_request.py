@@ -71,3 +71,19 @@ def test_adaptive_rounds_go_out_as_n_requests(data_dir, tmp_path):
     per_task = Counter(r["task_index"] for r in rows)
     assert {(r["task_index"], r["rollout_index"]) for r in rows} == {(t, k) for t, n in per_task.items()
                                                                       for k in range(n)}
+
+
+def test_after_a_server_ignores_n_a_tasks_rollouts_spread_over_the_workers(data_dir, tmp_path):
+    """A server that accepts n and answers one choice: the rest of each task's rollouts go out one per
+    worker, all at once, not one after another on the worker that sent the n request."""
+    path = write_tasks(data_dir, 2)
+    with MockServer(data_paths=[path], ignore_n=True, latency=0.05) as server:
+        summary = collect.run(compose(["task=collect", "benchmark=gsm8k", "model=vllm", "progress=false",
+                                       f"model.base_url={server.base_url}", "model.name=gym-mock",
+                                       "num_repeats=8", "concurrency=8", f"+run_dir={tmp_path}"]))
+        in_flight = server.stats["max_in_flight"]
+    assert summary["counts"] == {"ok": 16} and summary["n_per_request"] is False
+    assert summary["model_requests"] == 16  # each rollout answered once: by an n request (one choice) or singly
+    assert in_flight > 2  # more requests at once than tasks: the leftovers did not queue behind one worker each
+    rows = read_rows(tmp_path / "rollouts.jsonl")
+    assert {(r["task_index"], r["rollout_index"]) for r in rows} == {(t, k) for t in range(2) for k in range(8)}

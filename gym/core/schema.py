@@ -80,6 +80,7 @@ class MockServerConfig:
     task_accuracy: Optional[str] = None  # "beta:A:B": per-task accuracies drawn from Beta(A, B)
     rate_limit: Optional[int] = None  # 429 + Retry-After above this many requests in flight
     max_n: int = 128  # largest n (samples per request) accepted; 1 = a server that refuses n > 1
+    ignore_n: bool = False  # accept n but answer one choice (as some servers and proxies do)
 
 
 @dataclass

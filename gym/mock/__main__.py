@@ -58,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="per-task accuracies drawn from Beta(A, B) instead of one --accuracy")
     parser.add_argument("--rate-limit", type=int, default=None, help="429 + Retry-After above this many requests in flight")
     parser.add_argument("--max-n", type=int, default=128, help="largest n accepted (1: refuse n > 1)")
+    parser.add_argument("--ignore-n", action="store_true", help="accept n but answer one choice")
     args = parser.parse_args(argv)
     try:
         server = MockServer(data_paths=args.data, accuracy=args.accuracy, seed=args.seed,
@@ -65,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
                             model_name=args.model_name, host=args.host, port=args.port, reasoning=args.reasoning,
                             max_context_tokens=args.max_context_tokens, retry_after=args.retry_after,
                             hang_seconds=args.hang_seconds, task_accuracy=args.task_accuracy,
-                            rate_limit=args.rate_limit, max_n=args.max_n)
+                            rate_limit=args.rate_limit, max_n=args.max_n,
+                            ignore_n=args.ignore_n)
         url = server.start()
     except (GymError, ValueError, OSError) as exc:
         print(f"gym: error: {exc}", file=sys.stderr)

@@ -46,6 +46,18 @@ class ModelCalls:
 
     def complete(self, messages: list[dict], members: list[Member]) -> list[tuple[Member, Completion, bool]]:
         """(member, completion, from_cache) for every member, in order."""
+        answered, unasked = self.complete_spread(messages, members)
+        for member in unasked:
+            answered.append((member, self._ask_one(messages, member[1]), False))
+            self._store(answered[-1:])
+        order = {member[0]: i for i, member in enumerate(members)}
+        return sorted(answered, key=lambda result: order[result[0][0]])
+
+    def complete_spread(self, messages: list[dict], members: list[Member]
+                        ) -> tuple[list[tuple[Member, Completion, bool]], list[Member]]:
+        """What the cache and one request with n answer, and the members left unasked when the group
+        cannot go out as one request (n given up, or seeded rollouts): a pool of workers sends those
+        one per worker instead of one after another. A single member is always asked."""
         out: dict[int, tuple[Member, Completion, bool]] = {}
         missing = []
         for member in members:
@@ -59,14 +71,17 @@ class ModelCalls:
             for member, completion in zip(batchable, self._ask_n(messages, batchable)):
                 if completion is not None:
                     out[member[0]] = (member, completion, False)
-        for member in missing:
-            if member[0] not in out:
-                out[member[0]] = (member, self._ask_one(messages, member[1]), False)
+        if len(members) == 1 and missing and members[0][0] not in out:
+            out[members[0][0]] = (members[0], self._ask_one(messages, members[0][1]), False)
+        answered = [out[member[0]] for member in members if member[0] in out]
+        self._store(answered)
+        return answered, [member for member in missing if member[0] not in out]
+
+    def _store(self, answered: list[tuple[Member, Completion, bool]]) -> None:
         if self.cache is not None:
-            for member, completion, cached in out.values():
+            for member, completion, cached in answered:
                 if not cached:
                     self.cache.put(member[2], completion)
-        return [out[member[0]] for member in members]
 
     def _ask_one(self, messages: list[dict], seed: int | None) -> Completion:
         self._count(1)

@@ -58,7 +58,8 @@ def start_policy(cfg: Any, stack: ExitStack, data_path: Path, concurrency: int) 
                             model_name=model.name or "gym-mock", reasoning=mock["reasoning"],
                             max_context_tokens=mock["max_context_tokens"], retry_after=mock["retry_after"],
                             hang_seconds=mock["hang_seconds"], task_accuracy=mock.get("task_accuracy"),
-                            rate_limit=mock.get("rate_limit"), max_n=mock.get("max_n", 128))
+                            rate_limit=mock.get("rate_limit"), max_n=mock.get("max_n", 128),
+                            ignore_n=mock.get("ignore_n", False))
         base_url = server.start()
         stack.callback(server.stop)
         log.info("reference server (model=mock) listening at %s", base_url)

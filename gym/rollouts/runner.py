@@ -1,0 +1,128 @@
+"""Running a collect's rollouts on a pool of worker threads, each landed rollout appended and flushed.
+
+Work goes out in groups (one task's rollouts that one request with `n` may carry, gym.model.calls).
+When a group's rollouts cannot go out as one request (the server stopped honouring `n`, or each rollout
+has its own seed), its members come back unasked and go out again one per group, so they spread over
+the workers instead of running one after another on one.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from gym.core.io import JsonlAppender
+from gym.model.calls import Member, ModelCalls
+from gym.model.client import BUDGET_ERROR
+
+LIMIT_FLAGS = ("cut_at_max_tokens", "out_of_time", "empty", "no_answer")
+WorkItem = tuple[int, int, "int | None", str]  # (task_index, rollout_index, seed, key)
+# (task_index, (member, completion, from_cache) triples) -> rollout rows
+MakeRows = Callable[[int, list], list[dict[str, Any]]]
+# the rollouts that just landed -> more work (adaptive rounds)
+MoreWork = Callable[[list[dict[str, Any]]], list[WorkItem]]
+
+
+@dataclass
+class Tally:
+    """What the landed rollouts add up to: statuses, limit flags, rewards."""
+    counts: Counter = field(default_factory=Counter)
+    limits: Counter = field(default_factory=Counter)  # cut at max_tokens / out of time, empty and answerless replies
+    reward_sum: float = 0.0
+    ran: int = 0
+    seconds: float = 0.0
+
+    def add(self, rollouts: list[dict[str, Any]]) -> None:
+        for rollout in rollouts:
+            self.counts[rollout["status"]] += 1
+            self.limits.update(limit_flags(rollout))
+            self.reward_sum += rollout["reward"] or 0.0
+        self.ran += len(rollouts)
+
+    @property
+    def scored(self) -> int:
+        return self.counts["ok"] + self.counts["model_error"]
+
+    @property
+    def accuracy(self) -> float | None:
+        return round(100 * self.reward_sum / self.scored, 2) if self.scored else None
+
+    def postfix(self) -> dict[str, Any]:
+        return {"acc": f"{100 * self.reward_sum / self.scored:.1f}%" if self.scored else "-",
+                "model_err": self.counts["model_error"], "infra_err": self.counts["infra_error"],
+                "verifier_err": self.counts["verifier_error"]}
+
+
+def limit_flags(rollout: dict[str, Any]) -> list[str]:
+    flags = []
+    if rollout["finish_reason"] == "length":
+        flags.append("cut_at_max_tokens")
+    if rollout["status"] == "infra_error" and str(rollout.get("error") or "").startswith(BUDGET_ERROR):
+        flags.append("out_of_time")
+    if rollout["status"] == "ok":
+        if not (rollout.get("response") or "").strip():
+            flags.append("empty")
+        elif rollout.get("extracted_answer") is None:
+            flags.append("no_answer")
+    return flags
+
+
+class RolloutPool:
+    """Runs work items on `concurrency` threads; `run` returns when every item (and every item
+    `more_work` adds) has landed in the sink."""
+
+    def __init__(self, calls: ModelCalls, messages_of: Callable[[int], list[dict]], make_rows: MakeRows,
+                 concurrency: int, more_work: MoreWork | None = None):
+        self.calls = calls
+        self.messages_of = messages_of
+        self.make_rows = make_rows
+        self.more_work = more_work
+        self.pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="rollout")
+        self.landed: queue.SimpleQueue = queue.SimpleQueue()
+        self.outstanding = 0
+
+    def run(self, work: list[WorkItem], sink: JsonlAppender, bar: Any, tally: Tally,
+            on_rollout: Callable[[dict[str, Any]], None]) -> None:
+        started = time.perf_counter()
+        self._submit(self.calls.groups(work))
+        try:
+            while self.outstanding:
+                try:
+                    future = self.landed.get(timeout=1.0)
+                except queue.Empty:
+                    continue
+                self.outstanding -= 1
+                rollouts, unasked = future.result()
+                self._submit(unasked)
+                for rollout in rollouts:
+                    sink.write(rollout)
+                    on_rollout(rollout)
+                tally.add(rollouts)
+                bar.update(len(rollouts))
+                bar.set_postfix(**tally.postfix(), refresh=False)
+                if self.more_work is not None and rollouts:  # adaptive: next rollouts go out as the last land
+                    more = self.more_work(rollouts)
+                    bar.total += len(more)
+                    self._submit(self.calls.groups(more))
+        except BaseException:
+            # What finished is on disk; queued rollouts are dropped and requests in flight not waited for.
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        self.pool.shutdown()
+        tally.seconds += time.perf_counter() - started
+
+    def _submit(self, groups: list[tuple[int, list[Member]]]) -> None:
+        for group in groups:
+            self.pool.submit(self._one, group).add_done_callback(self.landed.put)
+        self.outstanding += len(groups)
+
+    def _one(self, group: tuple[int, list[Member]]) -> tuple[list[dict[str, Any]], list[tuple[int, list[Member]]]]:
+        """The rows of a group's answered rollouts, and the members left to go out one per group."""
+        task_index, members = group
+        answered, unasked = self.calls.complete_spread(self.messages_of(task_index), members)
+        rows = self.make_rows(task_index, answered) if answered else []
+        return rows, [(task_index, [member]) for member in unasked]

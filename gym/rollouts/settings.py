@@ -1,0 +1,123 @@
+"""The settings of one collect run, read from the composed config once.
+
+task=collect resolves `cfg` into a CollectSettings at the start and hands that to its steps; nothing
+after it reads the config again, except the endpoint starters (gym.model.endpoints), which take the
+model and judge sections as composed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig
+
+from gym.core.config import to_plain
+from gym.core.errors import GymError
+from gym.core.schema import parse_concurrency
+from gym.rollouts.adaptive import AdaptiveRule
+
+
+@dataclass(frozen=True)
+class RunPaths:
+    data: Path  # the prepared tasks file
+    rollouts: Path  # rollouts are appended here
+    run_dir: Path  # run.json's home
+    resuming: bool  # continue the rollouts file: keys already final are skipped
+
+
+@dataclass(frozen=True)
+class BenchmarkSettings:
+    name: str
+    system: str | None  # prompt templates
+    user: str
+    subsets: Any  # benchmark.subsets, as plain data
+    verifier_family: str
+    verifier_options: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Sampling:
+    sent: dict[str, Any]  # what every request carries (max_tokens included), without the seed
+    seed: int | None  # a rollout's seed is seed + rollout_index
+
+    def seed_of(self, rollout_index: int) -> int | None:
+        return None if self.seed is None else int(self.seed) + rollout_index
+
+
+@dataclass(frozen=True)
+class Limits:
+    tasks: int | None  # `limit`: the first N tasks of the file
+    repeats: int  # rollouts per task (an adaptive run's maximum)
+    concurrency: int  # requests in flight (the ceiling for concurrency=auto)
+    auto_concurrency: bool
+
+
+@dataclass(frozen=True)
+class CollectSettings:
+    benchmark: BenchmarkSettings
+    paths: RunPaths
+    sampling: Sampling
+    limits: Limits
+    adaptive: AdaptiveRule | None  # None: a fixed number of repeats
+    n_per_request: bool
+    cache: dict[str, Any]  # cache.dir / cache.max_mb
+    progress: bool
+    identity: dict[str, Any]  # what makes two runs the same experiment (gym.rollouts.resume)
+    resume_hint: str  # the command that continues this run
+    endpoints: DictConfig  # the model and judge sections, for gym.model.endpoints
+
+    @classmethod
+    def from_config(cls, cfg: DictConfig, rollouts: Path, run_dir: Path, identity: dict[str, Any],
+                    resume_hint: str) -> "CollectSettings":
+        from gym.verifiers.judge import require_judge
+
+        bench = cfg.get("benchmark")
+        if bench is None:
+            raise GymError("choose a benchmark: benchmark=<name> (python -m gym task=search lists them)")
+        require_judge(cfg)  # a judge-graded benchmark without a judge fails before anything starts
+        paths = RunPaths(_data_path(bench), rollouts, run_dir, bool(cfg.get("resume")) or rollouts.is_file())
+        repeats = int(cfg.get("num_repeats") or bench.dataset.num_repeats)
+        if repeats < 1:
+            raise GymError(f"num_repeats={repeats} must be at least 1")
+        rule = AdaptiveRule.from_config(cfg.adaptive, repeats) if cfg.get("adaptive", {}).get("enabled") else None
+        mode, concurrency = parse_concurrency(cfg.get("concurrency"), cfg.model.get("max_concurrency", 256))
+        limits = Limits(_task_limit(cfg.get("limit")), rule.max_repeats if rule else repeats, concurrency,
+                        mode == "auto")
+        return cls(benchmark=_benchmark(bench), paths=paths, sampling=_sampling(cfg), limits=limits, adaptive=rule,
+                   n_per_request=bool(cfg.model.get("n_per_request", False)), cache=to_plain(cfg.get("cache") or {}),
+                   progress=bool(cfg.get("progress", True)), identity=identity, resume_hint=resume_hint,
+                   endpoints=cfg)
+
+
+def _data_path(bench: DictConfig) -> Path:
+    path = Path(bench.dataset.path)
+    if not path.is_file():
+        raise GymError(f"{bench.name} is not prepared ({path} is missing): "
+                       f"run python -m gym task=prepare benchmark={bench.name}")
+    return path
+
+
+def _task_limit(limit: Any) -> int | None:
+    if limit is not None and int(limit) < 1:
+        raise GymError(f"limit={limit} must be a positive number of tasks (or null for all)")
+    return None if limit is None else int(limit)
+
+
+def _benchmark(bench: DictConfig) -> BenchmarkSettings:
+    return BenchmarkSettings(name=str(bench.name), system=bench.prompt.system, user=bench.prompt.user,
+                             subsets=to_plain(bench.get("subsets")), verifier_family=str(bench.verifier.family),
+                             verifier_options=to_plain(bench.verifier.options))
+
+
+def _sampling(cfg: DictConfig) -> Sampling:
+    """The sampling sent: model.sampling without empty values; max_tokens is model.sampling.max_tokens,
+    else the benchmark's default cap (benchmark.max_tokens)."""
+    sent = {k: v for k, v in to_plain(cfg.model.sampling).items() if v not in (None, {}, [])}
+    if sent.get("max_tokens") is not None:
+        sent["max_tokens"] = int(sent["max_tokens"])
+    elif cfg.benchmark.get("max_tokens"):
+        sent["max_tokens"] = int(cfg.benchmark.max_tokens)
+    seed = sent.pop("seed", None)
+    return Sampling(sent, None if seed is None else int(seed))
