@@ -21,9 +21,11 @@ def _prepared(name, tmp_path, mirror, **args):
 
 def test_wmt24pp_drops_bad_sources(tmp_path, mirror_url):
     rows = _prepared("wmt24pp", tmp_path, mirror_url)
-    assert len(rows) == 15 and not any("CANARY" in r["text"] for r in rows)
-    assert rows[0]["target_language"] == "de_DE" and "into German" in rows[0]["question"]
-    assert len({r["question"] for r in rows}) == len(rows)  # distinct per target language
+    assert len(rows) == 55 * 3 and not any("CANARY" in r["text"] for r in rows)  # all 55 pairs, as the reference
+    german = next(r for r in rows if r["target_language"] == "de_DE")
+    assert "into German." in german["question"]
+    assert "into French (Canada)." in next(r for r in rows if r["target_language"] == "fr_CA")["question"]
+    assert len({r["question"] for r in rows}) == len(rows)  # distinct per target language and variety
     assert len(_prepared("wmt24pp", tmp_path / "k", mirror_url, keep_bad_source=True, targets=["ja_JP"])) == 4
 
 

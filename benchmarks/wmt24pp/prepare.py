@@ -1,6 +1,7 @@
 """WMT24++ (google/wmt24pp): English source segments with post-edited human references in 55 target
-languages; by default five of them (de_DE, es_MX, fr_FR, it_IT, ja_JP). The reference prepares all 55 by
-default (its earlier versions took these five); `targets` takes any of the 55 codes.
+languages, all prepared by default as the reference does (its earlier versions took five: de_DE, es_MX,
+fr_FR, it_IT, ja_JP); `targets` takes any of the 55 codes. Where the dataset has two varieties of a language
+(ar, fr, pt, sw, zh) the instruction names the region, e.g. "French (Canada)", as the reference names it.
 
 Upstream is one JSONL file per pair at the dataset root, `en-<target>.jsonl`, rows `{"lp", "domain",
 "document_id", "segment_id", "is_bad_source", "source", "target", "original_target"}`. Segments flagged
@@ -27,7 +28,14 @@ if TYPE_CHECKING:
     from gym.data.prepare_context import PrepareContext
 
 URL_TEMPLATE = "https://huggingface.co/datasets/google/wmt24pp/resolve/main/en-{target}.jsonl"
-TARGETS = ("de_DE", "es_MX", "fr_FR", "it_IT", "ja_JP")
+TARGETS = ("ar_EG", "ar_SA", "bg_BG", "bn_IN", "ca_ES", "cs_CZ", "da_DK", "de_DE", "el_GR", "es_MX", "et_EE", "fa_IR",
+           "fi_FI", "fil_PH", "fr_CA", "fr_FR", "gu_IN", "he_IL", "hi_IN", "hr_HR", "hu_HU", "id_ID", "is_IS", "it_IT",
+           "ja_JP", "kn_IN", "ko_KR", "lt_LT", "lv_LV", "ml_IN", "mr_IN", "nl_NL", "no_NO", "pa_IN", "pl_PL", "pt_BR",
+           "pt_PT", "ro_RO", "ru_RU", "sk_SK", "sl_SI", "sr_RS", "sv_SE", "sw_KE", "sw_TZ", "ta_IN", "te_IN", "th_TH",
+           "tr_TR", "uk_UA", "ur_PK", "vi_VN", "zh_CN", "zh_TW", "zu_ZA")  # every en-<target> pair of the dataset
+# Where the dataset has two varieties of a language, the instruction names the region too
+REGIONS = {"ar_EG": "Egypt", "ar_SA": "Saudi Arabia", "fr_CA": "Canada", "fr_FR": "France", "pt_BR": "Brazil",
+           "pt_PT": "Portugal", "sw_KE": "Kenya", "sw_TZ": "Tanzania", "zh_CN": "China", "zh_TW": "Taiwan"}
 LANGUAGE_NAMES = {"ar": "Arabic", "bg": "Bulgarian", "bn": "Bengali", "ca": "Catalan", "cs": "Czech", "da": "Danish",
                   "de": "German", "el": "Greek", "es": "Spanish", "et": "Estonian", "fa": "Persian", "fi": "Finnish",
                   "fil": "Filipino", "fr": "French", "gu": "Gujarati", "he": "Hebrew", "hi": "Hindi", "hr": "Croatian",
@@ -41,13 +49,15 @@ INSTRUCTION = "Translate the following {source} text into {target}. Reply with t
 
 
 def language_name(code: str) -> str:
-    return LANGUAGE_NAMES.get(code.split("_")[0].lower(), code)
+    name = LANGUAGE_NAMES.get(code.split("_")[0].lower(), code)
+    return f"{name} ({REGIONS[code]})" if code in REGIONS else name
 
 
 def convert(item: dict[str, Any], index: int, target: str) -> tuple[dict[str, Any] | None, str | None]:
     source, reference = item.get("source"), item.get("target")
-    if not isinstance(source, str) or not source.strip() or not isinstance(reference, str) or not reference.strip():
-        return None, "missing 'source' or 'target'"
+    if not isinstance(source, str) or not source.strip():
+        return None, "missing 'source'"
+    reference = reference if isinstance(reference, str) else ""
     name = language_name(target)
     return {
         "question": INSTRUCTION.format(source="English", target=name, text=source),
@@ -55,10 +65,13 @@ def convert(item: dict[str, Any], index: int, target: str) -> tuple[dict[str, An
         "source_lang_name": "English", "target_lang_name": name,
         "metadata": {"domain": item.get("domain"), "document_id": item.get("document_id"),
                      "segment_id": item.get("segment_id"), "subset": f"en->{target}", "source_index": index},
-    }, None
+    }, None if reference.strip() else "missing 'target' (no reference translation)"
 
 
-def prepare(ctx: PrepareContext, targets: list[str] | tuple[str, ...] = TARGETS, keep_bad_source: bool = False) -> Path:
+def prepare(ctx: PrepareContext, targets: list[str] | tuple[str, ...] | None = None, keep_bad_source: bool = False
+            ) -> Path:
+    """`targets`: the en-<target> pairs to read (None = all 55, as the reference)."""
+    targets = TARGETS if targets is None else targets
     if isinstance(targets, str) or not targets:
         raise GymError(f"targets must be a non-empty list of target codes such as de_DE, got {targets!r}")
     rows = []
