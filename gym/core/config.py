@@ -27,6 +27,19 @@ if not OmegaConf.has_resolver("gym_job_dir"):
     OmegaConf.register_new_resolver("gym_job_dir", _job_dir)
 
 
+def family_prompt(family: Any) -> str:
+    """The user prompt of a verifier family's benchmarks (conf/benchmark/_base/<family>.yaml), else the bare
+    question: benchmark=local asks the way the family's own benchmarks do unless given a template."""
+    path = CONF_DIR / "benchmark" / "_base" / f"{family}.yaml"
+    if not str(family).isidentifier() or not path.is_file():
+        return "{question}"
+    return str(OmegaConf.select(OmegaConf.load(path), "prompt.user", default="{question}"))
+
+
+if not OmegaConf.has_resolver("gym_family_prompt"):
+    OmegaConf.register_new_resolver("gym_family_prompt", family_prompt)
+
+
 def compose(overrides: Iterable[str] = (), config_dir: str | Path = CONF_DIR) -> DictConfig:
     """Compose gym's config the way the CLI does (for tests, e2e and notebooks)."""
     from hydra import compose as hydra_compose

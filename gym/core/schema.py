@@ -29,6 +29,13 @@ class VerifierConfig:
 
 
 @dataclass
+class LocalColumns:
+    question: Optional[str] = None  # column with the question; null = question, problem, prompt, input or instruction
+    answer: Optional[str] = None  # column with the gold answer; null = expected_answer, answer, solution, target or label
+    messages: Optional[str] = None  # column with a chat conversation sent as it is; null = messages (without a question column)
+
+
+@dataclass
 class DatasetConfig:
     path: str = MISSING  # prepared JSONL
     prepare_script: str = MISSING  # benchmarks/<name>/prepare.py (relative to the install root)
@@ -36,6 +43,8 @@ class DatasetConfig:
     num_repeats: int = 1  # rollouts per task by default
     prepare_args: Dict[str, Any] = field(default_factory=dict)  # keyword args for prepare()
     token_env: Optional[str] = None  # env var holding an access token for gated data
+    columns: Optional[LocalColumns] = None  # your own file (benchmark=local): which column holds what
+    checked_dir: Optional[str] = None  # your own file: where its checked copy in prepared-row shape goes
 
 
 @dataclass

@@ -64,6 +64,11 @@ def active_config_dirs() -> list[Path]:
     return config_dirs(extra)
 
 
+# benchmark options over the user's own file (gym/data/local.py): chosen like benchmarks, but not in the
+# catalog (nothing to search, download or prepare from upstream)
+OWN_DATA_OPTIONS = ("local",)
+
+
 def benchmark_files(dirs: Iterable[Path] | None = None) -> dict[str, Path]:
     """Option name -> file, for every option of the `benchmark` group (sub-folders are bases)."""
     found: dict[str, Path] = {}
@@ -72,7 +77,8 @@ def benchmark_files(dirs: Iterable[Path] | None = None) -> dict[str, Path]:
         if not group.is_dir():
             continue
         for path in sorted(group.glob("*.yaml")):
-            found.setdefault(path.stem, path)
+            if path.stem not in OWN_DATA_OPTIONS:
+                found.setdefault(path.stem, path)
     return found
 
 

@@ -16,6 +16,7 @@ from omegaconf import DictConfig
 from gym.core.config import to_plain
 from gym.core.errors import GymError
 from gym.core.schema import parse_concurrency
+from gym.data import local
 from gym.rollouts.adaptive import AdaptiveRule
 
 
@@ -76,6 +77,7 @@ class CollectSettings:
         bench = cfg.get("benchmark")
         if bench is None:
             raise GymError("choose a benchmark: benchmark=<name> (python -m gym task=search lists them)")
+        local.check_required(bench)
         require_judge(cfg)  # a judge-graded benchmark without a judge fails before anything starts
         paths = RunPaths(_data_path(bench), rollouts, run_dir, bool(cfg.get("resume")) or rollouts.is_file())
         repeats = int(cfg.get("num_repeats") or bench.dataset.num_repeats)
@@ -92,6 +94,8 @@ class CollectSettings:
 
 
 def _data_path(bench: DictConfig) -> Path:
+    if local.is_local(bench):
+        return local.task_file(bench)
     path = Path(bench.dataset.path)
     if not path.is_file():
         raise GymError(f"{bench.name} is not prepared ({path} is missing): "
@@ -106,7 +110,7 @@ def _task_limit(limit: Any) -> int | None:
 
 
 def _benchmark(bench: DictConfig) -> BenchmarkSettings:
-    return BenchmarkSettings(name=str(bench.name), system=bench.prompt.system, user=bench.prompt.user,
+    return BenchmarkSettings(name=str(bench.name), system=bench.prompt.system, user=local.user_prompt(bench),
                              subsets=to_plain(bench.get("subsets")), verifier_family=str(bench.verifier.family),
                              verifier_options=to_plain(bench.verifier.options))
 

@@ -106,7 +106,9 @@ class TaskRows:
     def prepared(self, bench: DictConfig) -> tuple[list[dict], str]:
         """(rows, sha256) of the benchmark's prepared file."""
         if bench.name not in self._prepared:
-            path = Path(bench.dataset.path)
+            from gym.data.local import task_file
+
+            path = task_file(bench)
             if not path.is_file():
                 raise GymError(f"{bench.name} is not prepared ({path} is missing); the gold answers come from it: "
                                f"run python -m gym task=prepare benchmark={bench.name}")

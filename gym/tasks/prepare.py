@@ -177,6 +177,10 @@ def _rmdir_if_empty(folder: Path) -> None:
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
+    from gym.data import local
+
+    if cfg.get("benchmarks") is None and local.is_local(cfg.get("benchmark")):
+        return _check_own_file(cfg)
     names = selected_names(cfg)
     jobs = build_jobs(cfg, names)
     validate(jobs)
@@ -215,6 +219,17 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         raise GymError(f"{len(failed)} of {len(results)} benchmarks failed to prepare (table above{where})"
                        f"{_common_hint(failed)}")
     return {"prepared": [r["benchmark"] for r in results]}
+
+
+def _check_own_file(cfg: DictConfig) -> dict[str, Any]:
+    """benchmark=local: nothing to download; the user's file is checked and copied in prepared-row shape."""
+    from gym.data import local
+
+    local.check_required(cfg.benchmark)
+    layout = local.check(cfg.benchmark, force=bool(OmegaConf.select(cfg, "prepare.force")))
+    log.info("%s: %d rows checked (%s layout, columns %s) -> %s", layout["source"], layout["rows"], layout["layout"],
+             layout["columns"], layout["path"])
+    return {"prepared": [cfg.benchmark.name], "path": str(layout["path"]), "rows": layout["rows"]}
 
 
 REPORT = "prepare.json"  # in the run dir: one row per benchmark (status, rows, sha256, path, error)
