@@ -48,7 +48,7 @@ def test_a_server_that_ignores_n_is_asked_for_the_rest_singly():
     with MockServer(rows=rows, accuracy=1.0) as server:
         client = ModelClient(server.base_url, model="gym-mock")
         original = client._payload
-        client._payload = lambda messages, seed, n=1: original(messages, seed, 1)  # drops n, like some proxies
+        client._payload = lambda messages, seed, n=1, *offered: original(messages, seed, 1, *offered)  # drops n, like some proxies
         calls = ModelCalls(client, n_per_request=True)
         members = [(i, None, f"key{i}") for i in range(3)]
         results = calls.complete([{"role": "user", "content": rows[0]["question"]}], members)

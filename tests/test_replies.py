@@ -47,7 +47,7 @@ def test_recorded_reply_parses(name):
     with ReplayServer(record) as server:
         sampling = {"max_tokens": expect["max_tokens"]} if expect.get("max_tokens") else {}
         client = ModelClient(server.root + "/v1", model="m", api=expect["api"], max_retries=0, sampling=sampling)
-        completion = client.complete([{"role": "user", "content": "question"}])
+        completion = client.complete([{"role": "user", "content": "question"}], tools=_offered(record))
     assert completion.status == expect["status"], completion.error
     if expect["status"] != "ok":
         assert expect["error_contains"] in completion.error and completion.error.startswith("unexpected reply shape")
@@ -65,6 +65,21 @@ def test_recorded_reply_parses(name):
         assert client.system_fingerprint == expect["system_fingerprint"]
     if "server" in expect:
         assert client.server_header == expect["server"]
+    if "tool_calls" in expect:  # tools were offered: the calls as gym reads them, and their trouble
+        assert [call.to_row() for call in completion.tool_calls] == expect["tool_calls"]
+        assert completion.tool_problems == expect["tool_problems"]
+
+
+def _offered(record: dict) -> list[dict] | None:
+    """The tools of a recorded request that offered them (those of the expected calls when not recorded)."""
+    expect = record["expect"]
+    if "tool_calls" not in expect:
+        return None
+    body = record["request"].get("body") or {}
+    if body.get("tools"):
+        return body["tools"]
+    return [{"name": call["name"], "parameters": {"type": "object"}} for call in expect["tool_calls"]] or \
+        [{"name": "get_weather", "parameters": {"type": "object"}}]
 
 
 def connect(root: str, *overrides: str):

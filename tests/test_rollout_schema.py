@@ -58,7 +58,7 @@ def test_make_rollout_statuses():
     from gym.verifiers.judge import JudgeUnavailable
 
     ok = build(Verdict(1.0, "B", {"scores": {"prompt_loose": 0.5, "bad": 3}}))
-    assert (ok["status"], ok["reward"], ok["scores"], ok["schema_version"]) == ("ok", 1.0, {"prompt_loose": 0.5}, 2)
+    assert (ok["status"], ok["reward"], ok["scores"], ok["schema_version"]) == ("ok", 1.0, {"prompt_loose": 0.5}, 3)
     assert ok["data_sha256"] == "ff" and set(ok) <= set(rollout.FIELDS)
 
     failed = build(VerifierError("output limit", {"bytes": 99}))
@@ -116,7 +116,7 @@ def test_versions_one_and_two_read_alike_fast_and_slow(tmp_path):
 
 @pytest.mark.parametrize("bad, message", [
     (row(0, 0, "verifier_error", None), r":1: unknown status 'verifier_error' \(expected one of ok, model_error, infra_error\)"),
-    (row(0, 0, schema_version=3), r":1: rollout schema_version 3 is newer than this gym reads \(1, 2\); upgrade gym"),
+    (row(0, 0, schema_version=4), r":1: rollout schema_version 4 is newer than this gym reads \(1, 2, 3\); upgrade gym"),
     (row(0, 0, schema_version="2"), r":1: schema_version must be a positive integer"),
     (row(0, 0, "verifier_error", 0.0, schema_version=2, key=""), r":1: rollout row has no 'key'"),
 ])
@@ -134,3 +134,18 @@ def test_upgrade_brings_a_version_one_row_to_the_current_version(tmp_path):
     assert new["data_sha256"] is None and "reverified" not in new and new["reward"] == 1.0
     with pytest.raises(GymError, match="f:1: status 'ok' but the reward is missing"):
         rollout.upgrade(row(0, 0, reward=None), "f:1")
+
+
+def test_version_3_rows_keep_the_tool_calls():
+    from gym.toolcalls import ToolCall
+    from gym.verifiers.base import Verdict
+
+    calls = [ToolCall("f", {"a": 1}, id="c1"), ToolCall("g", None, "{oops")]
+    done = build(Verdict(0.0, None, {}), Completion("ok", text="", tool_calls=calls,
+                                                   tool_problems={"invalid_tool_arguments": 1}))
+    assert done["schema_version"] == 3 and set(done) <= set(rollout.FIELDS)
+    assert done["tool_calls"] == [{"name": "f", "arguments": {"a": 1}, "id": "c1"},
+                                  {"name": "g", "arguments": None, "raw_arguments": "{oops"}]
+    assert done["tool_call_problems"] == {"invalid_tool_arguments": 1}
+    assert "tool_calls" not in build(Verdict(1.0, "B", {}))  # no tools offered: no field
+    assert rollout.upgrade(done, "x:1")["tool_calls"] == done["tool_calls"]

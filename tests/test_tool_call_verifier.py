@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from gym.toolcalls import ToolCall, render_calls
-from gym.toolcalls.gold import gold_calls
+from gym.toolcalls.gold import gold_calls, language_of
 from gym.verifiers import bfcl_ast
-from gym.verifiers.tool_call import ToolCallVerifier, language_of
+from gym.verifiers.tool_call import ToolCallVerifier
 from gym.verifiers.tool_call_types import Unconvertible, java_value, js_value
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

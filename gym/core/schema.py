@@ -90,6 +90,7 @@ class MockServerConfig:
     rate_limit: Optional[int] = None  # 429 + Retry-After above this many requests in flight
     max_n: int = 128  # largest n (samples per request) accepted; 1 = a server that refuses n > 1
     ignore_n: bool = False  # accept n but answer one choice (as some servers and proxies do)
+    tool_parser: bool = True  # false = native tool calls come back as <tool_call> text (no tool parser)
 
 
 @dataclass
@@ -98,6 +99,7 @@ class ServeConfig:
     threads: Optional[int] = None  # llama.cpp inference threads; null = 1 on <= 2 cores, else half the cores
     ctx_size: int = 4096  # llama.cpp context tokens per slot (slots = concurrency)
     startup_timeout: float = 120.0  # seconds to wait for /v1/models to answer
+    jinja: bool = False  # local: llama.cpp's --jinja (the model's chat template; needed for native tool calls)
     executable: str = "vllm"  # vllm_local: the vLLM command
     args: List[str] = field(default_factory=list)  # vllm_local: extra `vllm serve` arguments
 

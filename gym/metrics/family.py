@@ -21,6 +21,8 @@ these families get the same numbers. Each entry of metrics.json gains a `family_
   8k, ..., 1M), each with its 95% CI, task count and the number of `model_error` rollouts (context
   refusals); buckets come from the rollout's own prompt, so refusals are placed too.
 * sql: counts of failure kinds (no_sql, error, timeout, row_cap, mismatch) and matches.
+* tool_call: per-category accuracy, BFCL's summary figures and the tool-call trouble counts
+  (gym.metrics.tool_calls).
 """
 
 from __future__ import annotations
@@ -200,8 +202,15 @@ def sql(rows: list[dict]) -> dict[str, Any]:
     return {"outcomes": dict(sorted(failures.items()))}
 
 
+def tool_call(rows: list[dict]) -> dict[str, Any]:
+    from gym.metrics.tool_calls import tool_call as metrics
+
+    return metrics(rows, _per_task, bootstrap_ci)
+
+
 FAMILIES: dict[str, Callable[[list[dict]], dict[str, Any]]] = {
-    "pairwise": pairwise, "label": label, "translation": translation, "long_context": long_context, "sql": sql}
+    "pairwise": pairwise, "label": label, "translation": translation, "long_context": long_context, "sql": sql,
+    "tool_call": tool_call}
 
 
 def add_family_metrics(metrics: dict[str, Any], rollouts: "RolloutSet") -> None:
@@ -250,6 +259,10 @@ def family_lines(metrics: dict[str, Any]) -> str:
         elif family == "long_context":
             text = "by prompt size: " + ", ".join(f"{name} {_ci(b)} (n={b['tasks']}, model_error {b['model_error']})"
                                                   for name, b in fm["by_prompt_size"].items())
+        elif family == "tool_call":
+            from gym.metrics.tool_calls import summary_line
+
+            text = summary_line(fm)
         else:
             text = "outcomes: " + ", ".join(f"{k} {v}" for k, v in fm["outcomes"].items())
         lines.append(f"{label_}: {text}\n")

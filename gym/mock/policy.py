@@ -16,6 +16,7 @@ from typing import Any, Sequence
 from gym.mock.formats import pairwise_verdict, shape_answer
 from gym.mock.tasks import Task, TaskIndex, unit_draw
 from gym.mock.judge import judge_verdict
+from gym.mock.tool_answers import as_text, tool_answer, underscored_names
 
 UNKNOWN_ANSWER = "I don't know."
 REASONING_MODES = ("none", "think_tags", "reasoning_content")
@@ -59,6 +60,7 @@ class Reply:
     finish_reason: str  # "stop" | "length"
     outcome: str  # "correct" | "wrong" | "unknown" | "judge" (a verdict to a judge prompt)
     completion_tokens: int
+    tool_calls: list | None = None  # native tool calls (gym.toolcalls.ToolCall), sent as tool_calls / function_call
 
 
 def wrong_answer(task: Task, draw: float, index: TaskIndex) -> str:
@@ -121,7 +123,9 @@ class AnswerPolicy:
             self._seen[key] = before + n
         return before
 
-    def answer(self, prompt: str, request_seed: object | None, n: int, max_tokens: int | None) -> list[Reply]:
+    def answer(self, prompt: str, request_seed: object | None, n: int, max_tokens: int | None,
+               native_tools: bool = False) -> list[Reply]:
+        """`native_tools`: the request carried `tools`, so a tool-calling task is answered with tool_calls."""
         verdict = pairwise_verdict(prompt, self.index) or judge_verdict(prompt)  # it plays the LLM judge too
         if verdict is not None:
             return [_limit(verdict, None, "judge", max_tokens) for _ in range(n)]
@@ -131,16 +135,20 @@ class AnswerPolicy:
         for choice in range(n):
             # The request seed pins the draw; without one, the k-th sight of a prompt gets the k-th draw.
             salt = f"s{request_seed}/{choice}" if request_seed is not None else f"n{first + choice}"
-            replies.append(self._one(prompt, number, salt, max_tokens))
+            replies.append(self._one(prompt, number, salt, max_tokens, native_tools))
         return replies
 
-    def _one(self, prompt: str, number: int | None, salt: str, max_tokens: int | None) -> Reply:
+    def _one(self, prompt: str, number: int | None, salt: str, max_tokens: int | None,
+             native_tools: bool = False) -> Reply:
         if number is None:
             outcome, final = "unknown", None
         else:
             task = self.index.tasks[number]
             correct = unit_draw(self.seed, "correct", prompt, salt) < self.rate_of(number)
             outcome = "correct" if correct else "wrong"
+            if task.tool_row is not None:
+                answer = tool_answer(task.tool_row, correct, underscored_names(task.tool_row, prompt, native_tools))
+                return _tool_reply(answer, prompt, native_tools, outcome)
             final = task.expected_answer if correct else wrong_answer(task, unit_draw(self.seed, "wrong", prompt, salt), self.index)
         pick = unit_draw(self.seed, "style", prompt, salt)
         if final is None:
@@ -161,6 +169,28 @@ class AnswerPolicy:
         elif self.reasoning == "reasoning_content":
             reasoning = thought
         return _limit(content, reasoning, outcome, max_tokens)
+
+
+def _tool_reply(answer: Any, prompt: str, native: bool, outcome: str) -> Reply:
+    """A tool-calling task's reply: native calls, calls written as text, or a sentence."""
+    if isinstance(answer, str):
+        return Reply(answer, None, "stop", outcome, count_tokens(answer))
+    if native:
+        return Reply(None, None, "tool_calls", outcome, sum(count_tokens(c.arguments_json()) + 1 for c in answer),
+                     tool_calls=answer)
+    text = as_text(answer, prompt)
+    return Reply(text, None, "stop", outcome, count_tokens(text))
+
+
+def unparsed(reply: Reply) -> Reply:
+    """The reply of a server without a tool parser: the calls stay in the text, in Hermes blocks."""
+    if not reply.tool_calls:
+        return reply
+    from dataclasses import replace
+
+    from gym.toolcalls import render_calls
+
+    return replace(reply, content=render_calls(reply.tool_calls, "hermes"), tool_calls=None, finish_reason="stop")
 
 
 def check_task_accuracy(spec: Any) -> dict | None:
@@ -273,6 +303,9 @@ def shape_response(kind: str, replies: list[Reply], prompt_tokens: int, model: s
             output.append({"type": "message", "id": f"msg_{number:08x}", "status": "incomplete" if cut else "completed",
                            "role": "assistant",
                            "content": [{"type": "output_text", "text": reply.content, "annotations": []}]})
+        for index, call in enumerate(reply.tool_calls or []):
+            output.append({**call.to_responses(index), "id": f"fc_{number:08x}_{index}", "status": "completed",
+                           "call_id": f"call_{number:08x}_{index}"})
         return {"id": f"resp_{number:08x}", "object": "response", "created_at": created, "model": model,
                 "status": "incomplete" if cut else "completed",
                 "incomplete_details": {"reason": "max_output_tokens"} if cut else None, "output": output,
@@ -290,6 +323,9 @@ def shape_response(kind: str, replies: list[Reply], prompt_tokens: int, model: s
         message: dict[str, Any] = {"role": "assistant", "content": reply.content}
         if reply.reasoning is not None:
             message["reasoning_content"] = reply.reasoning
+        if reply.tool_calls:
+            message["tool_calls"] = [{**call.to_chat(index), "id": f"call_{number:08x}_{index}"}
+                                     for index, call in enumerate(reply.tool_calls)]
         choices.append({"index": i, "message": message, "logprobs": None, "finish_reason": reply.finish_reason})
     return {"id": f"chatcmpl-{number:08x}", "object": "chat.completion", "created": created, "model": model,
             "choices": choices, "usage": usage}

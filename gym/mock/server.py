@@ -24,7 +24,7 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import Any
 
-from gym.mock.policy import AnswerPolicy, ApiError, count_tokens, prompt_text, shape_response
+from gym.mock.policy import AnswerPolicy, ApiError, count_tokens, prompt_text, shape_response, unparsed
 from gym.mock.tasks import load_rows, unit_draw
 
 FAULTS = ("error_500", "error_503", "error_429", "hang", "reset", "malformed_json", "empty_choices")
@@ -71,7 +71,7 @@ class MockServer:
                  host: str = "127.0.0.1", port: int = 0, reasoning: str = "none", *,
                  max_context_tokens: int = 1_000_000, retry_after: float = 1, hang_seconds: float = 3600.0,
                  task_accuracy: dict | str | None = None, rate_limit: int | None = None, max_n: int = 128,
-                 ignore_n: bool = False):
+                 ignore_n: bool = False, tool_parser: bool = True):
         all_rows = load_rows(data_paths or []) + list(rows or [])
         self.policy = AnswerPolicy(all_rows, accuracy=accuracy, seed=seed, reasoning=reasoning,
                                    task_accuracy=task_accuracy)
@@ -80,6 +80,7 @@ class MockServer:
         self.rate_limit = rate_limit  # more completion requests in flight than this get 429 + Retry-After
         self.max_n = max_n  # largest `n` (samples per request) accepted; 1 = a server without n
         self.ignore_n = ignore_n  # accept `n` but answer one choice, as some servers and proxies do
+        self.tool_parser = tool_parser  # False: native calls are left as <tool_call> text (no tool parser)
         self._in_flight = 0
         self.seed = seed
         self.latency = _check_latency(latency)
@@ -215,7 +216,10 @@ class MockServer:
             raise ApiError(400, f"n must be an integer within [1, {self.max_n}], got {n!r}", "invalid_request_error", None)
         if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 1):
             raise ApiError(400, f"max tokens must be a positive integer, got {max_tokens!r}", "invalid_request_error", None)
-        replies = self.policy.answer(prompt, request.get("seed"), 1 if self.ignore_n else n, max_tokens)
+        replies = self.policy.answer(prompt, request.get("seed"), 1 if self.ignore_n else n, max_tokens,
+                                     native_tools=bool(request.get("tools")))
+        if not self.tool_parser:
+            replies = [unparsed(reply) for reply in replies]
         with self._lock:
             for reply in replies:
                 self._stats["answers"][reply.outcome] += 1

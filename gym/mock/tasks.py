@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from gym.core.errors import GymError
+from gym.mock.tool_answers import is_tool_row
 
 ANCHOR_WORDS = 8  # words per index key; long enough to be rare, short enough for short questions
 _CANDIDATES_PER_ROW = 8  # windows considered when picking a row's rarest anchor
@@ -32,6 +33,7 @@ class Task:
     options: tuple[str, ...]  # option letters, for multiple choice
     code_row: dict | None = field(default=None, compare=False, hash=False)  # code tasks are answered with a program
     answer_template: str | None = None  # a row's own answer format, e.g. "(({answer}))", added as a last line
+    tool_row: dict | None = field(default=None, compare=False, hash=False)  # tool-calling tasks: answered with calls
 
 
 def load_rows(paths: Iterable[str | Path]) -> list[dict]:
@@ -62,7 +64,7 @@ class TaskIndex:
             code_row = row if "canonical_solution" in row or "unit_tests" in row else None
             template = row.get("answer_template") if isinstance(row.get("answer_template"), str) else None
             task = Task(str(row["question"]), str(row["expected_answer"]).strip(), tuple(map(str, options)), code_row,
-                        template)
+                        template, row if is_tool_row(row) else None)
             self.tasks.append(task)
             self._exact.setdefault(task.question.strip(), number)
             windows = _candidate_windows(task.question.split())

@@ -44,16 +44,18 @@ class ModelCalls:
             return list(grouped.items())
         return [(task, [member]) for task, members in grouped.items() for member in members]
 
-    def complete(self, messages: list[dict], members: list[Member]) -> list[tuple[Member, Completion, bool]]:
-        """(member, completion, from_cache) for every member, in order."""
-        answered, unasked = self.complete_spread(messages, members)
+    def complete(self, messages: list[dict], members: list[Member], offered: dict | None = None
+                 ) -> list[tuple[Member, Completion, bool]]:
+        """(member, completion, from_cache) for every member, in order; `offered` ({tools, tool_choice})
+        goes with every request of a tool-calling task."""
+        answered, unasked = self.complete_spread(messages, members, offered)
         for member in unasked:
-            answered.append((member, self._ask_one(messages, member[1]), False))
+            answered.append((member, self._ask_one(messages, member[1], offered), False))
             self._store(answered[-1:])
         order = {member[0]: i for i, member in enumerate(members)}
         return sorted(answered, key=lambda result: order[result[0][0]])
 
-    def complete_spread(self, messages: list[dict], members: list[Member]
+    def complete_spread(self, messages: list[dict], members: list[Member], offered: dict | None = None
                         ) -> tuple[list[tuple[Member, Completion, bool]], list[Member]]:
         """What the cache and one request with n answer, and the members left unasked when the group
         cannot go out as one request (n given up, or seeded rollouts): a pool of workers sends those
@@ -68,11 +70,11 @@ class ModelCalls:
                 missing.append(member)
         batchable = [m for m in missing if m[1] is None]
         if self.n_per_request and len(batchable) > 1:
-            for member, completion in zip(batchable, self._ask_n(messages, batchable)):
+            for member, completion in zip(batchable, self._ask_n(messages, batchable, offered)):
                 if completion is not None:
                     out[member[0]] = (member, completion, False)
         if len(members) == 1 and missing and members[0][0] not in out:
-            out[members[0][0]] = (members[0], self._ask_one(messages, members[0][1]), False)
+            out[members[0][0]] = (members[0], self._ask_one(messages, members[0][1], offered), False)
         answered = [out[member[0]] for member in members if member[0] in out]
         self._store(answered)
         return answered, [member for member in missing if member[0] not in out]
@@ -83,19 +85,19 @@ class ModelCalls:
                 if not cached:
                     self.cache.put(member[2], completion)
 
-    def _ask_one(self, messages: list[dict], seed: int | None) -> Completion:
+    def _ask_one(self, messages: list[dict], seed: int | None, offered: dict | None = None) -> Completion:
         self._count(1)
-        return self.client.complete(messages, seed=seed)
+        return self.client.complete(messages, seed=seed, **(offered or {}))
 
-    def _ask_n(self, messages: list[dict], members: list[Member]) -> list[Completion | None]:
+    def _ask_n(self, messages: list[dict], members: list[Member], offered: dict | None = None) -> list[Completion | None]:
         """One request for all members; None for the ones it did not answer (asked singly after)."""
         n = len(members)
         self._count(1, n=True)
-        result = self.client.complete(messages, n=n)
+        result = self.client.complete(messages, n=n, **(offered or {}))
         if result.status == "infra_error":
             return [replace(result) for _ in members]
         if result.status == "model_error":
-            single = self._ask_one(messages, None)
+            single = self._ask_one(messages, None, offered)
             if single.status == "ok":
                 self._give_up_n(f"the server refused n={n} ({(result.error or '')[:120]})")
             return [single] + [None] * (n - 1)

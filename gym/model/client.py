@@ -29,6 +29,8 @@ from requests.adapters import HTTPAdapter
 
 from gym.core.errors import GymError
 from gym.model.replies import EmptyReply, ReplyShapeError, parse_chat, parse_completions, parse_responses, split_reasoning
+from gym.toolcalls import (ToolCall, ToolCallCounters, chat_tools, messages_to_prompt, problems,
+                           responses_tool_choice, responses_tools, tool_names, try_parse_calls)
 
 __all__ = ["Completion", "ModelClient", "api_key_from_env", "split_reasoning"]
 
@@ -53,6 +55,8 @@ class Completion:
     choices: list["Completion"] | None = None  # every choice of an n > 1 reply (gym.model.calls splits them)
     out_of_time: bool = False  # infra_error because the rollout's time budget ran out
     from_cache: bool = False  # read back from the response cache: no request was made
+    tool_calls: list[ToolCall] | None = None  # the reply's calls when tools were offered (None: none offered)
+    tool_problems: dict[str, int] | None = None  # gym.toolcalls.problems of this reply, when there were any
 
 
 class _Transient(Exception):
@@ -99,6 +103,10 @@ class ModelClient:
         self._retries = 0
         self._retries_logged = 0
         self._last_retry_log = 0.0
+        # Tool calls on completions (no native tools): the format gym writes the docs and earlier calls in
+        # and reads the reply's calls from (gym.toolcalls.FORMATS).
+        self.tool_format = "hermes"
+        self.tool_counters = ToolCallCounters()  # per-run unparsed / invalid-argument / unknown-tool counts
 
     @property
     def session(self) -> requests.Session:
@@ -146,7 +154,8 @@ class ModelClient:
         return models, reply
 
     # -- requests -----------------------------------------------------------------------------------
-    def _payload(self, messages: list[dict[str, str]], seed: int | None, n: int = 1) -> tuple[str, dict[str, Any]]:
+    def _payload(self, messages: list[dict[str, Any]], seed: int | None, n: int = 1, tools: list[dict] | None = None,
+                 tool_choice: Any = None) -> tuple[str, dict[str, Any]]:
         sampling = {k: v for k, v in self.sampling.items() if v is not None and k not in ("extra_body", "seed")}
         extra = dict(self.sampling.get("extra_body") or {})
         if seed is not None:
@@ -154,16 +163,25 @@ class ModelClient:
         if n > 1:
             sampling["n"] = n
         if self.api == "chat":
-            return "/chat/completions", {"model": self.model, "messages": messages, **sampling, **extra}
+            offered = {"tools": chat_tools(tools)} if tools else {}
+            if tools and tool_choice is not None:
+                offered["tool_choice"] = tool_choice
+            return "/chat/completions", {"model": self.model, "messages": messages, **offered, **sampling, **extra}
         if self.api == "completions":
-            prompt = "\n\n".join(m["content"] for m in messages)
+            if tools or any(m.get("role") == "tool" or m.get("tool_calls") for m in messages):
+                prompt = messages_to_prompt(messages, tools, self.tool_format)
+            else:
+                prompt = "\n\n".join(m["content"] for m in messages)
             return "/completions", {"model": self.model, "prompt": prompt, **sampling, **extra}
         if "max_tokens" in sampling:
             sampling["max_output_tokens"] = sampling.pop("max_tokens")
         sampling.pop("stop", None)  # the Responses API has no stop sequences
-        return "/responses", {"model": self.model, "input": messages, **sampling, **extra}
+        offered = {"tools": responses_tools(tools)} if tools else {}
+        if tools and tool_choice is not None:
+            offered["tool_choice"] = responses_tool_choice(tool_choice)
+        return "/responses", {"model": self.model, "input": responses_input(messages), **offered, **sampling, **extra}
 
-    def _parse(self, body: dict[str, Any]) -> Completion:
+    def _parse(self, body: dict[str, Any], tools: list[dict] | None = None) -> Completion:
         if self.api == "chat":
             parsed = parse_chat(body)
         elif self.api == "completions":
@@ -172,12 +190,30 @@ class ModelClient:
             parsed = parse_responses(body, self.sampling.get("max_tokens"))
         if parsed.system_fingerprint and self.system_fingerprint is None:
             self.system_fingerprint = parsed.system_fingerprint
-        result = Completion("ok", parsed.text, parsed.reasoning, parsed.finish_reason, parsed.usage)
+        result = self._with_calls(Completion("ok", parsed.text, parsed.reasoning, parsed.finish_reason, parsed.usage),
+                                  parsed.tool_calls, tools)
         choices = body.get("choices")
         if self.api != "responses" and isinstance(choices, list) and len(choices) > 1:  # an n > 1 reply
             parse = parse_chat if self.api == "chat" else parse_completions
-            result.choices = split_choices([Completion("ok", p.text, p.reasoning, p.finish_reason) for p in
+            result.choices = split_choices([self._with_calls(Completion("ok", p.text, p.reasoning, p.finish_reason),
+                                                             p.tool_calls, tools) for p in
                                             (parse({**body, "choices": [choice]}) for choice in choices)], parsed.usage)
+        return result
+
+    def _with_calls(self, result: Completion, calls: list[ToolCall], tools: list[dict] | None) -> Completion:
+        """Attach the reply's tool calls (read from the text on completions) and count their trouble."""
+        if not tools:
+            return result
+        native = self.api != "completions"
+        if not native:
+            calls = try_parse_calls(result.text or "", self.tool_format) or []
+        result.tool_calls = list(calls)
+        found = problems(result.tool_calls, result.text, tool_names(tools), native=native)
+        if found:
+            result.tool_problems = found
+            self.tool_counters.add(found)
+        if result.tool_calls and result.finish_reason in (None, "stop") and not native:
+            result.finish_reason = "tool_calls"
         return result
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
@@ -187,9 +223,14 @@ class ModelClient:
             jitter = self._rng.uniform(0.5, 1.0)
         return min(self.backoff_cap, self.backoff_base * 2 ** attempt) * jitter
 
-    def complete(self, messages: list[dict[str, str]], seed: int | None = None, n: int = 1) -> Completion:
-        """One request; with n > 1 (chat/completions `n`) the reply's choices are in `.choices`."""
-        path, payload = self._payload(messages, seed, n)
+    def complete(self, messages: list[dict[str, Any]], seed: int | None = None, n: int = 1,
+                 tools: list[dict] | None = None, tool_choice: Any = None) -> Completion:
+        """One request; with n > 1 (chat/completions `n`) the reply's choices are in `.choices`.
+
+        `messages` may be whole chat messages (an assistant's `tool_calls`, `tool` results with their
+        `tool_call_id`); `tools` are function schemas in any shape (gym.toolcalls.specs), sent as the API
+        wants them, and the reply's calls come back in `.tool_calls`."""
+        path, payload = self._payload(messages, seed, n, tools, tool_choice)
         url = self.base_url + path
         started = time.perf_counter()
         attempt, error = 0, "none"
@@ -211,7 +252,7 @@ class ModelClient:
                 read_timeout = min(read_timeout, left)
             attempt += 1
             try:
-                result = self._attempt(url, payload, read_timeout)
+                result = self._attempt(url, payload, read_timeout, tools)
                 result.attempts = attempt
                 result.latency_s = round(time.perf_counter() - started, 4)
                 return result
@@ -239,7 +280,8 @@ class ModelClient:
     def retries(self) -> int:
         return self._retries
 
-    def _attempt(self, url: str, payload: dict[str, Any], read_timeout: float | None = None) -> Completion:
+    def _attempt(self, url: str, payload: dict[str, Any], read_timeout: float | None = None,
+                 tools: list[dict] | None = None) -> Completion:
         read_timeout = self.timeout if read_timeout is None else read_timeout
         try:
             reply = self._post(url, payload, read_timeout)
@@ -272,7 +314,7 @@ class ModelClient:
         if not isinstance(body, dict):
             return Completion("infra_error", error=f"unexpected reply shape: a JSON {type(body).__name__}, not an object")
         try:
-            return self._parse(body)
+            return self._parse(body, tools)
         except EmptyReply as exc:
             raise _Transient(str(exc)) from None
         except ReplyShapeError as exc:
@@ -295,6 +337,26 @@ class ModelClient:
             for session in self._sessions:
                 session.close()
             self._sessions.clear()
+
+
+def responses_input(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Chat messages as Responses input items: an assistant's calls become `function_call` items after its
+    text, a `tool` message a `function_call_output`; plain messages are passed as they are."""
+    if not any(m.get("role") == "tool" or m.get("tool_calls") for m in messages):
+        return messages
+    items: list[dict[str, Any]] = []
+    for message in messages:
+        if message.get("role") == "tool":
+            items.append({"type": "function_call_output", "call_id": message.get("tool_call_id"),
+                          "output": message.get("content") or ""})
+            continue
+        if message.get("content"):
+            items.append({"role": message["role"], "content": message["content"]})
+        for index, call in enumerate(message.get("tool_calls") or []):
+            function = call.get("function") or {}
+            items.append(ToolCall.from_wire(function.get("name"), function.get("arguments"), call.get("id"))
+                         .to_responses(index))
+    return items
 
 
 def api_key_from_env(env_name: str | None, setting: str) -> str | None:

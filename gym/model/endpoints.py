@@ -59,7 +59,8 @@ def start_policy(cfg: Any, stack: ExitStack, data_path: Path, concurrency: int) 
                             max_context_tokens=mock["max_context_tokens"], retry_after=mock["retry_after"],
                             hang_seconds=mock["hang_seconds"], task_accuracy=mock.get("task_accuracy"),
                             rate_limit=mock.get("rate_limit"), max_n=mock.get("max_n", 128),
-                            ignore_n=mock.get("ignore_n", False))
+                            ignore_n=mock.get("ignore_n", False),
+                            tool_parser=mock.get("tool_parser", True))
         base_url = server.start()
         stack.callback(server.stop)
         log.info("reference server (model=mock) listening at %s", base_url)

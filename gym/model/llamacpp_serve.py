@@ -1,6 +1,10 @@
 """Child process for `model=local`: llama.cpp's HTTP server from the xllamacpp wheel.
 
-python -m gym.model.llamacpp_serve --model FILE.gguf --port N [--alias NAME --threads T --parallel P --ctx-size C]
+python -m gym.model.llamacpp_serve --model FILE.gguf --port N [--alias NAME --threads T --parallel P --ctx-size C --jinja
+                                                                --chat-template-file FILE.jinja]
+
+--jinja renders prompts with the model's own Jinja chat template, which is what turns `tools` into the
+prompt and the reply back into `tool_calls` (llama.cpp's --jinja).
 
 It serves until SIGTERM/SIGINT or until its stdin closes (gym keeps a pipe to it open, so a gym that
 dies without cleaning up still takes its server down).
@@ -24,6 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--parallel", type=int, default=1)
     parser.add_argument("--ctx-size", type=int, default=4096)
+    parser.add_argument("--jinja", action="store_true")
+    parser.add_argument("--chat-template-file", default=None, help="a Jinja chat template to use instead of the model's")
     args = parser.parse_args(argv)
 
     import xllamacpp
@@ -38,6 +44,10 @@ def main(argv: list[str] | None = None) -> int:
     params.cpuparams.n_threads = args.threads
     params.cpuparams_batch.n_threads = args.threads
     params.warmup = False
+    params.use_jinja = args.jinja
+    if args.chat_template_file:
+        with open(args.chat_template_file, encoding="utf-8") as handle:
+            params.chat_template = handle.read()
     if args.alias:
         params.model_alias = {args.alias}
     stop = threading.Event()

@@ -155,6 +155,8 @@ def llama_cpp(model: Any, parallel: int) -> ServerProcess:
     command = [sys.executable, "-m", "gym.model.llamacpp_serve", "--model", str(path), "--port", str(port),
                "--alias", name, "--threads", str(threads), "--parallel", str(max(1, int(parallel))),
                "--ctx-size", str(int(serve.get("ctx_size") or 4096) * max(1, int(parallel)))]
+    if serve.get("jinja"):
+        command.append("--jinja")
     return ServerProcess(command, f"http://127.0.0.1:{port}/v1", f"llama.cpp server ({path.name})",
                          float(serve.get("startup_timeout") or 120), watch_stdin=True)
 

@@ -4,7 +4,9 @@ Chat: `content` as a string, as a list of parts (`{"type": "text", "text": ...}`
 `tool_calls`; the reasoning in `reasoning_content` (vLLM < 0.10, SGLang, llama.cpp, DeepSeek) or
 `reasoning` (vLLM >= 0.10, OpenRouter). Responses: `output` items of type `reasoning` (summary or
 content parts) and `message` (`output_text` parts), a cut-off said by `status: incomplete` and
-`incomplete_details`. `usage` may be missing anywhere. finish_reason values are kept as the server
+`incomplete_details`. Tool calls: chat `message.tool_calls` (or the legacy `function_call`), Responses
+`function_call` items; their arguments are kept as sent when they are not a JSON object (gym.toolcalls).
+`usage` may be missing anywhere. finish_reason values are kept as the server
 says them, except TGI's `eos_token` which means `stop`.
 
 A body that is not one of these shapes raises ReplyShapeError with the reason; the client records it
@@ -14,8 +16,10 @@ as an infra_error, never lets it escape as an exception.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from gym.toolcalls import ToolCall, calls_from_chat_message, calls_from_responses_output
 
 _THINK = re.compile(r"<think>(.*?)</think>", re.S)
 _FINISH_ALIASES = {"eos_token": "stop", "eos": "stop", "stop_sequence": "stop", "max_tokens": "length",
@@ -37,6 +41,7 @@ class Parsed:
     finish_reason: str | None
     usage: dict[str, int] | None
     system_fingerprint: str | None = None
+    tool_calls: list[ToolCall] = field(default_factory=list)  # chat tool_calls / Responses function_call items
 
 
 def split_reasoning(content: str | None, reasoning: str | None = None) -> tuple[str, str | None]:
@@ -134,7 +139,8 @@ def parse_chat(body: dict) -> Parsed:
     finish = _finish(choice.get("finish_reason"))
     if not text and message.get("tool_calls") and finish is None:
         finish = "tool_calls"
-    return Parsed(text, reasoning, finish, _usage(body, "prompt_tokens", "completion_tokens"), _fingerprint(body))
+    return Parsed(text, reasoning, finish, _usage(body, "prompt_tokens", "completion_tokens"), _fingerprint(body),
+                  calls_from_chat_message(message))
 
 
 def parse_completions(body: dict) -> Parsed:
@@ -178,7 +184,7 @@ def parse_responses(body: dict, max_output_tokens: int | None) -> Parsed:
     elif any(isinstance(item, dict) and item.get("type") == "function_call" for item in output) and not any(texts):
         finish = "tool_calls"
     text, reasoning = split_reasoning("".join(texts), "\n".join(t for t in thoughts if t) or None)
-    return Parsed(text, reasoning, finish, usage, _fingerprint(body))
+    return Parsed(text, reasoning, finish, usage, _fingerprint(body), calls_from_responses_output(output))
 
 
 def _first_choice(body: dict) -> dict:

@@ -34,12 +34,13 @@ from typing import Any
 
 from gym.model.client import Completion
 from gym.core.errors import GymError
+from gym.toolcalls import ToolCall
 
 log = logging.getLogger("gym.cache")
 CACHED_STATUSES = ("ok", "model_error")
 CHECK_EVERY = 500  # writes between size checks
 JUDGE_PREFIX = "judge:"  # keys of judge replies (policy replies are keyed by their rollout key)
-_FIELDS = ("status", "text", "reasoning", "finish_reason", "usage", "error", "latency_s")
+_FIELDS = ("status", "text", "reasoning", "finish_reason", "usage", "error", "latency_s", "tool_calls", "tool_problems")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
     key TEXT PRIMARY KEY,
@@ -100,12 +101,18 @@ class ResponseCache:
                 return None
             self._run("UPDATE responses SET used = ? WHERE key = ?", (time.time(), key))
         fields = json.loads(row[0])
-        return Completion(**{name: fields.get(name) for name in _FIELDS}, attempts=0, from_cache=True)
+        completion = Completion(**{name: fields.get(name) for name in _FIELDS}, attempts=0, from_cache=True)
+        if completion.tool_calls is not None:
+            completion.tool_calls = [ToolCall.from_row(call) for call in completion.tool_calls]
+        return completion
 
     def put(self, key: str, completion: Completion) -> None:
         if completion.status not in CACHED_STATUSES:
             return
-        reply = json.dumps({name: asdict(completion)[name] for name in _FIELDS}, ensure_ascii=False)
+        fields = asdict(completion)
+        if completion.tool_calls is not None:
+            fields["tool_calls"] = [call.to_row() for call in completion.tool_calls]
+        reply = json.dumps({name: fields[name] for name in _FIELDS}, ensure_ascii=False)
         with self._lock:
             self._run("INSERT OR REPLACE INTO responses (key, reply, bytes, used) VALUES (?, ?, ?, ?)",
                       (key, reply, len(reply.encode("utf-8")), time.time()))

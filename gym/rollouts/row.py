@@ -12,6 +12,8 @@ Versions
   (task=reverify re-scores such rows).
 * 2: `schema_version: 2`; adds the status `verifier_error`, `data_sha256` and, on re-verified rows,
   `reverified`.
+* 3: `schema_version: 3`; rows of tasks that offer tools add `tool_calls` (the reply's calls) and, when a
+  reply had any, `tool_call_problems` (gym.toolcalls.counters).
 A row of a newer version than this gym knows is refused with a hint to upgrade gym.
 """
 
@@ -30,7 +32,7 @@ from gym.verifiers.base import JudgeUnavailable, VerifierError
 if TYPE_CHECKING:  # pragma: no cover
     from gym.model.client import Completion
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 class Status(str, Enum):
@@ -41,7 +43,7 @@ class Status(str, Enum):
 
 
 STATUSES: tuple[str, ...] = tuple(s.value for s in Status)
-STATUSES_BY_VERSION: dict[int, tuple[str, ...]] = {1: ("ok", "model_error", "infra_error"), 2: STATUSES}
+STATUSES_BY_VERSION: dict[int, tuple[str, ...]] = {1: ("ok", "model_error", "infra_error"), 2: STATUSES, 3: STATUSES}
 SUPPORTED_VERSIONS = tuple(STATUSES_BY_VERSION)
 SCORED = ("ok", "model_error")  # enter every score (a model_error as 0)
 UNSCORED = ("infra_error", "verifier_error")  # left out of every score, only counted
@@ -76,9 +78,11 @@ class Rollout(TypedDict, total=False):
     reverified: dict
     cached: bool
     adaptive: str
+    tool_calls: list
+    tool_call_problems: dict
 
 
-OPTIONAL = ("subsets", "reverified")  # fields only some rows carry
+OPTIONAL = ("subsets", "reverified", "tool_calls", "tool_call_problems")  # fields only some rows carry
 
 # Field -> what it holds. Kept in step with Rollout; tests check the README documents every one.
 FIELDS: dict[str, str] = {
@@ -108,6 +112,8 @@ FIELDS: dict[str, str] = {
     "reverified": "on rows written by task=reverify: {time, status, reward, extracted_answer} before",
     "cached": "true when the reply came from the response cache (cache.dir), not from a model call",
     "adaptive": "on rows of an adaptive-repeats run: the stopping rule that sampled them (gym.rollouts.adaptive)",
+    "tool_calls": "when tools were offered: the reply's calls [{name, arguments[, raw_arguments][, id]}] (version 3)",
+    "tool_call_problems": "counts of unparsed_tool_calls, invalid_tool_arguments, unknown_tools in the reply, when any",
 }
 
 
@@ -127,15 +133,20 @@ def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def verify_answer(verifier: Any, row: dict, text: str) -> dict[str, Any]:
+def verify_answer(verifier: Any, row: dict, text: str, tool_calls: list | None = None) -> dict[str, Any]:
     """The verdict fields (status, reward, scores, extracted_answer, verifier, error) for one reply.
 
-    A GymError (bad data or config) propagates; a failed judge call is an infra_error; a VerifierError
-    or any other exception from the verifier is a verifier_error: never a wrong answer."""
+    A verifier that grades tool calls (`uses_tool_calls`) gets the reply's calls beside its text (None
+    when no tools were offered). A GymError (bad data or config) propagates; a failed judge call is an
+    infra_error; a VerifierError or any other exception from the verifier is a verifier_error: never a
+    wrong answer."""
     if row.get("unscorable"):  # kept as the reference keeps it; prepare reported why gym cannot score it
         return _failed(Status.VERIFIER_ERROR, f"verifier: unscorable task ({row['unscorable']})", {})
     try:
-        verdict = verifier.verify(row, text)
+        if getattr(verifier, "uses_tool_calls", False):
+            verdict = verifier.verify(row, text, tool_calls)
+        else:
+            verdict = verifier.verify(row, text)
     except GymError:
         raise
     except JudgeUnavailable as exc:  # the judge failed, not the model: unscored, redone on resume
@@ -160,11 +171,12 @@ def make_rollout(benchmark: str, model: str, row: dict, messages: list[dict], ta
     """The row collect writes for one model call; the optional fields only where they say something
     (the task's subsets, a reply from the response cache, the adaptive-repeats rule)."""
     if completion.status == "ok":
-        verdict = verify_answer(verifier, row, completion.text or "")
+        verdict = verify_answer(verifier, row, completion.text or "", completion.tool_calls)
     else:
         verdict = {"status": completion.status, "reward": 0.0 if completion.status == "model_error" else None,
                    "scores": None, "extracted_answer": None, "verifier": {}, "error": completion.error}
-    optional = {"subsets": subsets, "cached": cached, "adaptive": adaptive}
+    optional = {"subsets": subsets, "cached": cached, "adaptive": adaptive,
+                "tool_call_problems": completion.tool_problems}
     rollout: Rollout = {
         "schema_version": SCHEMA_VERSION, "benchmark": benchmark, "model": model, "task_index": task_index,
         "rollout_index": rollout_index, "key": key, "status": verdict["status"], "reward": verdict["reward"],
@@ -175,6 +187,8 @@ def make_rollout(benchmark: str, model: str, row: dict, messages: list[dict], ta
         "usage": completion.usage, "time": now(), "data_sha256": data_sha256,
     }
     rollout.update({name: value for name, value in optional.items() if value})  # type: ignore[typeddict-item]
+    if completion.tool_calls is not None:
+        rollout["tool_calls"] = [call.to_row() for call in completion.tool_calls]
     return rollout
 
 

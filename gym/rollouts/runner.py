@@ -64,7 +64,7 @@ def limit_flags(rollout: dict[str, Any]) -> list[str]:
     if rollout["status"] == "infra_error" and str(rollout.get("error") or "").startswith(BUDGET_ERROR):
         flags.append("out_of_time")
     if rollout["status"] == "ok":
-        if not (rollout.get("response") or "").strip():
+        if not (rollout.get("response") or "").strip() and not rollout.get("tool_calls"):
             flags.append("empty")
         elif rollout.get("extracted_answer") is None:
             flags.append("no_answer")
@@ -76,9 +76,11 @@ class RolloutPool:
     `more_work` adds) has landed in the sink."""
 
     def __init__(self, calls: ModelCalls, messages_of: Callable[[int], list[dict]], make_rows: MakeRows,
-                 concurrency: int, more_work: MoreWork | None = None):
+                 concurrency: int, more_work: MoreWork | None = None,
+                 offers_of: Callable[[int], dict | None] | None = None):
         self.calls = calls
         self.messages_of = messages_of
+        self.offers_of = offers_of  # a tool-calling task's {tools, tool_choice}, sent with its requests
         self.make_rows = make_rows
         self.more_work = more_work
         self.pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="rollout")
@@ -123,6 +125,7 @@ class RolloutPool:
     def _one(self, group: tuple[int, list[Member]]) -> tuple[list[dict[str, Any]], list[tuple[int, list[Member]]]]:
         """The rows of a group's answered rollouts, and the members left to go out one per group."""
         task_index, members = group
-        answered, unasked = self.calls.complete_spread(self.messages_of(task_index), members)
+        offered = self.offers_of(task_index) if self.offers_of is not None else None
+        answered, unasked = self.calls.complete_spread(self.messages_of(task_index), members, offered)
         rows = self.make_rows(task_index, answered) if answered else []
         return rows, [(task_index, [member]) for member in unasked]

@@ -109,6 +109,7 @@ class RunEndpoints:
     verifier: Any
     judge_model: str | None  # part of every rollout key
     fingerprint: dict[str, Any]  # who answered, for run.json
+    offers: list[dict | None]  # per task: the {tools, tool_choice} a tool-calling task sends, else None
 
 
 def start_endpoints(settings: CollectSettings, stack: ExitStack, tasks: TaskSet) -> RunEndpoints:
@@ -119,6 +120,7 @@ def start_endpoints(settings: CollectSettings, stack: ExitStack, tasks: TaskSet)
     client, endpoint = endpoints.connect_policy(cfg, stack, base_url, limits.concurrency, sampling.sent)
     verifier = make_verifier(settings.benchmark.verifier_family, settings.benchmark.verifier_options)
     stack.callback(verifier.close)
+    offers = tool_offers(verifier, tasks, client.api)
     cache = open_cache({"cache": settings.cache}, stack)
     judge = endpoints.connect_judge(cfg, stack, verifier, base_url, data, limits.concurrency, cache)
     fingerprint = endpoints.run_fingerprint(client, endpoint, {**sampling.sent, "seed": sampling.seed}, judge)
@@ -127,7 +129,19 @@ def start_endpoints(settings: CollectSettings, stack: ExitStack, tasks: TaskSet)
     if limits.auto_concurrency:
         client.limiter = AdaptiveLimit(limits.concurrency)
     return RunEndpoints(client, ModelCalls(client, settings.n_per_request, cache), verifier,
-                     judge["model"] if judge else None, fingerprint)
+                        judge["model"] if judge else None, fingerprint, offers)
+
+
+def tool_offers(verifier: Any, tasks: TaskSet, api: str) -> list[dict | None]:
+    """Per task, the tools a tool-calling verifier has the request carry (`request`); it may rewrite the
+    task's messages too (prompt mode documents the tools there), before any rollout key is made."""
+    if not hasattr(verifier, "request"):
+        return [None] * len(tasks.rows)
+    offers: list[dict | None] = []
+    for index, row in enumerate(tasks.rows):
+        tasks.prompts[index], tools, choice = verifier.request(row, tasks.prompts[index], api)
+        offers.append({"tools": tools, "tool_choice": choice} if tools else None)
+    return offers
 
 
 class Plan:
@@ -198,7 +212,8 @@ def run_rollouts(settings: CollectSettings, tasks: TaskSet, ends: RunEndpoints, 
         plan.done[rollout["key"]] = rollout["status"]
 
     more = (lambda rollouts: rounds.landed(rollouts, plan.task_work)) if rounds is not None else None
-    pool = RolloutPool(ends.calls, tasks.prompts.__getitem__, make_rows, settings.limits.concurrency, more)
+    pool = RolloutPool(ends.calls, tasks.prompts.__getitem__, make_rows, settings.limits.concurrency, more,
+                       ends.offers.__getitem__)
     if rounds is not None:
         rounds.sent(plan.work)
     tally = Tally()
@@ -225,6 +240,8 @@ def summarise(settings: CollectSettings, tasks: TaskSet, ends: RunEndpoints, pla
     }
     if plan.rounds is not None:
         summary["adaptive"] = plan.rounds.summary(targets)
+    if any(ends.offers):
+        summary["tool_calls"] = client.tool_counters.summary()
     if hasattr(ends.verifier, "run_info"):  # e.g. the code sandbox's mechanism, and whether it ran unsandboxed
         summary["verifier"] = ends.verifier.run_info()
     summary["headline"] = {"benchmark": settings.benchmark.name, "model": client.model,
@@ -275,6 +292,9 @@ def _summary_text(s: dict[str, Any]) -> str:
     if sandbox:
         lines.append(f"code sandbox: {sandbox}" + (" (UNSANDBOXED: allow_unsandboxed=true, rlimits and seccomp only)"
                                                    if sandbox == "none" else ""))
+    tool_counts = s.get("tool_calls") or {}
+    if any(tool_counts.values()):
+        lines.append("tool calls: " + ", ".join(f"{kind} {count}" for kind, count in tool_counts.items()))
     lines += model_time_lines(s)
     lines.append(f"rollouts: {s['rollouts_file']}")
     return "\n".join(lines)

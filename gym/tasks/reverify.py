@@ -87,7 +87,7 @@ def reverify_file(path: Path, cfg: DictConfig, verifiers: Verifiers, task_rows: 
 
     def one(job: tuple[Rollout, dict, Any]) -> Rollout:
         row, task, verifier = job
-        verdict = verify_answer(verifier, task, row.get("response") or "")
+        verdict = verify_answer(verifier, task, row.get("response") or "", row.get("tool_calls"))
         previous = {name: row.get(name) for name in ("status", "reward", "extracted_answer")}
         return {**row, **verdict, "reverified": {"time": now(), **previous}}  # type: ignore[typeddict-item]
 

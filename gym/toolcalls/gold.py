@@ -18,6 +18,13 @@ from gym.toolcalls.calls import ToolCall
 from gym.toolcalls.specs import openai_name
 
 
+def language_of(category: str) -> str:
+    """The language of a BFCL category's values: java, javascript or python."""
+    if "javascript" in category:
+        return "javascript"
+    return "java" if "java" in category else "python"
+
+
 def first_choice(allowed: list, documented: bool = True) -> tuple[bool, Any]:
     """(present, value): the first allowed value that is not "", or (False, None) when it is left out."""
     values = [option for option in allowed if option != ""]

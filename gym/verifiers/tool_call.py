@@ -22,9 +22,13 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from gym.toolcalls import DecodeError, ToolCall, decode_python_calls, parse_calls, render_calls, tools_prompt
+from gym.toolcalls.gold import language_of
 from gym.verifiers import bfcl_ast
 from gym.verifiers.base import Verdict, Verifier, VerifierError
 from gym.verifiers.tool_call_types import Unconvertible
+
+
+NO_CALL = "(no call)"  # the extracted answer of a reply without a valid call on an (ir)relevance row
 
 
 def category_of(row: dict) -> str:
@@ -33,12 +37,6 @@ def category_of(row: dict) -> str:
     if not isinstance(category, str) or not category:
         raise VerifierError("the row has no tool-call category (metadata.category)")
     return category
-
-
-def language_of(category: str) -> str:
-    if "javascript" in category:
-        return "javascript"
-    return "java" if "java" in category else "python"
 
 
 def jsonable(value: Any) -> Any:
@@ -79,7 +77,8 @@ class ToolCallVerifier(Verifier):
         extracted = None if decoded is None else render_calls(
             [ToolCall(name, args) for call in decoded for name, args in call.items()], "python_list")
         has_call = decoded is not None and bool(decoded) and decoded != [{}]
-        if "irrelevance" in category or "relevance" in category:
+        if "irrelevance" in category or "relevance" in category:  # not calling is an answer here
+            extracted = extracted if has_call else NO_CALL
             passed = not has_call if "irrelevance" in category else has_call
             if not passed:
                 details["error_type"] = ("irrelevance_error:decoder_success" if "irrelevance" in category

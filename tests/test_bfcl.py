@@ -1,0 +1,125 @@
+"""BFCL end to end on its upstream-format fixture (real BFCL v4 rows): prepare through the loopback mirror,
+collect against the reference server over every API and both tool-call modes, aggregate with BFCL's
+figures; the tool-call trouble counters; reverify from stored calls."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+
+from gym.core.config import compose
+from gym.tasks import aggregate, collect, prepare, reverify
+from tests.conftest import run_gym
+from tests.test_tool_call_verifier import REJECTED_BY_UPSTREAM
+
+CATEGORIES = 13
+
+
+def _prepare(mirror_url, *extra):
+    prepare.run(compose(["task=prepare", "benchmark=bfcl", f"data.mirror={mirror_url}", *extra]))
+
+
+def _collect(tmp_path, mirror_url, name, *overrides):
+    run_dir = tmp_path / name
+    summary = collect.run(compose(["task=collect", "benchmark=bfcl", f"data.mirror={mirror_url}", "model=mock",
+                                   "model.mock.accuracy=1.0", "progress=false", f"+run_dir={run_dir}", *overrides]))
+    rows = [json.loads(line) for line in (run_dir / "rollouts.jsonl").read_text().splitlines()]
+    return summary, rows, run_dir
+
+
+def _wrong(rows):
+    return {row["verifier"]["category"] + ":" + str(row["task_index"]) for row in rows if row["reward"] != 1.0}
+
+
+@pytest.mark.parametrize("overrides, native", [
+    (["model.api=chat"], True),
+    (["model.api=responses"], True),
+    (["model.api=completions"], False),  # no native tools: BFCL's prompt, calls read from the text
+    (["model.api=chat", "benchmark.verifier.options.mode=prompt"], False),
+    (["model.api=responses", "benchmark.verifier.options.mode=prompt", "benchmark.verifier.options.format=hermes"],
+     False),
+    (["model.api=completions", "benchmark.verifier.options.mode=native"], True),  # gym renders and parses Hermes
+])
+def test_every_api_and_mode_scores_the_gold_calls(overrides, native, tmp_path, data_dir, mirror_url):
+    _prepare(mirror_url)
+    prepared = [json.loads(line) for line in (data_dir / "bfcl" / "bfcl.jsonl").read_text().splitlines()]
+    summary, rows, _ = _collect(tmp_path, mirror_url, "run", *overrides)
+    assert len(rows) == len(prepared) and all(row["status"] == "ok" for row in rows)
+    failed = {prepared[row["task_index"]]["metadata"]["id"] for row in rows if row["reward"] != 1.0}
+    assert failed == REJECTED_BY_UPSTREAM  # only the rows BFCL's own checker rejects
+    assert all(("tool_calls" in row) is native for row in rows)
+    assert summary["tool_calls"] == {"unparsed_tool_calls": 0, "invalid_tool_arguments": 0, "unknown_tools": 0} \
+        if native else "tool_calls" not in summary
+    first = rows[0]
+    if native:
+        assert first["tool_calls"] and "arguments" in first["tool_calls"][0]
+    if not native and "hermes" not in " ".join(overrides):
+        assert first["prompt"][0]["content"].startswith("You are an expert in composing functions.")
+
+
+def test_a_server_without_a_tool_parser_is_counted_and_hinted_once(tmp_path, data_dir, mirror_url, caplog):
+    _prepare(mirror_url)
+    with caplog.at_level(logging.WARNING, logger="gym.toolcalls"):
+        summary, rows, run_dir = _collect(tmp_path, mirror_url, "run", "model.mock.tool_parser=false", "limit=30")
+    call_rows = [r for r in rows if "relevance" not in r["verifier"]["category"]]
+    assert all(r["status"] == "ok" and r["reward"] == 0.0 for r in call_rows)  # wrong, never a crash
+    assert summary["tool_calls"]["unparsed_tool_calls"] == len(call_rows)
+    assert all(r["tool_call_problems"] == {"unparsed_tool_calls": 1} for r in call_rows)
+    hints = [r.getMessage() for r in caplog.records if "unparsed_tool_calls" in r.getMessage()]
+    assert len(hints) == 1 and "--enable-auto-tool-choice --tool-call-parser" in hints[0]
+    assert json.loads((run_dir / "run.json").read_text())["tool_calls"]["unparsed_tool_calls"] == len(call_rows)
+    aggregate.run(compose(["task=aggregate", f"rollouts={run_dir}", f"+run_dir={tmp_path / 'agg'}"]))
+    figures = json.loads((tmp_path / "agg" / "metrics.json").read_text())["benchmarks"]["bfcl"]["family_metrics"]
+    assert figures["tool_call_problems"]["unparsed_tool_calls"] == len(call_rows)
+    assert figures["error_types"]["ast_decoder:decoder_failed"] == len(call_rows)
+
+
+def test_prepare_selects_categories_and_keeps_bfcl_ids(data_dir, mirror_url):
+    _prepare(mirror_url, "+prepare_args.categories=[live_simple,irrelevance]")
+    rows = [json.loads(line) for line in (data_dir / "bfcl" / "bfcl.jsonl").read_text().splitlines()]
+    assert {row["metadata"]["category"] for row in rows} == {"live_simple", "irrelevance"}
+    assert all(row["metadata"]["id"].startswith(row["metadata"]["category"]) for row in rows)
+    simple = next(row for row in rows if row["metadata"]["category"] == "live_simple")
+    assert simple["tools"][0]["type"] == "function" and "." not in simple["tools"][0]["function"]["name"]
+    assert simple["prompt_functions"][0]["description"].endswith("Note that the provided function is in Python 3 syntax.")
+    assert simple["functions"][0]["parameters"]["type"] == "dict"  # the checker reads BFCL's own docs
+
+
+def test_prepare_rejects_an_unknown_category(mirror_url):
+    result = run_gym("task=prepare", "benchmark=bfcl", f"data.mirror={mirror_url}",
+                     "+prepare_args.categories=[simple_cobol]")
+    assert result.returncode != 0 and "unknown category simple_cobol" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_java_rows_send_source_text_types_natively(data_dir, mirror_url):
+    _prepare(mirror_url, "+prepare_args.categories=[simple_java]")
+    row = json.loads((data_dir / "bfcl" / "bfcl.jsonl").read_text().splitlines()[0])
+    properties = row["tools"][0]["function"]["parameters"]["properties"]
+    assert all(spec["type"] == "string" for spec in properties.values())
+    assert "in string representation" in next(iter(properties.values()))["description"]
+
+
+def test_reverify_scores_the_stored_calls_again(tmp_path, data_dir, mirror_url):
+    _prepare(mirror_url)
+    _, rows, run_dir = _collect(tmp_path, mirror_url, "run", "model.mock.accuracy=0.5")
+    reverify.run(compose(["task=reverify", f"rollouts={run_dir}", f"+run_dir={tmp_path / 'rev'}"]))
+    again = [json.loads(line) for line in (run_dir / "rollouts.reverified.jsonl").read_text().splitlines()]
+    assert [r["reward"] for r in again] == [r["reward"] for r in rows]
+    assert 0 < sum(r["reward"] for r in rows) < len(rows)
+
+
+def test_the_cli_e2e_prints_per_category_accuracy_and_bfcl_summary(tmp_path, mirror_url):
+    result = run_gym("task=e2e", "benchmark=bfcl", "model=mock", "limit=200", f"data.mirror={mirror_url}",
+                     f"data.root={tmp_path / 'data'}", f"hydra.run.dir={tmp_path / 'run'}", "progress=false")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "bfcl by category:" in result.stdout and "live_parallel_multiple" in result.stdout
+    assert "BFCL summary: non_live" in result.stdout
+    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())["benchmarks"]["bfcl"]
+    assert len(metrics["subsets"]["category"]) == CATEGORIES
+    figures = metrics["family_metrics"]
+    assert len(figures["by_category"]) == CATEGORIES
+    assert set(figures["bfcl_summary"]) == {"non_live", "live", "irrelevance", "relevance"}
+    assert all(not figure["missing"] for figure in figures["bfcl_summary"].values())
