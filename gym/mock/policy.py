@@ -16,7 +16,7 @@ from typing import Any, Sequence
 from gym.mock.formats import pairwise_verdict, shape_answer
 from gym.mock.tasks import Task, TaskIndex, unit_draw
 from gym.mock.judge import judge_verdict
-from gym.mock.tool_answers import as_text, tool_answer, underscored_names
+from gym.mock.tool_answers import as_text, offered_functions, tool_answer, underscored_names
 
 UNKNOWN_ANSWER = "I don't know."
 REASONING_MODES = ("none", "think_tags", "reasoning_content")
@@ -124,12 +124,12 @@ class AnswerPolicy:
         return before
 
     def answer(self, prompt: str, request_seed: object | None, n: int, max_tokens: int | None,
-               native_tools: bool = False) -> list[Reply]:
+               native_tools: bool = False, tools: Sequence[dict] = ()) -> list[Reply]:
         """`native_tools`: the request carried `tools`, so a tool-calling task is answered with tool_calls."""
         verdict = pairwise_verdict(prompt, self.index) or judge_verdict(prompt)  # it plays the LLM judge too
         if verdict is not None:
             return [_limit(verdict, None, "judge", max_tokens) for _ in range(n)]
-        number = self.index.find(prompt)
+        number = self.index.find(prompt, lambda n: offered_functions(self.index.tasks[n].tool_row, tools, prompt))
         first = 0 if request_seed is not None else self._claim(prompt, n)
         replies = []
         for choice in range(n):

@@ -216,8 +216,9 @@ class MockServer:
             raise ApiError(400, f"n must be an integer within [1, {self.max_n}], got {n!r}", "invalid_request_error", None)
         if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 1):
             raise ApiError(400, f"max tokens must be a positive integer, got {max_tokens!r}", "invalid_request_error", None)
+        tools = request.get("tools") if isinstance(request.get("tools"), list) else []
         replies = self.policy.answer(prompt, request.get("seed"), 1 if self.ignore_n else n, max_tokens,
-                                     native_tools=bool(request.get("tools")))
+                                     native_tools=bool(tools), tools=tools)
         if not self.tool_parser:
             replies = [unparsed(reply) for reply in replies]
         with self._lock:

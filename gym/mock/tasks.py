@@ -12,7 +12,7 @@ import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from gym.core.errors import GymError
 from gym.mock.tool_answers import is_tool_row
@@ -55,7 +55,7 @@ class TaskIndex:
 
     def __init__(self, rows: Sequence[dict]):
         self.tasks: list[Task] = []
-        self._exact: dict[str, int] = {}  # stripped question -> row (prompt that is just the question)
+        self._exact: dict[str, list[int]] = {}  # stripped question -> rows (prompt that is just the question)
         self._by_width: dict[int, dict[tuple[str, ...], list[int]]] = {}
         windows_per_row: list[list[tuple[str, ...]]] = []
         frequency: Counter[tuple[str, ...]] = Counter()
@@ -66,7 +66,7 @@ class TaskIndex:
             task = Task(str(row["question"]), str(row["expected_answer"]).strip(), tuple(map(str, options)), code_row,
                         template, row if is_tool_row(row) else None)
             self.tasks.append(task)
-            self._exact.setdefault(task.question.strip(), number)
+            self._exact.setdefault(task.question.strip(), []).append(number)
             windows = _candidate_windows(task.question.split())
             windows_per_row.append(windows)
             frequency.update(set(windows))
@@ -82,11 +82,13 @@ class TaskIndex:
     def __len__(self) -> int:
         return len(self.tasks)
 
-    def find(self, prompt: str) -> int | None:
-        """Row index of the question in `prompt`; the one ending last wins (few-shot examples come first)."""
+    def find(self, prompt: str, rank: Callable[[int], tuple] | None = None) -> int | None:
+        """Row index of the question in `prompt`; the one ending last wins (few-shot examples come first).
+        Rows with the same question (BFCL asks one question with different functions) are told apart by
+        `rank` (highest wins), else the first wins."""
         exact = self._exact.get(prompt.strip())
         if exact is not None:
-            return exact
+            return _first(exact, rank)
         words = prompt.split()
         candidates: set[int] = set()
         for width, table in self._by_width.items():
@@ -94,13 +96,17 @@ class TaskIndex:
                 hit = table.get(tuple(words[start : start + width]))
                 if hit:
                     candidates.update(hit)
-        best, best_key = None, (-1, -1)
-        for number in candidates:
+        best: list[int] = []
+        best_key = (-1, -1)
+        for number in sorted(candidates):
             question = self.tasks[number].question
             position = prompt.rfind(question)
-            if position >= 0 and (position + len(question), len(question)) > best_key:
-                best, best_key = number, (position + len(question), len(question))
-        return best
+            key = (position + len(question), len(question))
+            if position >= 0 and key > best_key:
+                best, best_key = [number], key
+            elif position >= 0 and key == best_key:
+                best.append(number)
+        return _first(best, rank) if best else None
 
     def other_gold(self, gold: str, draw: float) -> str | None:
         """Another expected answer of the same shape from the data (a plausible wrong free-text answer)."""
@@ -128,3 +134,9 @@ def _candidate_windows(words: list[str]) -> list[tuple[str, ...]]:
     steps = min(_CANDIDATES_PER_ROW, span + 1)
     starts = sorted({first + round(span * k / max(steps - 1, 1)) for k in range(steps)})
     return [tuple(words[s : s + ANCHOR_WORDS]) for s in starts]
+
+
+def _first(numbers: list[int], rank: Callable[[int], tuple] | None) -> int:
+    if rank is not None and len(numbers) > 1:
+        return max(numbers, key=lambda number: (rank(number), -number))
+    return numbers[0]

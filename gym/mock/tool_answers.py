@@ -10,7 +10,10 @@ Hermes `<tool_call>` blocks when the prompt documents the tools inside <tools>).
 
 from __future__ import annotations
 
-from gym.toolcalls import ToolCall, render_calls
+import json
+from typing import Sequence
+
+from gym.toolcalls import ToolCall, function_of, render_calls, tool_names
 from gym.toolcalls.gold import gold_calls, language_of
 from gym.toolcalls.specs import openai_name
 
@@ -20,6 +23,24 @@ NO_FIT = "None of the given functions fits this request, so I will not call any.
 def is_tool_row(row: dict) -> bool:
     return isinstance(row.get("functions"), list) and isinstance(row.get("metadata"), dict) \
         and isinstance(row["metadata"].get("category"), str)
+
+
+def offered_functions(row: dict | None, tools: Sequence[dict], prompt: str) -> tuple[bool, bool, int]:
+    """How well a request matches this tool row's functions: (the very docs it sends or documents in its
+    prompt, all its functions offered by name, how many), so among rows asking the same question (BFCL
+    asks one question of different function sets) the best match wins."""
+    if row is None:
+        return False, False, 0
+    offered = tool_names(tools)
+    same_docs = (_canonical(tools) == _canonical(row.get("tools") or []) if tools
+                 else json.dumps(row.get("prompt_functions"), indent=4) in prompt)
+    found = [name in offered or openai_name(name) in offered or f'"{name}"' in prompt or f'"{openai_name(name)}"' in prompt
+             for name in (f.get("name", "") for f in row.get("functions") or [])]
+    return same_docs, all(found), sum(found)
+
+
+def _canonical(tools: Sequence[dict]) -> list[str]:
+    return sorted(json.dumps(function_of(tool), sort_keys=True) for tool in tools)
 
 
 def text_format(prompt: str) -> str:
