@@ -107,7 +107,7 @@ class ServeConfig:
 @dataclass
 class ModelConfig:
     kind: str = "openai_compatible"  # openai_compatible | mock | local | vllm_local
-    base_url: Optional[str] = MISSING
+    base_url: Any = MISSING  # one URL, or a list of replicas of the same model
     name: Optional[str] = None  # served model id; discovered from /v1/models when null
     api: str = "chat"  # chat | responses | completions
     api_key_env: Optional[str] = None  # NAME of the env var holding the key (never the key itself)

@@ -63,6 +63,7 @@ class _Transient(Exception):
     def __init__(self, message: str, retry_after: float | None = None):
         super().__init__(message)
         self.retry_after = retry_after
+        self.failover = False  # another replica is in service: send the attempt there now
 
 
 class ModelClient:
@@ -97,6 +98,7 @@ class ModelClient:
         self._connection_failures = 0
         self.endpoint_down = False
         self.limiter: Any = None  # concurrency=auto: a gym.model.concurrency.AdaptiveLimit gating each attempt
+        self.replicas: Any = None  # several base_urls: a gym.model.replicas.ReplicaPool picks one per attempt
         # What the server says about itself in its replies (first reply wins): part of the run's fingerprint.
         self.server_header: str | None = None
         self.system_fingerprint: str | None = None
@@ -113,7 +115,8 @@ class ModelClient:
         session = getattr(self._local, "session", None)
         if session is None:
             session = requests.Session()
-            adapter = HTTPAdapter(pool_connections=1, pool_maxsize=1, max_retries=0)
+            hosts = len(self.replicas) if self.replicas is not None else 1  # a keep-alive connection per replica
+            adapter = HTTPAdapter(pool_connections=hosts, pool_maxsize=1, max_retries=0)
             session.mount("http://", adapter)
             session.mount("https://", adapter)
             session.headers.update(self._headers)
@@ -233,7 +236,7 @@ class ModelClient:
         path, payload = self._payload(messages, seed, n, tools, tool_choice)
         url = self.base_url + path
         started = time.perf_counter()
-        attempt, error = 0, "none"
+        attempt, error, failovers = 0, "none", 0
 
         def failed(error: str, out_of_time: bool = False) -> Completion:
             return Completion("infra_error", error=error, attempts=attempt, out_of_time=out_of_time,
@@ -258,6 +261,9 @@ class ModelClient:
                 return result
             except _Transient as exc:
                 error, retry_after = str(exc), exc.retry_after
+                if exc.failover and failovers < 4 * len(self.replicas):  # another replica takes it, no wait
+                    attempt, failovers = attempt - 1, failovers + 1
+                    continue
             if attempt > self.max_retries:
                 return failed(error)
             self._note_retry(error)
@@ -282,9 +288,23 @@ class ModelClient:
 
     def _attempt(self, url: str, payload: dict[str, Any], read_timeout: float | None = None,
                  tools: list[dict] | None = None) -> Completion:
+        if self.replicas is None:
+            return self._attempt_at(url, payload, read_timeout, tools, self.limiter)
+        replica, started = self.replicas.acquire(), time.perf_counter()
+        try:
+            result = self._attempt_at(replica.base_url + url[len(self.base_url):], payload, read_timeout, tools,
+                                      replica.limiter)
+        except _Transient as exc:
+            exc.failover = self.replicas.release(replica, True, error=str(exc))
+            raise
+        self.replicas.release(replica, False, time.perf_counter() - started)
+        return result
+
+    def _attempt_at(self, url: str, payload: dict[str, Any], read_timeout: float | None, tools: list[dict] | None,
+                    gate: Any) -> Completion:
         read_timeout = self.timeout if read_timeout is None else read_timeout
         try:
-            reply = self._post(url, payload, read_timeout)
+            reply = self._post(url, payload, read_timeout, gate)
         except requests.Timeout:
             raise _Transient(f"timed out after {read_timeout:g}s") from None
         except requests.ConnectionError as exc:
@@ -320,8 +340,7 @@ class ModelClient:
         except ReplyShapeError as exc:
             return Completion("infra_error", error=f"unexpected reply shape: {exc}")
 
-    def _post(self, url: str, payload: dict[str, Any], read_timeout: float) -> requests.Response:
-        gate = self.limiter
+    def _post(self, url: str, payload: dict[str, Any], read_timeout: float, gate: Any = None) -> requests.Response:
         if gate is None:
             return self.session.post(url, data=json.dumps(payload), timeout=(10, read_timeout))
         epoch, started, status = gate.acquire(), time.perf_counter(), None

@@ -73,10 +73,20 @@ def start_policy(cfg: Any, stack: ExitStack, data_path: Path, concurrency: int) 
         return process.start()
     if kind != "openai_compatible":
         raise GymError(f"model.kind={kind} is not one of: {', '.join(POLICY_KINDS)}")
-    if not model.get("base_url"):
-        raise GymError("set model.base_url=http://host:port/v1 (or model=mock for the built-in server, "
-                       "model=local for a small real model)")
-    return check_base_url(model.base_url, "model.base_url")
+    return policy_urls(model)[0]
+
+
+def policy_urls(model: Any) -> list[str]:
+    """model.base_url checked: one URL, or a list of replicas of the same model."""
+    urls = to_plain(model.get("base_url"))
+    urls = urls if isinstance(urls, list) else [urls] if urls else []
+    if not urls:
+        raise GymError("set model.base_url=http://host:port/v1 (or a list of replicas, model.base_url=[url1,url2]; "
+                       "model=mock for the built-in server, model=local for a small real model)")
+    checked = [check_base_url(url, "model.base_url") for url in urls]
+    if len(set(checked)) < len(checked):
+        raise GymError(f"model.base_url lists a replica twice: {checked}")
+    return checked
 
 
 def connect_policy(cfg: Any, stack: ExitStack, base_url: str, concurrency: int,
@@ -88,7 +98,8 @@ def connect_policy(cfg: Any, stack: ExitStack, base_url: str, concurrency: int,
                          timeout=float(model.timeout), max_retries=int(model.max_retries), pool_size=concurrency,
                          sampling=sampling, rollout_timeout=model.get("rollout_timeout"))
     stack.callback(client.close)
-    fingerprint = discover(client, "model")
+    urls = policy_urls(model) if str(model.get("kind") or "openai_compatible") == "openai_compatible" else [base_url]
+    fingerprint = discover(client, "model") if len(urls) == 1 else discover_replicas(client, urls)
     if client.api == "completions" and CHAT_MODEL.search(client.model or ""):
         log.warning("model.api=completions sends raw text without the chat template, and %s looks like a chat "
                     "model: expect empty or rambling replies (model.api=chat applies the template)", client.model)
@@ -116,6 +127,32 @@ def discover(client: ModelClient, setting: str) -> dict[str, Any]:
               for m in models[:20]]
     return {"base_url": client.base_url, "model": client.model, "served_models": served,
             "server": client.server_header, "server_info": server_info(client)}
+
+
+def discover_replicas(client: ModelClient, urls: list[str]) -> dict[str, Any]:
+    """Discovery over replicas: the first that answers is fingerprinted, the others must serve the same
+    model; a replica that does not answer yet is set aside (tried again later), all down fails."""
+    from gym.model.replicas import ReplicaPool
+
+    client.replicas = pool = ReplicaPool(urls)
+    fingerprint, down = None, []
+    for replica in pool.replicas:
+        client.base_url = replica.base_url
+        try:
+            found = discover(client, "model")
+        except GymError as exc:
+            if "not served at" in str(exc):
+                raise
+            down.append(f"{replica.base_url} ({exc})")
+            pool.set_aside(replica, str(exc))
+            continue
+        fingerprint = fingerprint or found
+    if fingerprint is None:
+        raise GymError("no replica of model.base_url answers: " + "; ".join(down))
+    for reason in down:
+        log.warning("replica %s does not answer yet; set aside and tried again later", reason)
+    client.base_url = fingerprint["base_url"]
+    return {**fingerprint, "replicas": urls}
 
 
 def _missing_prefix_hint(client: ModelClient, message: str) -> str:

@@ -25,7 +25,7 @@ from typing import Any, Iterator
 
 from omegaconf import DictConfig, open_dict
 
-from gym.core.config import run_dir
+from gym.core.config import run_dir, to_plain
 from gym.core.errors import GymError
 
 log = logging.getLogger("gym.rollouts.resume")
@@ -71,7 +71,7 @@ def identity(cfg: DictConfig) -> dict[str, Any]:
     model = cfg.model
     return {"benchmark": cfg.benchmark.name if cfg.get("benchmark") is not None else None,
             "model": {"kind": str(model.get("kind")), "name": model.get("name"), "path": model.get("path"),
-                      "base_url": model.get("base_url") if model.get("kind") == "openai_compatible" else None,
+                      "base_url": to_plain(model.get("base_url")) if model.get("kind") == "openai_compatible" else None,
                       "api": model.get("api")}}
 
 

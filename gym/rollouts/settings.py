@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig
+from omegaconf import DictConfig, ListConfig
 
 from gym.core.config import to_plain
 from gym.core.errors import GymError
@@ -51,8 +51,14 @@ class Sampling:
 class Limits:
     tasks: int | None  # `limit`: the first N tasks of the file
     repeats: int  # rollouts per task (an adaptive run's maximum)
-    concurrency: int  # requests in flight (the ceiling for concurrency=auto)
+    concurrency: int  # requests in flight (the ceiling for concurrency=auto, per replica)
     auto_concurrency: bool
+    replicas: int  # base_urls of the policy
+
+    @property
+    def workers(self) -> int:
+        """Rollouts in flight: concurrency, or concurrency=auto's ceiling for each replica."""
+        return self.concurrency * self.replicas if self.auto_concurrency else self.concurrency
 
 
 @dataclass(frozen=True)
@@ -85,8 +91,9 @@ class CollectSettings:
             raise GymError(f"num_repeats={repeats} must be at least 1")
         rule = AdaptiveRule.from_config(cfg.adaptive, repeats) if cfg.get("adaptive", {}).get("enabled") else None
         mode, concurrency = parse_concurrency(cfg.get("concurrency"), cfg.model.get("max_concurrency", 256))
+        urls = cfg.model.get("base_url") if cfg.model.get("kind") == "openai_compatible" else None
         limits = Limits(_task_limit(cfg.get("limit")), rule.max_repeats if rule else repeats, concurrency,
-                        mode == "auto")
+                        mode == "auto", len(urls) if isinstance(urls, ListConfig) else 1)
         return cls(benchmark=_benchmark(bench), paths=paths, sampling=_sampling(cfg), limits=limits, adaptive=rule,
                    n_per_request=bool(cfg.model.get("n_per_request", False)), cache=to_plain(cfg.get("cache") or {}),
                    progress=bool(cfg.get("progress", True)), identity=identity, resume_hint=resume_hint,

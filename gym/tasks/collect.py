@@ -30,6 +30,7 @@ from gym.model import endpoints
 from gym.model.calls import ModelCalls, model_time_lines
 from gym.model.client import ModelClient
 from gym.model.concurrency import AdaptiveLimit
+from gym.model.replicas import replica_lines
 from gym.model.response_cache import open_cache
 from gym.rollouts import resume
 from gym.rollouts.adaptive import Rounds, replay_rewards
@@ -126,7 +127,10 @@ def start_endpoints(settings: CollectSettings, stack: ExitStack, tasks: TaskSet)
     fingerprint = endpoints.run_fingerprint(client, endpoint, {**sampling.sent, "seed": sampling.seed}, judge)
     log.info("model %s at %s (server: %s); sampling %s", client.model, client.base_url,
              fingerprint.get("server") or "unknown", fingerprint["sampling_sent"])
-    if limits.auto_concurrency:
+    if limits.auto_concurrency and client.replicas is not None:  # each replica finds its own limit
+        for replica in client.replicas.replicas:
+            replica.limiter = AdaptiveLimit(limits.concurrency)
+    elif limits.auto_concurrency:
         client.limiter = AdaptiveLimit(limits.concurrency)
     return RunEndpoints(client, ModelCalls(client, settings.n_per_request, cache), verifier,
                         judge["model"] if judge else None, fingerprint, offers)
@@ -212,7 +216,7 @@ def run_rollouts(settings: CollectSettings, tasks: TaskSet, ends: RunEndpoints, 
         plan.done[rollout["key"]] = rollout["status"]
 
     more = (lambda rollouts: rounds.landed(rollouts, plan.task_work)) if rounds is not None else None
-    pool = RolloutPool(ends.calls, tasks.prompts.__getitem__, make_rows, settings.limits.concurrency, more,
+    pool = RolloutPool(ends.calls, tasks.prompts.__getitem__, make_rows, settings.limits.workers, more,
                        ends.offers.__getitem__)
     if rounds is not None:
         rounds.sent(plan.work)
@@ -235,9 +239,10 @@ def summarise(settings: CollectSettings, tasks: TaskSet, ends: RunEndpoints, pla
         "rollouts_per_s": round(tally.ran / tally.seconds, 2) if tally.seconds > 0 else None,
         "accuracy_percent_this_run": tally.accuracy,
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        **ends.calls.summary(), "concurrency": client.limiter.summary() if client.limiter else {
-            "mode": "fixed", "settled": settings.limits.concurrency},
+        **ends.calls.summary(), "concurrency": _concurrency_summary(client, settings),
     }
+    if client.replicas is not None:
+        summary["replicas"] = client.replicas.summary()
     if plan.rounds is not None:
         summary["adaptive"] = plan.rounds.summary(targets)
     if any(ends.offers):
@@ -252,6 +257,18 @@ def summarise(settings: CollectSettings, tasks: TaskSet, ends: RunEndpoints, pla
         "identity": settings.identity, "started_at": plan.started_at, "endpoint": ends.fingerprint})
     _report(summary, settings)
     return summary
+
+
+def _concurrency_summary(client: ModelClient, settings: CollectSettings) -> dict[str, Any]:
+    """Fixed, auto, or auto per replica (summed over the replicas, each replica's own in `replicas`)."""
+    if client.limiter is not None:
+        return client.limiter.summary()
+    limits = [r.limiter.summary() for r in (client.replicas.replicas if client.replicas else []) if r.limiter]
+    if not limits:
+        return {"mode": "fixed", "settled": settings.limits.concurrency}
+    return {"mode": "auto", "per_replica": True, "max": settings.limits.concurrency,
+            **{key: sum(item[key] for item in limits) for key in ("settled", "final", "peak", "decreases",
+                                                                  "latency_decreases", "overload_replies")}}
 
 
 def _report(summary: dict[str, Any], settings: CollectSettings) -> None:
@@ -295,6 +312,6 @@ def _summary_text(s: dict[str, Any]) -> str:
     tool_counts = s.get("tool_calls") or {}
     if any(tool_counts.values()):
         lines.append("tool calls: " + ", ".join(f"{kind} {count}" for kind, count in tool_counts.items()))
-    lines += model_time_lines(s)
+    lines += model_time_lines(s) + replica_lines(s.get("replicas") or [])
     lines.append(f"rollouts: {s['rollouts_file']}")
     return "\n".join(lines)
