@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from gym.toolcalls import ToolCall, render_calls
-from gym.toolcalls.gold import gold_calls, language_of
+from gym.toolcalls.gold import calls_as_text, gold_calls, language_of
 from gym.verifiers import bfcl_ast
 from gym.verifiers.tool_call import ToolCallVerifier
 from gym.verifiers.tool_call_types import Unconvertible, java_value, js_value
@@ -91,7 +91,8 @@ def test_gold_answers_score_one_except_the_rows_upstream_rejects(native):
             continue
         category = row["metadata"]["category"]
         calls = gold_calls(row["functions"], row["ground_truth"], language_of(category), native)
-        verdict = verifier.verify(row, "", calls) if native else verifier.verify(row, render_calls(calls, "python_list"))
+        verdict = verifier.verify(row, "", calls) if native else \
+            verifier.verify(row, calls_as_text(calls, "python_list", language_of(category)))
         scores[row_id] = verdict.reward
     assert {row_id for row_id, score in scores.items() if score != 1.0} == REJECTED_BY_UPSTREAM
     assert len(scores) > 80

@@ -154,3 +154,31 @@ def test_the_package_stays_at_the_bottom():
             names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
                 [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
             assert all(not n.startswith("gym") or n.startswith("gym.toolcalls") for n in names), (path.name, names)
+
+
+# Java/JavaScript rows in prompt mode: one call, values as source text (BFCL's tree-sitter reading)
+@pytest.mark.parametrize("text, expected", [
+    ('[Geo.create(controller=mapController, parent="mapArea")]', [{"Geo.create": {"controller": "mapController",
+                                                                                  "parent": "mapArea"}}]),
+    ('f(a=5, b=new int[]{1, 2}, c="x,y", d=true, e=3.0f)',
+     [{"f": {"a": "5", "b": "new int[]{1, 2}", "c": "x,y", "d": "true", "e": "3.0f"}}]),
+    ('f(m=new HashMap<String, Object>() {{ put("k", 1); }})',
+     [{"f": {"m": 'new HashMap<String, Object>() {{ put("k", 1); }}'}}]),
+    ("f(a=[1, 2], b={k: 'v'}, c='q')", [{"f": {"a": "[1, 2]", "b": "{k: 'v'}", "c": "q"}}]),
+    ("f(a=1) g(b=2)", [{"f": {"a": "1"}}]),  # the first call only
+    ("f(mapController)", [{"f": {None: "mapController"}}]),  # an unnamed argument (the checker rejects it)
+    ('f(a="1" + "2")', [{"f": {"a": '"1" + "2"'}}]),
+    ("No function fits this request.", []),
+])
+def test_source_call_decoder(text, expected):
+    from gym.toolcalls.source_calls import decode_source_call
+
+    assert decode_source_call(text, "java") == expected
+
+
+@pytest.mark.parametrize("text", ['f(a="x)', "f(a=[1, 2)", "f(a=1, a=2)"])
+def test_source_call_decoder_failures(text):
+    from gym.toolcalls.source_calls import decode_source_call
+
+    with pytest.raises(DecodeError):
+        decode_source_call(text, "javascript")

@@ -148,7 +148,7 @@ class AnswerPolicy:
             outcome = "correct" if correct else "wrong"
             if task.tool_row is not None:
                 answer = tool_answer(task.tool_row, correct, underscored_names(task.tool_row, prompt, native_tools))
-                return _tool_reply(answer, prompt, native_tools, outcome)
+                return _tool_reply(answer, prompt, native_tools, outcome, task.tool_row)
             final = task.expected_answer if correct else wrong_answer(task, unit_draw(self.seed, "wrong", prompt, salt), self.index)
         pick = unit_draw(self.seed, "style", prompt, salt)
         if final is None:
@@ -171,14 +171,14 @@ class AnswerPolicy:
         return _limit(content, reasoning, outcome, max_tokens)
 
 
-def _tool_reply(answer: Any, prompt: str, native: bool, outcome: str) -> Reply:
+def _tool_reply(answer: Any, prompt: str, native: bool, outcome: str, row: dict) -> Reply:
     """A tool-calling task's reply: native calls, calls written as text, or a sentence."""
     if isinstance(answer, str):
         return Reply(answer, None, "stop", outcome, count_tokens(answer))
     if native:
         return Reply(None, None, "tool_calls", outcome, sum(count_tokens(c.arguments_json()) + 1 for c in answer),
                      tool_calls=answer)
-    text = as_text(answer, prompt)
+    text = as_text(answer, prompt, row)
     return Reply(text, None, "stop", outcome, count_tokens(text))
 
 

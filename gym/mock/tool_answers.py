@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from typing import Sequence
 
-from gym.toolcalls import ToolCall, function_of, render_calls, tool_names
-from gym.toolcalls.gold import gold_calls, language_of
+from gym.toolcalls import ToolCall, function_of, tool_names
+from gym.toolcalls.gold import calls_as_text, gold_calls, language_of
 from gym.toolcalls.specs import openai_name
 
 NO_FIT = "None of the given functions fits this request, so I will not call any."
@@ -72,5 +72,5 @@ def tool_answer(row: dict, correct: bool, native: bool) -> list[ToolCall] | str:
     return broken
 
 
-def as_text(calls: list[ToolCall], prompt: str) -> str:
-    return render_calls(calls, text_format(prompt))
+def as_text(calls: list[ToolCall], prompt: str, row: dict) -> str:
+    return calls_as_text(calls, text_format(prompt), language_of(row["metadata"]["category"]))

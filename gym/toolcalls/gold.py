@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from gym.toolcalls.calls import ToolCall
+from gym.toolcalls.codecs import render_calls
 from gym.toolcalls.specs import openai_name
 
 
@@ -113,3 +114,21 @@ def js_text(value: Any, declared: str) -> str:
     if isinstance(value, (list, dict)):
         return json.dumps(value, ensure_ascii=False)
     return repr(value) if isinstance(value, float) else str(value)
+
+
+def calls_as_text(calls: list[ToolCall], fmt: str, language: str) -> str:
+    """Calls written as a model answers in prompt mode: Java and JavaScript rows in BFCL's format write each
+    value as its source text (quoted as a string when it holds no double quote), Python rows and Hermes
+    blocks as gym.toolcalls.codecs renders them."""
+    if fmt != "python_list" or language == "python":
+        return render_calls(calls, fmt)
+    parts = []
+    for call in calls:
+        values = ", ".join(f"{key}={_source(value)}" for key, value in (call.arguments or {}).items())
+        parts.append(f"{call.name}({values})")
+    return "[" + ", ".join(parts) + "]"
+
+
+def _source(value: Any) -> str:
+    text = str(value)
+    return text if '"' in text else f'"{text}"'

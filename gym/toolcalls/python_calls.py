@@ -16,6 +16,7 @@ Anything else (a lambda, a comprehension, a syntax error, a non-call element) is
 from __future__ import annotations
 
 import ast
+import json
 import operator
 from typing import Any
 
@@ -137,4 +138,6 @@ def _literal(value: Any) -> str:
         return "{" + ", ".join(f"{_literal(k)}: {_literal(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list):
         return "[" + ", ".join(_literal(v) for v in value) + "]"
+    if isinstance(value, str):  # double quotes, as Java and JavaScript source text wants them too
+        return json.dumps(value, ensure_ascii=False)
     return repr(value)

@@ -10,7 +10,8 @@ How the calls are read (`verify(row, text, tool_calls)`):
   one call whose arguments are not a JSON object, or a reply with text and no calls, is a failed decode.
 * prompt (`tool_calls` is None: the function docs went into the system prompt): the reply text in
   `options.format` (`python_list`, BFCL's prompting format, or `hermes`); text that does not decode is a
-  failed decode.
+  failed decode. Java and JavaScript rows in `python_list` are read as BFCL reads them: one call whose
+  values are source text (gym.toolcalls.source_calls).
 A failed decode is wrong on call rows, right on irrelevance rows (no valid call), wrong on relevance rows.
 
 Options: `mode` auto | native | prompt (auto: native on chat and Responses, prompt on completions) picks
@@ -23,6 +24,7 @@ from typing import Any, ClassVar
 
 from gym.toolcalls import DecodeError, ToolCall, decode_python_calls, parse_calls, render_calls, tools_prompt
 from gym.toolcalls.gold import language_of
+from gym.toolcalls.source_calls import decode_source_call
 from gym.verifiers import bfcl_ast
 from gym.verifiers.base import Verdict, Verifier, VerifierError
 from gym.verifiers.tool_call_types import Unconvertible
@@ -70,7 +72,7 @@ class ToolCallVerifier(Verifier):
     def verify(self, row: dict, response: str, tool_calls: list | None = None) -> Verdict:
         category = category_of(row)
         native = tool_calls is not None
-        decoded, decode_error = self._decode(response, tool_calls)
+        decoded, decode_error = self._decode(response, tool_calls, language_of(category))
         details: dict[str, Any] = {"family": self.family, "category": category,
                                    "mode": "native" if native else "prompt",
                                    "decoded": jsonable(decoded) if decoded is not None else None}
@@ -95,10 +97,13 @@ class ToolCallVerifier(Verifier):
             raise VerifierError(f"cannot check this row: {exc.__class__.__name__}: {exc}", details) from None
         return Verdict(1.0, extracted, details)
 
-    def _decode(self, text: str, tool_calls: list | None) -> tuple[list[dict] | None, str | None]:
+    def _decode(self, text: str, tool_calls: list | None, language: str = "python"
+                ) -> tuple[list[dict] | None, str | None]:
         """[{name: {param: value}}] as BFCL decodes the reply, or (None, why) when it does not decode."""
         if tool_calls is None:
             try:
+                if self.format == "python_list" and language != "python":  # values as source text
+                    return decode_source_call(text or "", language), None
                 if self.format == "python_list":
                     return decode_python_calls(text or ""), None
                 calls = parse_calls(text or "", self.format)
