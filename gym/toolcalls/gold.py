@@ -16,6 +16,7 @@ from typing import Any
 
 from gym.toolcalls.calls import ToolCall
 from gym.toolcalls.codecs import render_calls
+from gym.toolcalls.python_calls import render_python_calls
 from gym.toolcalls.specs import openai_name
 
 
@@ -122,11 +123,7 @@ def calls_as_text(calls: list[ToolCall], fmt: str, language: str) -> str:
     blocks as gym.toolcalls.codecs renders them."""
     if fmt != "python_list" or language == "python":
         return render_calls(calls, fmt)
-    parts = []
-    for call in calls:
-        values = ", ".join(f"{key}={_source(value)}" for key, value in (call.arguments or {}).items())
-        parts.append(f"{call.name}({values})")
-    return "[" + ", ".join(parts) + "]"
+    return render_python_calls(calls, _source)
 
 
 def _source(value: Any) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import json
 import operator
-from typing import Any
+from typing import Any, Callable
 
 from gym.toolcalls.calls import ToolCall
 
@@ -124,11 +124,13 @@ def _arithmetic(node: ast.AST) -> Any:
     raise DecodeError(f"an expression gym does not compute ({type(node).__name__})")
 
 
-def render_python_calls(calls: list[ToolCall]) -> str:
-    """Calls in BFCL's prompting format, readable back by decode_python_calls."""
+def render_python_calls(calls: list[ToolCall], write: Callable[[Any], str] | None = None) -> str:
+    """Calls in BFCL's prompting format, readable back by decode_python_calls; `write` turns a value into
+    its text (Python literals by default)."""
+    write = write or _literal
     parts = []
     for call in calls:
-        arguments = ", ".join(f"{key}={_literal(value)}" for key, value in (call.arguments or {}).items())
+        arguments = ", ".join(f"{key}={write(value)}" for key, value in (call.arguments or {}).items())
         parts.append(f"{call.name}({arguments})")
     return "[" + ", ".join(parts) + "]"
 
