@@ -116,7 +116,7 @@ def test_versions_one_and_two_read_alike_fast_and_slow(tmp_path):
 
 @pytest.mark.parametrize("bad, message", [
     (row(0, 0, "verifier_error", None), r":1: unknown status 'verifier_error' \(expected one of ok, model_error, infra_error\)"),
-    (row(0, 0, schema_version=4), r":1: rollout schema_version 4 is newer than this gym reads \(1, 2, 3\); upgrade gym"),
+    (row(0, 0, schema_version=5), r":1: rollout schema_version 5 is newer than this gym reads \(1, 2, 3, 4\); upgrade gym"),
     (row(0, 0, schema_version="2"), r":1: schema_version must be a positive integer"),
     (row(0, 0, "verifier_error", 0.0, schema_version=2, key=""), r":1: rollout row has no 'key'"),
 ])

@@ -61,6 +61,8 @@ class BenchmarkConfig:
     subsets: List[str] = field(default_factory=lambda: ["subset"])  # grouping columns for per-subset metrics
     languages: List[str] = field(default_factory=lambda: ["en"])  # languages of the tasks (search facet)
     max_tokens: Optional[int] = None  # default output cap; model.sampling.max_tokens overrides it
+    kind: str = "answer"  # answer (one reply per rollout) | episode (a multi-turn episode, gym.episodes)
+    environment: Optional[str] = None  # episode benchmarks: the gym.episodes environment (tau2)
     dataset: DatasetConfig = field(default_factory=DatasetConfig)
     prompt: PromptConfig = field(default_factory=PromptConfig)
     verifier: VerifierConfig = field(default_factory=VerifierConfig)
@@ -136,6 +138,18 @@ class JudgeConfig:
 
 
 @dataclass
+class UserConfig:
+    kind: str = "none"  # none | mock | scripted | openai_compatible
+    base_url: Optional[str] = None
+    name: Optional[str] = None  # user model id; discovered from /v1/models when null
+    api: str = "chat"  # chat | responses | completions
+    api_key_env: Optional[str] = None  # NAME of the env var holding the key (never the key itself)
+    timeout: float = 300.0  # seconds per user request
+    max_retries: int = 5  # attempts after the first
+    sampling: SamplingConfig = field(default_factory=lambda: SamplingConfig(temperature=0.0, max_tokens=2048))
+
+
+@dataclass
 class TrackerConfig:
     kind: str = "none"  # none | wandb | mlflow
     project: str = "gym"  # wandb: project
@@ -151,6 +165,7 @@ def register() -> None:
     store.store(group="schema", name="benchmark", node=BenchmarkConfig)
     store.store(group="schema", name="model", node=ModelConfig)
     store.store(group="schema", name="judge", node=JudgeConfig)
+    store.store(group="schema", name="user", node=UserConfig)
     store.store(group="schema", name="tracker", node=TrackerConfig)
 
 
@@ -208,6 +223,15 @@ class CacheKnobs:
 
 
 @dataclass
+class EpisodeKnobs:
+    max_steps: int = 200
+    max_errors: int = 10
+    max_agent_steps: Optional[int] = None
+    timeout: Optional[float] = None
+    seed: Optional[int] = 300
+
+
+@dataclass
 class CollectKnobs:
     concurrency: Any = 32  # a number, or "auto"
     limit: Optional[int] = None
@@ -217,6 +241,7 @@ class CollectKnobs:
     progress: bool = True
     adaptive: AdaptiveKnobs = field(default_factory=AdaptiveKnobs)
     cache: CacheKnobs = field(default_factory=CacheKnobs)
+    episode: EpisodeKnobs = field(default_factory=EpisodeKnobs)
 
 
 @dataclass

@@ -53,9 +53,12 @@ class Limits:
     timeout: float | None = None  # seconds for the whole episode; None = no limit
 
     def __post_init__(self) -> None:
-        for name in ("max_steps", "max_errors"):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"episode.{name} must be at least 1, got {getattr(self, name)}")
+        for name in ("max_steps", "max_errors", "max_agent_steps"):
+            value = getattr(self, name)
+            if value is not None and int(value) < 1:
+                raise ValueError(f"episode.{name}={value} must be at least 1")
+        if self.timeout is not None and float(self.timeout) <= 0:
+            raise ValueError(f"episode.timeout={self.timeout} must be a positive number of seconds (or null)")
 
 
 @dataclass

@@ -40,6 +40,7 @@ class Episode:
     user_usage: dict = field(default_factory=dict)
     cached_turns: int = 0
     finish_reasons: dict = field(default_factory=dict)
+    finish_reason: str | None = None  # the agent's last turn's
     pending: dict = field(default_factory=dict, repr=False)  # call id -> parsed arguments, until the call runs
 
     def summary(self, user_model: str | None) -> dict[str, Any]:
@@ -133,6 +134,7 @@ class EpisodeRunner:
         episode.agent_turns += 1
         episode.cached_turns += int(turn.cached)
         _add_usage(episode.agent_usage, turn.usage)
+        episode.finish_reason = turn.finish_reason
         if turn.finish_reason:
             episode.finish_reasons[turn.finish_reason] = episode.finish_reasons.get(turn.finish_reason, 0) + 1
         if turn.status != "ok":

@@ -208,9 +208,15 @@ def tool_call(rows: list[dict]) -> dict[str, Any]:
     return metrics(rows, _per_task, bootstrap_ci)
 
 
+def episode(rows: list[dict]) -> dict[str, Any]:
+    from gym.episodes.metrics import episode_metrics
+
+    return episode_metrics(rows, mean_ci)
+
+
 FAMILIES: dict[str, Callable[[list[dict]], dict[str, Any]]] = {
     "pairwise": pairwise, "label": label, "translation": translation, "long_context": long_context, "sql": sql,
-    "tool_call": tool_call}
+    "tool_call": tool_call, "episode": episode}
 
 
 def add_family_metrics(metrics: dict[str, Any], rollouts: "RolloutSet") -> None:
@@ -230,6 +236,19 @@ def add_family_metrics(metrics: dict[str, Any], rollouts: "RolloutSet") -> None:
             continue
         rows = [row for row in rollouts.raw_rows(group) if row is not None]
         entry["family_metrics"] = {"family": family, **FAMILIES[family](rows)}
+        if family == "episode":  # pass^k is a headline beside pass@k, not a detail
+            entry["pass^k"] = entry["family_metrics"].pop("pass^k")
+            entry["pass^k_method"] = entry["family_metrics"].pop("pass^k_method", None)
+    _episode_macro(metrics)
+
+
+def _episode_macro(metrics: dict[str, Any]) -> None:
+    """Over several episode benchmarks (one per τ² domain), their pass^k macro average."""
+    from gym.episodes.metrics import macro_average
+
+    macro = macro_average([e for e in metrics["benchmarks"].values() if "pass^k" in e])
+    if macro is not None:
+        metrics["pass^k_macro_average"] = macro
 
 
 def _ci(metric: dict | None) -> str:
@@ -263,7 +282,26 @@ def family_lines(metrics: dict[str, Any]) -> str:
             from gym.metrics.tool_calls import summary_line
 
             text = summary_line(fm)
+        elif family == "episode":
+            text = episode_text(entry)
         else:
             text = "outcomes: " + ", ".join(f"{k} {v}" for k, v in fm["outcomes"].items())
         lines.append(f"{label_}: {text}\n")
+    macro = metrics.get("pass^k_macro_average")
+    if macro:
+        lines.append(f"pass^k macro average over {macro['domains']} episode benchmarks: "
+                     + ", ".join(f"pass^{k} {v:.2f}" for k, v in macro["pass^k"].items()) + "\n")
     return "".join(lines)
+
+
+def episode_text(entry: dict[str, Any]) -> str:
+    fm = entry["family_metrics"]
+    per = fm["per_episode"]
+    parts = [", ".join(f"pass^{k} {_ci(m)}" for k, m in (entry.get("pass^k") or {}).items()),
+             "ended by " + ", ".join(f"{name} {t['percent']}%" for name, t in fm["terminations"].items()),
+             f"DB match {fm['db_match_rate']}%, communicate {fm['communicate_rate']}%",
+             f"per episode: {per['steps']} steps, {per['tool_calls']} tool calls, {per['tool_errors']} tool errors",
+             f"transfers {fm['transfer_rate']}%", f"user {', '.join(fm['user_models'])} ({fm['user_tokens']['total']} tokens)"]
+    if fm.get("nl_assertions_skipped"):
+        parts.append(f"NL assertions skipped in {fm['nl_assertions_skipped']} episodes (nl_assertions=skip)")
+    return "; ".join(parts)

@@ -111,6 +111,7 @@ def _entry_rows(entry: dict[str, Any]) -> list[tuple[str, Any, str, Any, Any]]:
     with_ci = [("pass@1", entry["pass@1"])]
     for family in ("pass@k", "majority@k", "pass@1[avg-of-k]"):
         with_ci.extend((metric_name(family, int(k)), value) for k, value in entry[family].items())
+    with_ci.extend((f"pass^{k}", value) for k, value in (entry.get("pass^k") or {}).items())  # episode benchmarks
     with_ci.append(("no_answer", entry["no_answer"]))
     with_ci.extend((f"scores/{name}", value) for name, value in (entry.get("scores") or {}).items())
     out.extend((name, m["value"], "percent", m["ci_low"], m["ci_high"]) for name, m in with_ci)

@@ -24,6 +24,7 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import Any
 
+from gym.mock.episodes import EpisodeIndex, episode_turn, is_episode_row, shape_turn
 from gym.mock.policy import AnswerPolicy, ApiError, count_tokens, prompt_text, shape_response, unparsed
 from gym.mock.tasks import load_rows, unit_draw
 
@@ -73,8 +74,9 @@ class MockServer:
                  task_accuracy: dict | str | None = None, rate_limit: int | None = None, max_n: int = 128,
                  ignore_n: bool = False, tool_parser: bool = True):
         all_rows = load_rows(data_paths or []) + list(rows or [])
-        self.policy = AnswerPolicy(all_rows, accuracy=accuracy, seed=seed, reasoning=reasoning,
-                                   task_accuracy=task_accuracy)
+        self.episodes = EpisodeIndex(all_rows)  # episode rows: the server plays the gold agent (gym.mock.episodes)
+        self.policy = AnswerPolicy([row for row in all_rows if not is_episode_row(row)], accuracy=accuracy, seed=seed,
+                                   reasoning=reasoning, task_accuracy=task_accuracy)
         if rate_limit is not None and (isinstance(rate_limit, bool) or not isinstance(rate_limit, int) or rate_limit < 1):
             raise ValueError(f"rate_limit must be a positive number of requests in flight, got {rate_limit!r}")
         self.rate_limit = rate_limit  # more completion requests in flight than this get 429 + Retry-After
@@ -95,7 +97,7 @@ class MockServer:
         self._lock = threading.Lock()
         self._counter = 0
         self._stats: dict[str, Any] = {"requests": 0, "max_in_flight": 0, "endpoints": {}, "faults": {},
-                                       "answers": {"correct": 0, "wrong": 0, "unknown": 0, "judge": 0}}
+                                       "answers": {"correct": 0, "wrong": 0, "unknown": 0, "judge": 0, "episode_turn": 0}}
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._connections: set[socket.socket] = set()
@@ -216,6 +218,13 @@ class MockServer:
             raise ApiError(400, f"n must be an integer within [1, {self.max_n}], got {n!r}", "invalid_request_error", None)
         if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 1):
             raise ApiError(400, f"max tokens must be a positive integer, got {max_tokens!r}", "invalid_request_error", None)
+        if self.episodes:
+            turn = episode_turn(self.episodes, kind, request, prompt, lambda question: unit_draw(
+                self.seed, "episode", question, request.get("seed")) < self.policy.accuracy)
+            if turn is not None:
+                with self._lock:
+                    self._stats["answers"]["episode_turn"] += 1
+                return shape_turn(kind, turn, prompt_tokens, self.model_name, number)
         tools = request.get("tools") if isinstance(request.get("tools"), list) else []
         replies = self.policy.answer(prompt, request.get("seed"), 1 if self.ignore_n else n, max_tokens,
                                      native_tools=bool(tools), tools=tools)

@@ -43,7 +43,8 @@ def load_rows(paths: Iterable[str | Path]) -> list[dict]:
     rows: list[dict] = []
     for path in paths:
         for line, row in iter_jsonl(path):
-            for key in ("question", "expected_answer"):
+            episode = isinstance(row.get("task"), dict)  # an episode row (gym.mock.episodes): no single answer
+            for key in ("question",) if episode else ("question", "expected_answer"):
                 if not isinstance(row.get(key), (str, int, float)) or isinstance(row.get(key), bool):
                     raise GymError(f"{path}:{line}: prepared row needs a '{key}' string")
             rows.append(row)

@@ -28,6 +28,7 @@ from gym.core.errors import GymError, did_you_mean
 log = logging.getLogger("gym.model.endpoints")
 POLICY_KINDS = ("openai_compatible", "mock", "local", "vllm_local")
 JUDGE_KINDS = ("none", "mock", "openai_compatible")
+USER_KINDS = ("none", "mock", "scripted", "openai_compatible")
 # Model ids that name an instruction-tuned (chat) model: raw-text completions skip their chat template.
 CHAT_MODEL = re.compile(r"instruct|chat|[-_.]it\b|gpt-|claude|gemini|-sft|dpo|assistant", re.I)
 # What a server says about its own version, by server family (root URL, without /v1).
@@ -231,16 +232,7 @@ def connect_judge(cfg: Any, stack: ExitStack, verifier: Any, policy_base_url: st
                         "answers; point judge.base_url at another model for verdicts you can trust", base_url)
     else:
         raise GymError(f"judge.kind={kind} is not one of: {', '.join(JUDGE_KINDS)}")
-    sampling = {k: v for k, v in to_plain(judge.sampling).items() if v not in (None, {}, [])}
-    seed = sampling.pop("seed", None)
-    client = ModelClient(base_url, model=judge.get("name"), api=str(judge.get("api") or "chat"), api_key=api_key,
-                         timeout=float(judge.timeout), max_retries=int(judge.max_retries), pool_size=pool_size,
-                         sampling=sampling)
-    stack.callback(client.close)
-    try:
-        fingerprint = discover(client, "judge")
-    except GymError as exc:
-        raise GymError(f"judge: {exc}") from None
+    client, sampling, seed, fingerprint = _side_client(judge, "judge", stack, base_url, api_key, pool_size)
     if cache is not None:
         from gym.model.response_cache import CachedJudge
 
@@ -248,6 +240,55 @@ def connect_judge(cfg: Any, stack: ExitStack, verifier: Any, policy_base_url: st
     verifier.attach_judge(client, None if seed is None else int(seed))
     log.info("judge %s at %s", client.model, base_url)
     return {**fingerprint, "sampling_sent": sampling}
+
+
+def _side_client(conf: Any, setting: str, stack: ExitStack, base_url: str, api_key: str | None,
+                 pool_size: int) -> tuple[ModelClient, dict, Any, dict]:
+    """A checked client for a second endpoint (judge, user): (client, sampling sent, seed, fingerprint)."""
+    sampling = {k: v for k, v in to_plain(conf.sampling).items() if v not in (None, {}, [])}
+    seed = sampling.pop("seed", None)
+    client = ModelClient(base_url, model=conf.get("name"), api=str(conf.get("api") or "chat"), api_key=api_key,
+                         timeout=float(conf.timeout), max_retries=int(conf.max_retries), pool_size=pool_size,
+                         sampling=sampling)
+    stack.callback(client.close)
+    try:
+        fingerprint = discover(client, setting)
+    except GymError as exc:
+        raise GymError(f"{setting}: {exc}") from None
+    return client, sampling, seed, fingerprint
+
+
+def connect_user(cfg: Any, stack: ExitStack, policy: ModelClient, pool_size: int) -> tuple[Any, dict[str, Any]]:
+    """The simulated user of an episode benchmark (gym.episodes.users) and its fingerprint for run.json.
+
+    An LLM user is started, checked and fingerprinted like the judge; its model and sampling enter every
+    rollout key. A user that is the policy's own endpoint and model is warned about: published episode
+    numbers move by tens of points with the user model."""
+    from gym.episodes.users import MockUser, ModelUser, ScriptedUser
+
+    user = cfg.get("user") or {}
+    kind = str(user.get("kind") or "none")
+    if kind == "none":
+        raise GymError(f"{cfg.benchmark.name} is an episode benchmark and needs a simulated user: user=mock "
+                       "(gym's deterministic user, offline), user=vllm user.base_url=http://host:port/v1, or user=openai")
+    if kind in ("mock", "scripted"):
+        simulated = MockUser() if kind == "mock" else ScriptedUser()
+        return simulated, {"kind": kind, "model": simulated.model}
+    if kind != "openai_compatible":
+        raise GymError(f"user.kind={kind} is not one of: {', '.join(USER_KINDS)}")
+    if not user.get("base_url"):
+        raise GymError("set user.base_url=http://host:port/v1 for the simulated user's endpoint")
+    base_url = check_base_url(user.base_url, "user.base_url")
+    api_key = api_key_from_env(user.get("api_key_env"), "user.api_key_env")
+    client, sampling, seed, fingerprint = _side_client(user, "user", stack, base_url, api_key, pool_size)
+    info = {"kind": kind, **fingerprint, "sampling_sent": sampling}
+    if _same_endpoint(base_url, policy.base_url) and client.model == policy.model:
+        info["same_as_policy"] = True
+        log.warning("the simulated user (user.base_url=%s, %s) is the policy's own endpoint and model: episode "
+                    "scores depend strongly on the user model; published τ² numbers use a separate one", base_url,
+                    client.model)
+    log.info("simulated user %s at %s", client.model, base_url)
+    return ModelUser(client, seed_offset=int(seed or 0)), info
 
 
 def _same_endpoint(a: str, b: str) -> bool:

@@ -23,7 +23,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional, TypedDict
 
-from gym.rollouts.row import SCHEMA_VERSION, Rollout, check_indices, check_verdict, now
+from gym.episodes.export import items_to_trajectory, trajectory_items
+from gym.rollouts.row import EPISODE_SCHEMA_VERSION, SCHEMA_VERSION, Rollout, check_indices, check_verdict, now
 
 AGENT_TYPE = "responses_api_agents"
 FAILURE_STATUS = {"verify_failed": "verifier_error", "model_error": "model_error"}  # anything else: infra_error
@@ -134,7 +135,17 @@ def to_gym(row: dict, path: Path, where: str) -> Rollout:
         "usage": {"prompt_tokens": usage.get("input_tokens"), "completion_tokens": usage.get("output_tokens"),
                   "total_tokens": usage.get("total_tokens")} if usage else None,
         "time": extra.get("time") or now(), "data_sha256": extra.get("data_sha256"), **_subsets(row),
+        **_episode(extra, params, response),
     }
+
+
+def _episode(extra: dict, params: dict, response: dict) -> dict[str, Any]:
+    """An episode exported by gym comes back with its trajectory (from the items) and its counters."""
+    if not isinstance(extra.get("episode"), dict):
+        return {}
+    inputs = params.get("input") if isinstance(params.get("input"), list) else []
+    return {"trajectory": items_to_trajectory(inputs, response.get("output") or []), "episode": extra["episode"],
+            "schema_version": EPISODE_SCHEMA_VERSION}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -169,10 +180,12 @@ def response_object(row: Rollout) -> dict[str, Any]:
     """The Responses API object for a gym row's reply."""
     rid = str(row.get("key") or "")[:24]
     output: list[dict[str, Any]] = []
-    if row.get("reasoning"):
+    if isinstance(row.get("trajectory"), list):  # an episode: its whole conversation after the system prompt
+        output = trajectory_items(row["trajectory"])[1]
+    elif row.get("reasoning"):
         output.append({"type": "reasoning", "id": f"rs_{rid}", "summary": [{"type": "summary_text",
                                                                            "text": row["reasoning"]}]})
-    if row.get("response") is not None:
+    if row.get("response") is not None and not isinstance(row.get("trajectory"), list):
         output.append({"type": "message", "id": f"msg_{rid}", "role": "assistant", "status": "completed",
                        "content": [{"type": "output_text", "text": row["response"], "annotations": []}]})
     failed = row.get("status") == "model_error"
@@ -196,8 +209,9 @@ def agent_ref(row: Rollout) -> dict[str, str]:
 
 def to_nemo(row: Rollout) -> NemoGymRollout:
     """The NeMo Gym rollouts-file (or failures-file) line for a gym row."""
+    episode = isinstance(row.get("trajectory"), list)
     out: NemoGymRollout = {
-        "responses_create_params": {"input": row.get("prompt") or []},
+        "responses_create_params": {"input": trajectory_items(row["trajectory"])[0] if episode else row.get("prompt") or []},
         "response": response_object(row), "reward": row.get("reward"),
         "expected_answer": row.get("expected_answer"), "extracted_answer": row.get("extracted_answer"),
         "latency_s": row.get("latency_s"), "scores": row.get("scores"), **_subsets(row),
@@ -205,6 +219,8 @@ def to_nemo(row: Rollout) -> NemoGymRollout:
         "gym": {name: row.get(name) for name in ("key", "finish_reason", "attempts", "error", "verifier", "time",
                                                  "data_sha256")},
     }
+    if episode:
+        out["gym"]["episode"] = row.get("episode")
     failure = EXPORT_FAILURE_CLASS.get(str(row.get("status")))
     if failure:
         out["_ng_failure_class"] = failure

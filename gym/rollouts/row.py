@@ -14,6 +14,9 @@ Versions
   `reverified`.
 * 3: `schema_version: 3`; rows of tasks that offer tools add `tool_calls` (the reply's calls) and, when a
   reply had any, `tool_call_problems` (gym.toolcalls.counters).
+* 4: rows of episode benchmarks (benchmark.kind: episode) add `trajectory` (the whole conversation as
+  OpenAI chat messages) and `episode` (termination, steps, turns, tool calls and errors, the user model
+  and its usage); `response` is the agent's last text. Only episode rows carry version 4.
 A row of a newer version than this gym knows is refused with a hint to upgrade gym.
 """
 
@@ -33,6 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from gym.model.client import Completion
 
 SCHEMA_VERSION = 3
+EPISODE_SCHEMA_VERSION = 4  # rows of episode benchmarks; answer rows keep SCHEMA_VERSION
 
 
 class Status(str, Enum):
@@ -43,7 +47,8 @@ class Status(str, Enum):
 
 
 STATUSES: tuple[str, ...] = tuple(s.value for s in Status)
-STATUSES_BY_VERSION: dict[int, tuple[str, ...]] = {1: ("ok", "model_error", "infra_error"), 2: STATUSES, 3: STATUSES}
+STATUSES_BY_VERSION: dict[int, tuple[str, ...]] = {1: ("ok", "model_error", "infra_error"), 2: STATUSES, 3: STATUSES,
+                                                   4: STATUSES}
 SUPPORTED_VERSIONS = tuple(STATUSES_BY_VERSION)
 SCORED = ("ok", "model_error")  # enter every score (a model_error as 0)
 UNSCORED = ("infra_error", "verifier_error")  # left out of every score, only counted
@@ -80,9 +85,11 @@ class Rollout(TypedDict, total=False):
     adaptive: str
     tool_calls: list
     tool_call_problems: dict
+    trajectory: list
+    episode: dict
 
 
-OPTIONAL = ("subsets", "reverified", "tool_calls", "tool_call_problems")  # fields only some rows carry
+OPTIONAL = ("subsets", "reverified", "tool_calls", "tool_call_problems", "trajectory", "episode")  # fields only some rows carry
 
 # Field -> what it holds. Kept in step with Rollout; tests check the README documents every one.
 FIELDS: dict[str, str] = {
@@ -114,6 +121,10 @@ FIELDS: dict[str, str] = {
     "adaptive": "on rows of an adaptive-repeats run: the stopping rule that sampled them (gym.rollouts.adaptive)",
     "tool_calls": "when tools were offered: the reply's calls [{name, arguments[, raw_arguments][, id]}] (version 3)",
     "tool_call_problems": "counts of unparsed_tool_calls, invalid_tool_arguments, unknown_tools in the reply, when any",
+    "trajectory": "episode rows (version 4): the conversation as chat messages (system, user, assistant with "
+                  "tool_calls, tool with tool_call_id)",
+    "episode": "episode rows (version 4): {termination, steps, agent_turns, user_turns, tool_calls, tool_errors, "
+               "unknown_tools, transfers, user_model, agent_usage, user_usage, ...}",
 }
 
 
@@ -192,6 +203,29 @@ def make_rollout(benchmark: str, model: str, row: dict, messages: list[dict], ta
     return rollout
 
 
+def make_episode_rollout(benchmark: str, model: str, row: dict, task_index: int, rollout_index: int, key: str,
+                         played: Any, data_sha256: str | None = None, *, subsets: dict | None = None) -> Rollout:
+    """The row collect writes for one episode (gym.rollouts.episodes.Played): its verdict, the whole
+    trajectory and the episode's counters; `prompt` is what the episode started from."""
+    episode, verdict = played.episode, played.verdict
+    texts = [m.get("content") for m in episode.trajectory if m.get("role") == "assistant" and m.get("content")]
+    rollout: Rollout = {
+        "schema_version": EPISODE_SCHEMA_VERSION, "benchmark": benchmark, "model": model, "task_index": task_index,
+        "rollout_index": rollout_index, "key": key, "status": verdict["status"], "reward": verdict["reward"],
+        "scores": verdict["scores"], "extracted_answer": verdict["extracted_answer"],
+        "expected_answer": row.get("expected_answer"), "prompt": played.prompt,
+        "response": texts[-1] if texts else None, "reasoning": None, "verifier": verdict["verifier"],
+        "error": verdict["error"], "attempts": episode.agent_turns, "latency_s": round(played.seconds, 3),
+        "finish_reason": episode.finish_reason, "usage": episode.agent_usage or None, "time": now(),
+        "data_sha256": data_sha256, "trajectory": episode.trajectory, "episode": played.summary,
+    }
+    if subsets:
+        rollout["subsets"] = subsets
+    if episode.cached_turns:
+        rollout["cached"] = True
+    return rollout
+
+
 def _scores(details: Any) -> dict[str, float] | None:
     """The verifier's secondary scores (details["scores"]): numbers in [0, 1] by name, else None."""
     scores = details.get("scores") if isinstance(details, dict) else None
@@ -266,5 +300,5 @@ def upgrade(row: dict, where: str) -> Rollout:
     check_row(row, where)
     out: dict[str, Any] = {name: row.get(name) for name in FIELDS if name in row or name not in OPTIONAL}
     out.update({k: v for k, v in row.items() if k not in out})  # fields of a newer writer survive
-    out["schema_version"] = SCHEMA_VERSION
+    out["schema_version"] = EPISODE_SCHEMA_VERSION if isinstance(row.get("trajectory"), list) else SCHEMA_VERSION
     return out  # type: ignore[return-value]

@@ -36,6 +36,8 @@ class BenchmarkSettings:
     subsets: Any  # benchmark.subsets, as plain data
     verifier_family: str
     verifier_options: dict[str, Any]
+    kind: str = "answer"  # answer | episode (gym.rollouts.episodes)
+    environment: str | None = None  # episode benchmarks: the gym.episodes environment
 
 
 @dataclass(frozen=True)
@@ -119,7 +121,8 @@ def _task_limit(limit: Any) -> int | None:
 def _benchmark(bench: DictConfig) -> BenchmarkSettings:
     return BenchmarkSettings(name=str(bench.name), system=bench.prompt.system, user=local.user_prompt(bench),
                              subsets=to_plain(bench.get("subsets")), verifier_family=str(bench.verifier.family),
-                             verifier_options=to_plain(bench.verifier.options))
+                             verifier_options=to_plain(bench.verifier.options), kind=str(bench.get("kind") or "answer"),
+                             environment=bench.get("environment"))
 
 
 def _sampling(cfg: DictConfig) -> Sampling:

@@ -34,7 +34,8 @@ from gym.model.replicas import replica_lines
 from gym.model.response_cache import open_cache
 from gym.rollouts import resume
 from gym.rollouts.adaptive import Rounds, replay_rewards
-from gym.rollouts.row import FINAL, make_rollout, rollout_key
+from gym.rollouts.episodes import EpisodeRun, episode_lines
+from gym.rollouts.row import FINAL, make_episode_rollout, make_rollout, rollout_key
 from gym.rollouts.runner import LIMIT_FLAGS, RolloutPool, Tally, WorkItem
 from gym.rollouts.settings import CollectSettings
 
@@ -99,7 +100,13 @@ def load_tasks(settings: CollectSettings) -> TaskSet:
             break
     if not rows:
         raise GymError(f"{path} has no tasks")
-    prompts = [build_messages(bench.system, bench.user, row, f"{path} line {i + 1}") for i, row in enumerate(rows)]
+    if bench.kind == "episode":  # each episode's opening messages (system prompt, any history, first turn)
+        from gym.episodes import make_environment
+
+        env = make_environment(bench.environment or "", path)
+        prompts = [env.initial_messages(row) for row in rows]
+    else:
+        prompts = [build_messages(bench.system, bench.user, row, f"{path} line {i + 1}") for i, row in enumerate(rows)]
     return TaskSet(rows, prompts, task_subsets(rows, bench.subsets))
 
 
@@ -111,6 +118,7 @@ class RunEndpoints:
     judge_model: str | None  # part of every rollout key
     fingerprint: dict[str, Any]  # who answered, for run.json
     offers: list[dict | None]  # per task: the {tools, tool_choice} a tool-calling task sends, else None
+    episodes: EpisodeRun | None = None  # episode benchmarks: plays the rollouts in place of `calls`
 
 
 def start_endpoints(settings: CollectSettings, stack: ExitStack, tasks: TaskSet) -> RunEndpoints:
@@ -132,8 +140,14 @@ def start_endpoints(settings: CollectSettings, stack: ExitStack, tasks: TaskSet)
             replica.limiter = AdaptiveLimit(limits.concurrency)
     elif limits.auto_concurrency:
         client.limiter = AdaptiveLimit(limits.concurrency)
-    return RunEndpoints(client, ModelCalls(client, settings.n_per_request, cache), verifier,
-                        judge["model"] if judge else None, fingerprint, offers)
+    judge_model = judge["model"] if judge else None
+    if settings.benchmark.kind == "episode":
+        episodes = EpisodeRun(cfg, stack, client, verifier, limits.concurrency, cache, tasks.rows, tasks.prompts)
+        fingerprint["user"] = episodes.user_info
+        return RunEndpoints(client, episodes, verifier, judge_model, fingerprint, offers,  # type: ignore[arg-type]
+                            episodes)
+    return RunEndpoints(client, ModelCalls(client, settings.n_per_request, cache), verifier, judge_model, fingerprint,
+                        offers)
 
 
 def tool_offers(verifier: Any, tasks: TaskSet, api: str) -> list[dict | None]:
@@ -169,8 +183,11 @@ class Plan:
     def key_of(self, task_index: int, rollout_index: int) -> tuple[int | None, str]:
         if (task_index, rollout_index) not in self._keys:
             seed, client = self.settings.sampling.seed_of(rollout_index), self.ends.client
+            sent, episodes = self.settings.sampling.sent, self.ends.episodes
+            if episodes is not None:  # the user, its sampling and the limits make another experiment
+                sent, seed = episodes.key_sampling(sent), episodes.seed(self.settings.sampling.seed, rollout_index)
             self._keys[task_index, rollout_index] = seed, rollout_key(
-                self.data_sha, task_index, self.tasks.prompts[task_index], {**self.settings.sampling.sent, "seed": seed},
+                self.data_sha, task_index, self.tasks.prompts[task_index], {**sent, "seed": seed},
                 client.model, client.api, rollout_index, self.ends.judge_model)
         return self._keys[task_index, rollout_index]
 
@@ -207,6 +224,10 @@ def run_rollouts(settings: CollectSettings, tasks: TaskSet, ends: RunEndpoints, 
     adaptive = settings.adaptive.spec() if settings.adaptive is not None else None
 
     def make_rows(task_index: int, answered: list) -> list[dict[str, Any]]:
+        if ends.episodes is not None:
+            return [make_episode_rollout(name, ends.client.model, tasks.rows[task_index], task_index, rollout_index,
+                                         key, played, data_sha, subsets=tasks.subsets[task_index])
+                    for (rollout_index, _, key), played, _ in answered]
         return [make_rollout(name, ends.client.model, tasks.rows[task_index], tasks.prompts[task_index], task_index,
                              rollout_index, key, completion, ends.verifier, data_sha,
                              subsets=tasks.subsets[task_index], cached=cached, adaptive=adaptive)
@@ -214,6 +235,8 @@ def run_rollouts(settings: CollectSettings, tasks: TaskSet, ends: RunEndpoints, 
 
     def record(rollout: dict[str, Any]) -> None:
         plan.done[rollout["key"]] = rollout["status"]
+        if ends.episodes is not None:
+            ends.episodes.count(rollout)
 
     more = (lambda rollouts: rounds.landed(rollouts, plan.task_work)) if rounds is not None else None
     pool = RolloutPool(ends.calls, tasks.prompts.__getitem__, make_rows, settings.limits.workers, more,
@@ -312,6 +335,7 @@ def _summary_text(s: dict[str, Any]) -> str:
     tool_counts = s.get("tool_calls") or {}
     if any(tool_counts.values()):
         lines.append("tool calls: " + ", ".join(f"{kind} {count}" for kind, count in tool_counts.items()))
+    lines += episode_lines(s)
     lines += model_time_lines(s) + replica_lines(s.get("replicas") or [])
     lines.append(f"rollouts: {s['rollouts_file']}")
     return "\n".join(lines)

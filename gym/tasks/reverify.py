@@ -87,7 +87,10 @@ def reverify_file(path: Path, cfg: DictConfig, verifiers: Verifiers, task_rows: 
 
     def one(job: tuple[Rollout, dict, Any]) -> Rollout:
         row, task, verifier = job
-        verdict = verify_answer(verifier, task, row.get("response") or "", row.get("tool_calls"))
+        answer = row.get("response") or ""
+        if isinstance(row.get("trajectory"), list):  # an episode: graded again by replaying its trajectory
+            answer = {"trajectory": row["trajectory"], "termination": (row.get("episode") or {}).get("termination")}
+        verdict = verify_answer(verifier, task, answer, None if isinstance(answer, dict) else row.get("tool_calls"))
         previous = {name: row.get(name) for name in ("status", "reward", "extracted_answer")}
         return {**row, **verdict, "reverified": {"time": now(), **previous}}  # type: ignore[typeddict-item]
 

@@ -31,6 +31,7 @@ FAMILIES: dict[str, str] = {
     "translation": "gym.verifiers.translation:TranslationVerifier",
     "typed": "gym.verifiers.typed:TypedVerifier",
     "tool_call": "gym.verifiers.tool_call:ToolCallVerifier",
+    "episode": "gym.verifiers.episode:EpisodeVerifier",
 }
 
 

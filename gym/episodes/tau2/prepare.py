@@ -95,7 +95,9 @@ def prepare_domain(ctx: "PrepareContext", files: DomainFiles, split: str | None 
         if split not in splits:
             raise GymError(f"unknown split {split!r} for tau2 {files.domain} (upstream has {', '.join(splits)})")
         wanted = set(splits[split])
-        tasks = [task for task in tasks if task["id"] in wanted]
+        tasks = ctx.leave_out(tasks, lambda task: task["id"] in wanted, f"not in split {split}")
+    else:
+        ctx.count_seen(len(tasks))
     env_name = f"{ctx.name}.env.json"
     write_json_atomic(ctx.output_path.parent / env_name, {
         "domain": files.domain, "upstream": {"repo": REPO, "commit": commit}, "policy": policy,

@@ -1,0 +1,140 @@
+"""The reference server as the agent of episode benchmarks (model=mock on tau2_*).
+
+A request is an episode turn when it offers tools and one of its user messages is the request of a
+prepared episode row (`question`, which gym's mock user opens with). The server then plays gym's
+reference agent (gym.episodes.agents): the task's gold actions as tool calls, one per turn, then a
+closing message with every required string; or, for an episode drawn to go wrong (probability
+1 - accuracy, fixed by the server seed, the task and the request seed, so every turn of one episode
+draws alike), a refusal. Tool calls go out in the request's own shape: chat `tool_calls`, Responses
+`function_call` items, or text in the prompt's format for completions.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from gym.episodes.agents import gold_turn, wrong_turn
+from gym.episodes.base import Turn
+from gym.episodes.export import items_to_trajectory
+
+
+def is_episode_row(row: dict) -> bool:
+    return isinstance(row.get("task"), dict) and isinstance(row.get("question"), str)
+
+
+def _history_texts(row: dict) -> set[str]:
+    history = ((row["task"].get("initial_state") or {}).get("message_history")) or []
+    return {m["content"].strip() for m in history if isinstance(m.get("content"), str) and m["content"].strip()}
+
+
+class EpisodeIndex:
+    """Episode rows by their opening request. Rows that open alike are told apart by the earlier messages
+    the task supplies (its history): the row whose history the request holds, the longest one winning."""
+
+    def __init__(self, rows: Sequence[dict]):
+        self.rows: dict[str, list[dict]] = {}
+        for row in rows:
+            if is_episode_row(row):
+                self.rows.setdefault(row["question"].strip(), []).append(row)
+
+    def __bool__(self) -> bool:
+        return bool(self.rows)
+
+    def _pick(self, candidates: list[dict], said: set[str]) -> dict | None:
+        fitting = [row for row in candidates if _history_texts(row) <= said]
+        return max(fitting, key=lambda row: len(_history_texts(row)), default=None)
+
+    def find(self, messages: list[dict], prompt: str) -> dict | None:
+        said = {m["content"].strip() for m in messages if isinstance(m.get("content"), str)}
+        for message in reversed(messages):
+            if message.get("role") == "user" and isinstance(message.get("content"), str):
+                candidates = self.rows.get(message["content"].strip())
+                if candidates:
+                    return self._pick(candidates, said)
+        for question, candidates in self.rows.items():  # completions: the conversation is one text
+            if question in prompt:
+                return self._pick(candidates, {text for row in candidates for text in _history_texts(row)
+                                               if text in prompt})
+        return None
+
+
+def request_messages(kind: str, request: dict) -> list[dict]:
+    """The conversation of a request as chat messages (completions: none, the prompt is text)."""
+    if kind == "chat":
+        return [m for m in request.get("messages") or [] if isinstance(m, dict)]
+    if kind == "responses":
+        items = request.get("input")
+        if isinstance(items, str):
+            return [{"role": "user", "content": items}]
+        normal = []
+        for item in items or []:
+            if not isinstance(item, dict):
+                continue
+            if item.get("type", "message") == "message":
+                content = item.get("content")
+                parts = content if isinstance(content, list) else [{"type": "input_text", "text": str(content or "")}]
+                item = {"type": "message", "role": item.get("role"), "content": parts}
+            normal.append(item)
+        return items_to_trajectory([], normal)
+    return []
+
+
+def text_calls_done(prompt: str, question: str) -> list[dict]:
+    """Completions: the prompt is text; the calls answered since the user's request are counted from the
+    tool-response blocks after its last occurrence (stand-in messages for gold_turn's count)."""
+    tail = prompt[prompt.rfind(question) + len(question):] if question in prompt else ""
+    return [{"role": "user", "content": question}] + [
+        {"role": "assistant", "tool_calls": [{}]} for _ in range(tail.count("<tool_response>"))]
+
+
+def episode_turn(index: EpisodeIndex, kind: str, request: dict, prompt: str, right: Any) -> Turn | None:
+    """The reference agent's turn for an episode request; None when the request is not one.
+
+    `right(question)` draws whether this episode goes the gold way."""
+    if not request.get("tools") and kind != "completions":
+        return None
+    messages = request_messages(kind, request)
+    row = index.find(messages, prompt)
+    if row is None:
+        return None
+    if kind == "completions":
+        messages = text_calls_done(prompt, row["question"])
+    return (gold_turn if right(row["question"]) else wrong_turn)(row, messages)
+
+
+
+
+
+def shape_turn(kind: str, turn: Turn, prompt_tokens: int, model: str, number: int) -> dict:
+    """The OpenAI response body carrying the reference agent's turn (tool calls in the API's own shape;
+    on completions, as <tool_call> text in gym's default prompt format)."""
+    import time
+
+    from gym.toolcalls import render_calls
+
+    calls = turn.tool_calls
+    text = turn.text
+    if kind == "completions" and calls:
+        text, calls = render_calls(calls, "hermes"), []
+    tokens = len((text or "").split()) + sum(len(call.arguments_json().split()) + 1 for call in calls)
+    usage = {"prompt_tokens": prompt_tokens, "completion_tokens": tokens, "total_tokens": prompt_tokens + tokens}
+    finish = "tool_calls" if calls else "stop"
+    created = int(time.time())
+    if kind == "responses":
+        output: list[dict] = []
+        if text:
+            output.append({"type": "message", "id": f"msg_{number:08x}", "status": "completed", "role": "assistant",
+                           "content": [{"type": "output_text", "text": text, "annotations": []}]})
+        output += [{**call.to_responses(i), "id": f"fc_{number:08x}_{i}", "status": "completed"}
+                   for i, call in enumerate(calls)]
+        return {"id": f"resp_{number:08x}", "object": "response", "created_at": created, "model": model,
+                "status": "completed", "incomplete_details": None, "output": output,
+                "usage": {"input_tokens": prompt_tokens, "output_tokens": tokens, "total_tokens": prompt_tokens + tokens}}
+    if kind == "completions":
+        return {"id": f"cmpl-{number:08x}", "object": "text_completion", "created": created, "model": model,
+                "choices": [{"index": 0, "text": text or "", "logprobs": None, "finish_reason": "stop"}], "usage": usage}
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if calls:
+        message["tool_calls"] = [call.to_chat(i) for i, call in enumerate(calls)]
+    return {"id": f"chatcmpl-{number:08x}", "object": "chat.completion", "created": created, "model": model,
+            "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}], "usage": usage}

@@ -1,0 +1,162 @@
+"""collect's side of an episode benchmark: one rollout = one whole episode (gym.episodes).
+
+`EpisodeSetup` holds what every episode of a run shares (the environment, the simulated user, the
+limits) and `identity`, the part of each rollout key an answer benchmark does not have (the user model
+and its sampling, the limits, the environment's upstream version). `play` runs one episode against the
+policy client and grades it with the benchmark's verifier; gym.rollouts.row.make_episode_rollout turns
+the result into the row, which keeps the trajectory: resume redoes only unfinished episodes and
+task=reverify re-grades stored trajectories without any model call.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from gym.episodes.agents import ClientAgent
+from gym.episodes.base import Limits
+from gym.episodes.loop import Episode, EpisodeRunner
+from gym.rollouts.row import verify_answer
+
+
+@dataclass
+class EpisodeSetup:
+    env: Any
+    user: Any
+    limits: Limits
+    user_model: str | None = None
+    identity: dict = field(default_factory=dict)
+
+    def prompt(self, row: dict) -> list[dict]:
+        """The messages an episode starts from (its rollout key hashes them)."""
+        return self.env.initial_messages(row)
+
+
+@dataclass
+class Played:
+    prompt: list
+    episode: Episode
+    verdict: dict
+    summary: dict
+    seconds: float
+
+
+def play(setup: EpisodeSetup, client: Any, verifier: Any, row: dict, seed: int | None) -> Played:
+    started = time.monotonic()
+    prompt = setup.prompt(row)
+    runner = EpisodeRunner(setup.env, ClientAgent(client, seed), setup.user, setup.limits)
+    try:
+        episode = runner.run(row, seed)
+    except Exception as exc:  # the environment failed on this row (bad data): unscored, not the model's fault
+        episode = Episode(list(prompt), status="verifier_error",
+                          error=f"environment failed: {exc.__class__.__name__}: {exc}")
+    if episode.status == "ok":
+        verdict = verify_answer(verifier, row, {"trajectory": episode.trajectory,
+                                                "termination": episode.termination})
+    else:
+        verdict = {"status": episode.status, "reward": None, "scores": None, "extracted_answer": None,
+                   "verifier": {}, "error": episode.error}
+    return Played(prompt, episode, verdict, episode.summary(setup.user_model), time.monotonic() - started)
+
+
+class TurnCache:
+    """The policy client seen through the response cache: each agent turn is stored under the episode's
+    rollout key and the exact request, so a redone episode replays its earlier turns without asking."""
+
+    def __init__(self, client: Any, cache: Any, key: str):
+        self.client, self.cache, self.key = client, cache, key
+
+    def complete(self, messages: list[dict], **kwargs: Any) -> Any:
+        import hashlib
+        import json
+
+        blob = json.dumps([self.key, messages, kwargs], sort_keys=True, ensure_ascii=False, default=str)
+        turn_key = hashlib.sha256(blob.encode("utf-8")).hexdigest()[:32]
+        hit = self.cache.get(turn_key)
+        if hit is not None:
+            hit.from_cache = True
+            return hit
+        completion = self.client.complete(messages, **kwargs)
+        if completion.status == "ok":
+            self.cache.put(turn_key, completion)
+        return completion
+
+
+class EpisodeRun:
+    """What collect does differently for an episode benchmark, in one place: the user endpoint, the extra
+    identity in every key, the per-episode seed, and the rollouts themselves. It stands in for
+    gym.model.calls.ModelCalls in collect's rollout pool (`groups`, `complete_spread`, `summary`): one
+    member is one whole episode, played on the pool's threads."""
+
+    def __init__(self, cfg: Any, stack: Any, client: Any, verifier: Any, concurrency: int, cache: Any,
+                 rows: list[dict], prompts: list[list[dict]]):
+        from gym.core.config import to_plain
+        from gym.core.errors import GymError
+        from gym.episodes.base import Limits
+        from gym.model import endpoints
+
+        knobs = {"max_steps": 200, "max_errors": 10, **to_plain(cfg.get("episode") or {})}
+        try:
+            limits = Limits(max_steps=int(knobs["max_steps"]), max_errors=int(knobs["max_errors"]),
+                            max_agent_steps=knobs.get("max_agent_steps"), timeout=knobs.get("timeout"))
+        except ValueError as exc:
+            raise GymError(str(exc)) from None
+        user, self.user_info = endpoints.connect_user(cfg, stack, client, concurrency)
+        self.episode_seed = knobs.get("seed")
+        identity = {"user": {k: self.user_info.get(k) for k in ("kind", "model", "sampling_sent")},
+                    "limits": {"max_steps": limits.max_steps, "max_errors": limits.max_errors,
+                               "max_agent_steps": limits.max_agent_steps}}
+        self.setup = EpisodeSetup(verifier.env, user, limits, user_model=self.user_info.get("model"), identity=identity)
+        self.client, self.verifier, self.cache, self.rows = client, verifier, cache, rows
+        self._task_of = {id(prompt): index for index, prompt in enumerate(prompts)}
+        self.terminations: dict[str, int] = {}
+        self.agent_requests = 0  # agent turns asked of the endpoint (not answered from the cache)
+
+    def key_sampling(self, sampling: dict) -> dict:
+        return {**sampling, "episode": self.setup.identity}
+
+    def seed(self, base_seed: Any, rollout_index: int) -> int | None:
+        """model.sampling.seed + rollout index when set, else episode.seed + rollout index (τ²: seed 300)."""
+        base = base_seed if base_seed is not None else self.episode_seed
+        return None if base is None else int(base) + rollout_index
+
+    def groups(self, work: list) -> list[tuple[int, list]]:
+        return [(task, [(rollout, seed, key)]) for task, rollout, seed, key in work]
+
+    def complete_spread(self, messages: list[dict], members: list, offered: Any = None) -> tuple[list, list]:
+        """(member, Played, from_cache) for each member: the episodes of one task, played here."""
+        row = self.rows[self._task_of[id(messages)]]
+        answered = []
+        for member in members:
+            client = TurnCache(self.client, self.cache, member[2]) if self.cache is not None else self.client
+            answered.append((member, play(self.setup, client, self.verifier, row, member[1]), False))
+        return answered, []
+
+    def count(self, rollout: dict) -> None:
+        episode = rollout.get("episode") or {}
+        termination = episode.get("termination") or "unfinished"
+        self.terminations[termination] = self.terminations.get(termination, 0) + 1
+        self.agent_requests += int(episode.get("agent_turns") or 0) - int(episode.get("cached_turns") or 0)
+
+    def summary(self) -> dict:
+        out: dict[str, Any] = {"model_requests": self.agent_requests, "n_per_request": False, "requests_with_n": 0,
+                               "episodes": {"terminations": dict(sorted(self.terminations.items())),
+                                            "user": self.user_info}}
+        if self.cache is not None:
+            out["cache"] = self.cache.summary()
+        return out
+
+
+def episode_lines(summary: dict) -> list[str]:
+    """The collect summary's lines about episodes (terminations, the user, a user that is the policy)."""
+    episodes = summary.get("episodes")
+    if not episodes:
+        return []
+    user = episodes["user"]
+    lines = ["episodes ended by: " + ", ".join(f"{name} {n}" for name, n in episodes["terminations"].items()),
+             f"simulated user: {user.get('model')} ({user.get('kind')})"]
+    if user.get("same_as_policy"):
+        lines.append("WARNING: the simulated user is the policy's own endpoint and model; episode scores depend "
+                     "strongly on the user model")
+    return lines

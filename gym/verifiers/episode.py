@@ -1,0 +1,73 @@
+"""Family `episode`: grades a finished multi-turn episode (gym.episodes) instead of a reply text.
+
+`verify(row, episode)` takes the episode as collect recorded it, {"trajectory": chat messages,
+"termination": reason} (a rollout row carrying those fields works too), and asks the benchmark's
+environment to score it. The environment replays the trajectory on a fresh state: no model is called,
+so task=reverify gives the same reward from a stored trajectory. A scorer that fails (a replayed call
+answering differently, broken data) raises VerifierError: the rollout is a verifier_error, not a 0.
+
+Options: `environment` (gym.episodes registry name), `data_path` (the prepared JSONL, whose directory
+holds the environment's domain files), `nl_assertions: skip | judge` (τ²'s natural-language assertions:
+skip drops them from the reward basis, as upstream's CLI and NeMo Gym do; judge asks the judge endpoint).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from typing import Any, ClassVar
+
+from gym.core.errors import GymError
+from gym.verifiers.base import Verdict, Verifier, VerifierError
+
+
+class EpisodeVerifier(Verifier):
+    family: ClassVar[str] = "episode"
+    OPTIONS: ClassVar[dict[str, Any]] = {"environment": "tau2", "data_path": None}
+    CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {"nl_assertions": ("skip", "judge")}
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._env: Any = None
+        self._lock = threading.Lock()
+        self.needs_judge = self.nl_assertions == "judge"
+
+    @property
+    def env(self) -> Any:
+        with self._lock:
+            if self._env is None:
+                from gym.episodes import make_environment
+
+                if not self.options["data_path"]:
+                    raise GymError("verifier 'episode': option data_path (the prepared JSONL) is not set")
+                self._env = make_environment(str(self.options["environment"]), self.options["data_path"],
+                                             nl_assertions=self.nl_assertions)
+            return self._env
+
+    def verify(self, row: dict, response: Any) -> Verdict:
+        episode = json.loads(response) if isinstance(response, str) else response
+        if not isinstance(episode, dict) or not isinstance(episode.get("trajectory"), list):
+            raise VerifierError("an episode needs its trajectory (a rollout written by an episode run)")
+        termination = episode.get("termination") or (episode.get("episode") or {}).get("termination") or ""
+        env = self.env
+        try:
+            score = env.score(row, episode["trajectory"], termination)
+        except GymError:
+            raise
+        except Exception as exc:
+            raise VerifierError(f"episode scorer failed: {exc.__class__.__name__}: {exc}") from None
+        details = {"family": "episode", "environment": env.name, "termination": termination, **score.details}
+        breakdown = score.details.get("breakdown") or {}
+        if breakdown:  # each check's pass rate becomes a secondary score in metrics.json
+            details["scores"] = {name.lower(): float(value) for name, value in breakdown.items()}
+        return Verdict(float(score.reward), actions_fingerprint(episode["trajectory"]), details)
+
+
+def actions_fingerprint(trajectory: list[dict]) -> str:
+    """What an episode did, as a short stable text: the agent's calls (name and arguments) in order.
+    It is the episode's `extracted_answer`, so majority@k asks whether the most common course of action
+    succeeds."""
+    calls = [[call.get("function", {}).get("name"), call.get("function", {}).get("arguments")]
+             for m in trajectory if m.get("role") == "assistant" for call in m.get("tool_calls") or []]
+    return "calls:" + hashlib.sha256(json.dumps(calls, sort_keys=True).encode()).hexdigest()[:16]
