@@ -22,6 +22,8 @@ ENTRIES = {e.name: e for e in load_catalog()}
 @pytest.mark.parametrize("name", sorted(benchmark_files()))
 def test_prepare_collect_aggregate(name, tmp_path, data_dir, mirror_url):
     extra = ["judge=mock"] if (CONF_DIR / "judge" / "mock.yaml").is_file() else []
+    if ENTRIES[name].verifier == "episode":  # episodes need a simulated user: gym's deterministic one
+        extra.append("user=mock")
     base = [f"benchmark={name}", f"data.mirror={mirror_url}", *extra]
     prepare.run(compose(["task=prepare", *base]))
     rows = (data_dir / name / f"{name}.jsonl").read_text().splitlines()
