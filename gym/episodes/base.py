@@ -86,8 +86,9 @@ class Environment(Protocol):
     def initial_messages(self, row: dict) -> list[dict]:
         """The trajectory an episode starts from: system prompt, any upstream history, the first message."""
 
-    def score(self, row: dict, trajectory: list[dict], termination: str) -> Score:
-        """Grade a finished episode from its trajectory (pure; raises on a scorer failure)."""
+    def score(self, row: dict, trajectory: list[dict], termination: str, final: Any = None) -> Score:
+        """Grade a finished episode from its trajectory and, when live, the state it left (else the
+        trajectory is replayed on a fresh state); pure, raises on a scorer failure."""
 
 
 @dataclass

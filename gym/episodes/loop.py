@@ -42,6 +42,7 @@ class Episode:
     finish_reasons: dict = field(default_factory=dict)
     finish_reason: str | None = None  # the agent's last turn's
     pending: dict = field(default_factory=dict, repr=False)  # call id -> parsed arguments, until the call runs
+    state: Any = field(default=None, repr=False)  # the world as the episode left it (not stored in the row)
 
     def summary(self, user_model: str | None) -> dict[str, Any]:
         """The row's `episode` field."""
@@ -82,7 +83,7 @@ class EpisodeRunner:
 
     def run(self, row: dict, seed: int | None = None) -> Episode:
         state = self.env.reset(row, seed)
-        episode = Episode(self.env.initial_messages(row))
+        episode = Episode(self.env.initial_messages(row), state=state)
         started = time.monotonic()
         who = _next_role(episode.trajectory)
         if who == "agent_tools" or who == "user_tools":

@@ -53,7 +53,7 @@ def play(setup: EpisodeSetup, client: Any, verifier: Any, row: dict, seed: int |
                           error=f"environment failed: {exc.__class__.__name__}: {exc}")
     if episode.status == "ok":
         verdict = verify_answer(verifier, row, {"trajectory": episode.trajectory,
-                                                "termination": episode.termination})
+                                                "termination": episode.termination, "state": episode.state})
     else:
         verdict = {"status": episode.status, "reward": None, "scores": None, "extracted_answer": None,
                    "verifier": {}, "error": episode.error}

@@ -1,9 +1,9 @@
 """Family `episode`: grades a finished multi-turn episode (gym.episodes) instead of a reply text.
 
 `verify(row, episode)` takes the episode as collect recorded it, {"trajectory": chat messages,
-"termination": reason} (a rollout row carrying those fields works too), and asks the benchmark's
-environment to score it. The environment replays the trajectory on a fresh state: no model is called,
-so task=reverify gives the same reward from a stored trajectory. A scorer that fails (a replayed call
+"termination": reason[, "state": the world it left, when live]}, and asks the benchmark's environment to
+score it. Without the live state the environment replays the trajectory on a fresh one: no model is
+called, so task=reverify gives the same reward from a stored trajectory. A scorer that fails (a replayed call
 answering differently, broken data) raises VerifierError: the rollout is a verifier_error, not a 0.
 
 Options: `environment` (gym.episodes registry name), `data_path` (the prepared JSONL, whose directory
@@ -52,7 +52,7 @@ class EpisodeVerifier(Verifier):
         termination = episode.get("termination") or (episode.get("episode") or {}).get("termination") or ""
         env = self.env
         try:
-            score = env.score(row, episode["trajectory"], termination)
+            score = env.score(row, episode["trajectory"], termination, episode.get("state"))
         except GymError:
             raise
         except Exception as exc:

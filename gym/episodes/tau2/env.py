@@ -87,6 +87,7 @@ class Tau2Environment:
         self.data_dir = Path(data_path).parent
         self.nl_assertions = nl_assertions
         self.judge = judge
+        self._gold: dict = {}  # the gold end state of each task, computed once (gym.episodes.tau2.scoring)
 
     def _domain_file(self, row: dict) -> dict:
         name = row.get("env_file")
@@ -120,6 +121,6 @@ class Tau2Environment:
         first = [{"role": "assistant", "content": row.get("first_message") or FIRST_AGENT_MESSAGE}]
         return [{"role": "system", "content": row["system_prompt"]}] + (chat_history(history) or first)
 
-    def score(self, row: dict, trajectory: list[dict], termination: str) -> Score:
+    def score(self, row: dict, trajectory: list[dict], termination: str, final: Tau2State | None = None) -> Score:
         return score_episode(row["task"], trajectory, termination, lambda: self._fresh(row),
-                             nl_assertions=self.nl_assertions, judge=self.judge)
+                             nl_assertions=self.nl_assertions, judge=self.judge, memo=self._gold, final=final)

@@ -127,6 +127,16 @@ def render(value: Any) -> str:
     return json.dumps(_plain(value), default=str)
 
 
+def fresh_copy(value: Any) -> Any:
+    """A deep copy of JSON-shaped data (dicts, Records, lists, scalars), several times faster than
+    copy.deepcopy, which a database of thousands of records pays on every episode."""
+    if isinstance(value, dict):
+        return type(value)((key, fresh_copy(item)) for key, item in value.items())
+    if isinstance(value, list):
+        return [fresh_copy(item) for item in value]
+    return value
+
+
 def db_hash(db: dict | None) -> str | None:
     if db is None:
         return None

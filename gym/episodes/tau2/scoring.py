@@ -10,12 +10,16 @@ reward = the product of the checks named in the task's `reward_basis` (default [
   of the call, equal);
 * NL_ASSERTION: `nl_assertions: skip` drops it from the basis (the reference CLI's and NeMo Gym's choice);
   `judge` asks the judge endpoint whether each assertion holds.
-An episode that did not end by itself (user or agent stop) scores 0. A check function that raises counts
+An episode that did not end by itself (user or agent stop) scores 0. A live episode hands over the state it
+left (`final`, the same as replaying its writes: the tools are deterministic, which the parity tests and
+task=reverify's replay check); a stored one is replayed. A check function that raises counts
 as a failed assertion (upstream lets the exception end its evaluation).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any, Callable
 
 from gym.episodes.base import GRADED_ENDINGS, Score
@@ -27,7 +31,7 @@ BASES = ("DB", "ENV_ASSERTION", "ACTION", "COMMUNICATE", "NL_ASSERTION")
 
 def score_episode(task: dict, trajectory: list[dict], termination: str, fresh: Callable[[], Tau2State],
                   nl_assertions: str = "skip", judge: Callable[[list[str], list[dict]], list[bool]] | None = None,
-                  strict: bool = True) -> Score:
+                  strict: bool = True, memo: dict | None = None, final: Tau2State | None = None) -> Score:
     criteria = task.get("evaluation_criteria")
     if termination not in GRADED_ENDINGS:
         return Score(0.0, {"note": f"episode ended by {termination}: scored 0"})
@@ -39,7 +43,7 @@ def score_episode(task: dict, trajectory: list[dict], termination: str, fresh: C
         raise ValueError(f"task {task.get('id')}: unknown reward_basis entries {unknown}")
     details: dict[str, Any] = {"reward_basis": basis}
     breakdown: dict[str, float] = {}
-    env = _env_checks(task, trajectory, fresh, strict, details)
+    env = _env_checks(task, trajectory, fresh, strict, details, memo, final)
     for name in ("DB", "ENV_ASSERTION"):
         if name in basis and env is not None:  # None: nothing to compare (the check passes, unlisted)
             breakdown[name] = env[name]
@@ -63,24 +67,20 @@ def score_episode(task: dict, trajectory: list[dict], termination: str, fresh: C
 
 
 def _env_checks(task: dict, trajectory: list[dict], fresh: Callable[[], Tau2State], strict: bool,
-                details: dict) -> dict[str, float] | None:
+                details: dict, memo: dict | None, final: Tau2State | None) -> dict[str, float] | None:
     criteria = task["evaluation_criteria"]
     actions, assertions = criteria.get("actions"), criteria.get("env_assertions")
     if actions is None and assertions is None:
         details["db_match"] = True  # upstream: nothing to compare, the environment check passes
         return None
-    predicted = fresh()
-    details["replayed_writes"] = replay(predicted, trajectory, strict=strict)
-    gold = fresh()
-    replay(gold, initial_history(trajectory, task), strict=False)
-    gold_errors = []
-    for action in actions or []:
-        output = run_tool(gold, action["name"], action.get("arguments") or {}, action.get("requestor", "assistant"))
-        if output.error:
-            gold_errors.append(f"{action['name']}: {output.content}")
+    if final is None:  # grading a stored trajectory: rebuild the world it left by replaying its writes
+        final = fresh()
+        details["replayed_writes"] = replay(final, trajectory, strict=strict)
+    predicted = final
+    gold_hashes, gold_errors = gold_outcome(task, initial_history(trajectory, task), fresh, memo)
     if gold_errors:
         details["gold_action_errors"] = gold_errors
-    match = predicted.hashes() == gold.hashes()
+    match = predicted.hashes() == gold_hashes
     details["db_match"] = match
     checks, met_all = [], True
     for assertion in assertions or []:
@@ -91,6 +91,25 @@ def _env_checks(task: dict, trajectory: list[dict], fresh: Callable[[], Tau2Stat
     if checks:
         details["env_assertions"] = checks
     return {"DB": 1.0 if match else 0.0, "ENV_ASSERTION": 1.0 if met_all else 0.0}
+
+
+def gold_outcome(task: dict, history: list[dict], fresh: Callable[[], Tau2State], memo: dict | None) -> tuple:
+    """(database hashes, gold-action errors) after the task's history and gold actions on a fresh state.
+    The same for every try of a task, so it is kept in `memo` (keyed by the task and history themselves)."""
+    key = hashlib.sha256(json.dumps([task, history], sort_keys=True, default=str).encode()).hexdigest()
+    if memo is not None and key in memo:
+        return memo[key]
+    gold = fresh()
+    replay(gold, history, strict=False)
+    errors = []
+    for action in (task.get("evaluation_criteria") or {}).get("actions") or []:
+        output = run_tool(gold, action["name"], action.get("arguments") or {}, action.get("requestor", "assistant"))
+        if output.error:
+            errors.append(f"{action['name']}: {output.content}")
+    outcome = (gold.hashes(), errors)
+    if memo is not None:
+        memo[key] = outcome
+    return outcome
 
 
 def initial_history(trajectory: list[dict], task: dict) -> list[dict]:

@@ -9,14 +9,13 @@ rather than guess).
 
 from __future__ import annotations
 
-import copy
 import json
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from gym.episodes.base import ToolOutput
 from gym.episodes.tau2.domain import Domain
-from gym.episodes.tau2.records import db_hash, merge, render
+from gym.episodes.tau2.records import db_hash, fresh_copy, merge, render
 
 
 @dataclass
@@ -38,7 +37,7 @@ class ReplayMismatch(Exception):
 
 
 def fresh_state(domain: Domain, db: dict, user_db: dict | None, task: dict) -> Tau2State:
-    state = Tau2State(domain, copy.deepcopy(db), copy.deepcopy(user_db))
+    state = Tau2State(domain, fresh_copy(db), fresh_copy(user_db))
     initial = task.get("initial_state") or {}
     data = initial.get("initialization_data") or {}
     if data.get("agent_data") is not None:
