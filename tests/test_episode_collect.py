@@ -135,3 +135,37 @@ def test_try_it_command_line(tau2_mock, tmp_path):
     assert "pass^2" in (tmp_path / "metrics.csv").read_text() and "pass^1 80.00" in result.stdout
     run_json = json.loads((tmp_path / "run.json").read_text())
     assert run_json["endpoint"]["user"]["kind"] == "mock"
+
+
+@pytest.fixture
+def tau2_retail(data_dir) -> Path:
+    out = data_dir / "tau2_retail" / "tau2_retail.jsonl"
+    ctx = PrepareContext(name="tau2_retail", output_path=out, mirror=str(UPSTREAM), offline=True, progress=False)
+    return prepare_domain(ctx, DOMAINS["retail"], split="test")
+
+
+def test_nl_assertions_judged_by_the_judge_endpoint(tau2_retail, tmp_path):
+    judged = ["benchmark=tau2_retail", "judge=mock", "benchmark.verifier.options.nl_assertions=judge", "limit=12"]
+    run_collect(tmp_path / "right", *judged, "num_repeats=1", "model.mock.accuracy=1.0")
+    rows = rows_of(tmp_path / "right" / "rollouts.jsonl")
+    checked = [r for r in rows if isinstance(r["verifier"].get("nl_assertions"), list)]
+    assert checked and all(r["reward"] == 1.0 for r in rows)
+    assert all(c["met"] for r in checked for c in r["verifier"]["nl_assertions"])
+    assert all(r["verifier"]["breakdown"].keys() == {"DB", "NL_ASSERTION"} for r in checked)
+    run_collect(tmp_path / "wrong", *judged, "num_repeats=1", "model.mock.accuracy=0.0")
+    wrong = [r for r in rows_of(tmp_path / "wrong" / "rollouts.jsonl") if isinstance(r["verifier"].get("nl_assertions"), list)]
+    assert wrong and all(r["verifier"]["breakdown"]["NL_ASSERTION"] == 0.0 and r["reward"] == 0.0 for r in wrong)
+    with pytest.raises(GymError, match="judge"):
+        run_collect(tmp_path / "none", "benchmark=tau2_retail", "benchmark.verifier.options.nl_assertions=judge")
+
+
+def test_judge_reply_reading():
+    from gym.episodes.base import JudgeFailed
+    from gym.episodes.tau2.judge import read_verdicts
+
+    reply = 'Here:\n```json\n{"results": [{"expectedOutcome": "a", "reasoning": "r", "metExpectation": true},' \
+            ' {"expectedOutcome": "b", "reasoning": "r", "metExpectation": false}]}\n```'
+    assert read_verdicts(reply) == [True, False]
+    with pytest.raises(JudgeFailed) as failed:
+        read_verdicts("I think the agent did fine.")
+    assert failed.value.transport is False

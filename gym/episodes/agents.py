@@ -36,8 +36,10 @@ def agent_gold_actions(row: dict) -> list[dict]:
 
 
 def closing_text(row: dict) -> str:
-    strings = ((row.get("task") or {}).get("evaluation_criteria") or {}).get("communicate_info") or []
-    return " ".join([CLOSING, *strings])
+    """The gold agent's last message: every required string, and every NL assertion's text (gym's mock
+    judge counts an assertion as met when an agent message states it)."""
+    criteria = (row.get("task") or {}).get("evaluation_criteria") or {}
+    return " ".join([CLOSING, *(criteria.get("communicate_info") or []), *(criteria.get("nl_assertions") or [])])
 
 
 def gold_turn(row: dict, messages: list[dict]) -> Turn:

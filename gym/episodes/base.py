@@ -61,6 +61,15 @@ class Limits:
             raise ValueError(f"episode.timeout={self.timeout} must be a positive number of seconds (or null)")
 
 
+class JudgeFailed(Exception):
+    """An environment's LLM judge gave no verdict: `transport` when its endpoint failed (the episode is
+    unfinished, like any infrastructure failure), else its reply could not be read."""
+
+    def __init__(self, message: str, transport: bool):
+        super().__init__(message)
+        self.transport = transport
+
+
 @dataclass
 class Score:
     """A finished episode's grade: the reward and the family's details (checks, breakdown)."""

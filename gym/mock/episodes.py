@@ -91,8 +91,8 @@ def episode_turn(index: EpisodeIndex, kind: str, request: dict, prompt: str, rig
     """The reference agent's turn for an episode request; None when the request is not one.
 
     `right(question)` draws whether this episode goes the gold way."""
-    if not request.get("tools") and kind != "completions":
-        return None
+    if (not request.get("tools") and kind != "completions") or "expectedOutcomes:" in prompt:
+        return None  # not an agent turn (a judge prompt quotes the conversation too)
     messages = request_messages(kind, request)
     row = index.find(messages, prompt)
     if row is None:

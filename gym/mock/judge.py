@@ -49,6 +49,9 @@ def _detect(prompt: str) -> VerdictFormat | None:
 
 def judge_verdict(prompt: str) -> str | None:
     """The judge's reply to `prompt`, or None when `prompt` is not a judge prompt."""
+    nl = nl_assertion_verdicts(prompt)
+    if nl is not None:
+        return nl
     gold = _section(prompt, GOLD_TAG)
     judged = _section(prompt, RESPONSE_TAG, last_close=True)
     verdict_format = _detect(prompt) if gold is not None and judged is not None else None
@@ -60,6 +63,29 @@ def judge_verdict(prompt: str) -> str | None:
     else:
         outcome = "right" if _canonical(answer) == _canonical(gold) else "wrong"
     return write_verdict(verdict_format, outcome, answer, gold)
+
+
+NL_MARKERS = ("expectedOutcomes:", "metExpectation")  # τ²'s NL-assertion judge prompt (gym.episodes.tau2.judge)
+
+
+def nl_assertion_verdicts(prompt: str) -> str | None:
+    """τ²'s NL-assertion judge: an expected outcome is met when an assistant line of the conversation
+    states it word for word (gym's gold agent says each one in its closing message)."""
+    import ast
+    import json
+
+    if not all(marker in prompt for marker in NL_MARKERS):
+        return None
+    head, _, tail = prompt.rpartition("expectedOutcomes:")
+    try:
+        outcomes = ast.literal_eval(tail.strip())
+    except (ValueError, SyntaxError):
+        return None
+    said = [line for line in head.splitlines() if line.strip().startswith("assistant:")]
+    return json.dumps({"results": [{"expectedOutcome": outcome, "reasoning": "stated by the agent" if met
+                                    else "not stated by the agent", "metExpectation": met}
+                                   for outcome in outcomes
+                                   for met in [any(str(outcome) in line for line in said)]]})
 
 
 def write_verdict(verdict_format: VerdictFormat, outcome: str, answer: str, gold: str) -> str:

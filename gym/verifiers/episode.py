@@ -19,7 +19,8 @@ import threading
 from typing import Any, ClassVar
 
 from gym.core.errors import GymError
-from gym.verifiers.base import Verdict, Verifier, VerifierError
+from gym.episodes.base import JudgeFailed
+from gym.verifiers.base import JudgeUnavailable, Verdict, Verifier, VerifierError
 
 
 class EpisodeVerifier(Verifier):
@@ -32,6 +33,13 @@ class EpisodeVerifier(Verifier):
         self._env: Any = None
         self._lock = threading.Lock()
         self.needs_judge = self.nl_assertions == "judge"
+        self._judge: tuple[Any, int | None] = (None, None)
+
+    def attach_judge(self, client: Any, seed: int | None = None) -> None:
+        """nl_assertions=judge: the judge endpoint's client (gym.model.endpoints.connect_judge)."""
+        self._judge = (client, seed)
+        if self._env is not None:
+            self._env.judge_client, self._env.judge_seed = client, seed
 
     @property
     def env(self) -> Any:
@@ -43,6 +51,7 @@ class EpisodeVerifier(Verifier):
                     raise GymError("verifier 'episode': option data_path (the prepared JSONL) is not set")
                 self._env = make_environment(str(self.options["environment"]), self.options["data_path"],
                                              nl_assertions=self.nl_assertions)
+                self._env.judge_client, self._env.judge_seed = self._judge
             return self._env
 
     def verify(self, row: dict, response: Any) -> Verdict:
@@ -55,6 +64,10 @@ class EpisodeVerifier(Verifier):
             score = env.score(row, episode["trajectory"], termination, episode.get("state"))
         except GymError:
             raise
+        except JudgeFailed as exc:  # the judge's endpoint failed: unfinished (infra_error); its reply: unreadable
+            if exc.transport:
+                raise JudgeUnavailable(str(exc)) from None
+            raise VerifierError(str(exc)) from None
         except Exception as exc:
             raise VerifierError(f"episode scorer failed: {exc.__class__.__name__}: {exc}") from None
         details = {"family": "episode", "environment": env.name, "termination": termination, **score.details}

@@ -170,7 +170,8 @@ def require_judge(cfg: Any) -> None:
     bench = cfg.get("benchmark")
     if bench is None:
         return
-    judged = bool(bench.get("needs_judge")) or bench.verifier.get("family") == "judge"
+    judged = (bool(bench.get("needs_judge")) or bench.verifier.get("family") == "judge"
+              or (bench.verifier.get("options") or {}).get("nl_assertions") == "judge")  # τ²'s judged assertions
     if judged and judge_kind(cfg) == "none":
         raise GymError(f"{bench.name} is graded by an LLM judge (needs_judge: true) but judge=none; choose one: "
                        "judge=vllm judge.base_url=http://host:port/v1, judge=openai or judge=nvidia "

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gym.episodes.base import Score, ToolOutput
+from gym.episodes.tau2.judge import judge_assertions
 from gym.episodes.tau2.domain import Domain
 from gym.episodes.tau2.mock import DOMAIN as MOCK
 from gym.episodes.tau2.retail import DOMAIN as RETAIL
@@ -83,10 +84,11 @@ def _user_tools(data: dict, task: dict) -> list[dict]:
 class Tau2Environment:
     name = "tau2"
 
-    def __init__(self, data_path: str | Path, nl_assertions: str = "skip", judge: Any = None):
+    def __init__(self, data_path: str | Path, nl_assertions: str = "skip"):
         self.data_dir = Path(data_path).parent
         self.nl_assertions = nl_assertions
-        self.judge = judge
+        self.judge_client: Any = None  # nl_assertions=judge: a ready client (the episode verifier attaches it)
+        self.judge_seed: int | None = None
         self._gold: dict = {}  # the gold end state of each task, computed once (gym.episodes.tau2.scoring)
 
     def _domain_file(self, row: dict) -> dict:
@@ -123,4 +125,6 @@ class Tau2Environment:
 
     def score(self, row: dict, trajectory: list[dict], termination: str, final: Tau2State | None = None) -> Score:
         return score_episode(row["task"], trajectory, termination, lambda: self._fresh(row),
-                             nl_assertions=self.nl_assertions, judge=self.judge, memo=self._gold, final=final)
+                             nl_assertions=self.nl_assertions, memo=self._gold, final=final,
+                             judge=lambda assertions, messages: judge_assertions(
+                                 self.judge_client, self.judge_seed, self._domain_file(row), assertions, messages))

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.episodes.tau2.upstream import literal_aliases, module_constant, opening_line, scenario_text, tool_schemas
+from gym.episodes.tau2.upstream import (literal_aliases, module_constant, nl_judge_prompts, opening_line,
+                                        scenario_text, tool_schemas)
 from gym.core.errors import GymError
 from gym.core.io import write_json_atomic
 
@@ -103,7 +104,8 @@ def prepare_domain(ctx: "PrepareContext", files: DomainFiles, split: str | None 
         "domain": files.domain, "upstream": {"repo": REPO, "commit": commit}, "policy": policy,
         "db": _load(fetch(f"{data_dir}/{files.db}")),
         "user_db": _load(fetch(f"{data_dir}/{files.user_db}")) if files.user_db else None,
-        "tools": tools, "user_tools": user_tools})
+        "tools": tools, "user_tools": user_tools,
+        "nl_judge": nl_judge_prompts(fetch("src/tau2/evaluator/evaluator_nl_assertions.py"))})
     rows = []
     for task in tasks:
         scenario = task["user_scenario"]

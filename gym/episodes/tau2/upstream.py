@@ -159,3 +159,25 @@ def opening_line(scenario: dict) -> str:
     if isinstance(instructions, dict):
         return " ".join(filter(None, [instructions.get("reason_for_call"), instructions.get("known_info")])).strip()
     return str(instructions).strip()
+
+
+def nl_judge_prompts(evaluator_py: Path) -> dict:
+    """The NL-assertion judge's prompts in upstream's evaluator: the system prompt text and the user
+    prompt as parts ({"text"} or {"field": trajectory_str | nl_assertions}), read from its source."""
+    found: dict = {}
+    for node in ast.walk(ast.parse(evaluator_py.read_text(encoding="utf-8"))):
+        if not (isinstance(node, ast.FunctionDef) and node.name == "evaluate_nl_assertions"):
+            continue
+        for stmt in ast.walk(node):
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+                continue
+            name, value = stmt.targets[0].id, stmt.value
+            if name == "system_prompt" and isinstance(value, ast.Constant) and "system" not in found:
+                found["system"] = value.value
+            elif name == "user_prompt" and isinstance(value, ast.JoinedStr) and "user" not in found:
+                found["user"] = [{"text": part.value} if isinstance(part, ast.Constant)
+                                 else {"field": ast.unparse(part.value)} for part in value.values]
+        break
+    if set(found) != {"system", "user"}:
+        raise GymError(f"{evaluator_py}: no NL-assertion judge prompts found (has the upstream layout changed?)")
+    return found
