@@ -169,3 +169,51 @@ def test_judge_reply_reading():
     with pytest.raises(JudgeFailed) as failed:
         read_verdicts("I think the agent did fine.")
     assert failed.value.transport is False
+
+
+def test_llm_user_endpoint_is_checked_fingerprinted_and_warned_when_it_is_the_policy(tau2_mock, tmp_path):
+    from gym.mock.server import MockServer
+
+    with MockServer(data_paths=[tau2_mock], accuracy=1.0) as server:
+        summary = run_collect(tmp_path, "model=vllm", f"model.base_url={server.base_url}", "model.name=gym-mock",
+                              "user=vllm", f"user.base_url={server.base_url}", "num_repeats=1")
+        stats = server.stats
+        with pytest.raises(GymError, match="user.name=nope is not served"):
+            run_collect(tmp_path / "bad", "user=vllm", "user.base_url=" + server.base_url, "user.name=nope")
+    rows = rows_of(tmp_path / "rollouts.jsonl")
+    assert sum(r["reward"] for r in rows) == 8 and all(r["episode"]["user_model"] == "gym-mock" for r in rows)
+    assert summary["episodes"]["user"]["same_as_policy"] is True
+    run_json = json.loads((tmp_path / "run.json").read_text())
+    assert run_json["endpoint"]["user"]["model"] == "gym-mock" and run_json["endpoint"]["user"]["same_as_policy"]
+    assert stats["answers"]["episode_turn"] == sum(r["episode"]["agent_turns"] + r["episode"]["user_turns"]
+                                                   for r in rows)
+
+
+def test_kill_dash_nine_then_resume_redoes_only_unfinished_episodes(tau2_mock, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import ROOT
+
+    common = ["task=collect", "benchmark=tau2_mock", "model=mock", "user=mock", "num_repeats=8", "progress=false",
+              "concurrency=2", "model.mock.accuracy=1.0"]
+    env = {**os.environ, "GYM_DATA_DIR": str(tau2_mock.parent.parent)}
+    proc = subprocess.Popen([sys.executable, "-m", "gym", *common, "model.mock.latency=0.05",
+                             f"hydra.run.dir={tmp_path}/run"], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    out = tmp_path / "run" / "rollouts.jsonl"
+    deadline = time.time() + 60
+    while time.time() < deadline and (not out.exists() or len(out.read_bytes().splitlines()) < 10):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    partial = {r["key"] for r in rows_of(out)}
+    assert 0 < len(partial) < 80
+    result = run_gym(*common, "resume=true", f"output={out}", f"hydra.run.dir={tmp_path}/run2", env=env)
+    assert result.returncode == 0, result.stderr
+    rows = rows_of(out)
+    assert len(rows) == 80 == len({r["key"] for r in rows})  # every episode once: none of the finished redone
+    assert sum(r["reward"] for r in rows) == 64

@@ -7,6 +7,9 @@ closing message with every required string; or, for an episode drawn to go wrong
 1 - accuracy, fixed by the server seed, the task and the request seed, so every turn of one episode
 draws alike), a refusal. Tool calls go out in the request's own shape: chat `tool_calls`, Responses
 `function_call` items, or text in the prompt's format for completions.
+
+Asked to play the simulated user (a request whose system prompt is a row's `user_system_prompt`, as
+user=vllm|openai sends it), it answers as gym's mock user would: so the LLM-user path runs offline too.
 """
 
 from __future__ import annotations
@@ -33,9 +36,12 @@ class EpisodeIndex:
 
     def __init__(self, rows: Sequence[dict]):
         self.rows: dict[str, list[dict]] = {}
+        self.users: dict[str, dict] = {}  # the user simulator's system prompt -> its row
         for row in rows:
             if is_episode_row(row):
                 self.rows.setdefault(row["question"].strip(), []).append(row)
+                if isinstance(row.get("user_system_prompt"), str):
+                    self.users.setdefault(row["user_system_prompt"].strip(), row)
 
     def __bool__(self) -> bool:
         return bool(self.rows)
@@ -51,7 +57,7 @@ class EpisodeIndex:
                 candidates = self.rows.get(message["content"].strip())
                 if candidates:
                     return self._pick(candidates, said)
-        for question, candidates in self.rows.items():  # completions: the conversation is one text
+        for question, candidates in self.rows.items() if not messages else ():  # completions: one text
             if question in prompt:
                 return self._pick(candidates, {text for row in candidates for text in _history_texts(row)
                                                if text in prompt})
@@ -91,9 +97,15 @@ def episode_turn(index: EpisodeIndex, kind: str, request: dict, prompt: str, rig
     """The reference agent's turn for an episode request; None when the request is not one.
 
     `right(question)` draws whether this episode goes the gold way."""
+    messages = request_messages(kind, request)
+    if messages and messages[0].get("role") == "system":  # asked to play the user: gym's mock user, over HTTP
+        row = index.users.get(str(messages[0].get("content") or "").strip())
+        if row is not None:
+            from gym.episodes.users import MockUser
+
+            return MockUser()(messages, [t.get("function", t) for t in request.get("tools") or []], row)
     if (not request.get("tools") and kind != "completions") or "expectedOutcomes:" in prompt:
         return None  # not an agent turn (a judge prompt quotes the conversation too)
-    messages = request_messages(kind, request)
     row = index.find(messages, prompt)
     if row is None:
         return None
