@@ -112,3 +112,22 @@ def test_retail_calculate_matches_python_arithmetic_without_eval():
         calculate("__import__('os')")
     with pytest.raises(ZeroDivisionError):
         calculate("1/0")
+
+
+def test_episodes_never_change_the_shared_parsed_database(domains):
+    """Databases are copied on write: after every case of every task (writes included) the parsed copy
+    the episodes share still hashes as the file does."""
+    from gym.episodes.tau2.env import load_domain_file
+    from gym.episodes.tau2.records import db_hash
+
+    for domain in ("mock", "retail"):
+        path, rows = domains[domain]
+        env = Tau2Environment(path)
+        parsed = load_domain_file(path.parent / next(iter(rows.values()))["env_file"])
+        before = db_hash(parsed["db"]), db_hash(parsed["user_db"])
+        for task_id, cases in expected(domain).items():
+            for want in cases.values():
+                trajectory, _, state = play(env, rows[task_id], want)
+                env.score(rows[task_id], trajectory, "user_stop", state)
+                env.score(rows[task_id], trajectory, "user_stop")
+        assert (db_hash(parsed["db"]), db_hash(parsed["user_db"])) == before

@@ -15,7 +15,8 @@ from typing import Any, Iterator
 
 from gym.episodes.base import ToolOutput
 from gym.episodes.tau2.domain import Domain
-from gym.episodes.tau2.records import db_hash, fresh_copy, merge, render
+from gym.episodes.tau2.cow import episode_db, table_hash
+from gym.episodes.tau2.records import merge, render
 
 
 @dataclass
@@ -29,7 +30,7 @@ class Tau2State:
         return self.user_db if requestor == "user" else self.db
 
     def hashes(self) -> tuple[str | None, str | None]:
-        return db_hash(self.db), db_hash(self.user_db)
+        return table_hash(self.db), table_hash(self.user_db)
 
 
 class ReplayMismatch(Exception):
@@ -37,18 +38,19 @@ class ReplayMismatch(Exception):
 
 
 def fresh_state(domain: Domain, db: dict, user_db: dict | None, task: dict) -> Tau2State:
-    state = Tau2State(domain, fresh_copy(db), fresh_copy(user_db))
+    state = Tau2State(domain, episode_db(db, shared=True), episode_db(user_db, shared=True))
     initial = task.get("initial_state") or {}
     data = initial.get("initialization_data") or {}
     if data.get("agent_data") is not None:
-        state.db = domain.agent.normalize(merge(state.db, data["agent_data"]), "initialization_data.agent_data")
+        state.db = episode_db(domain.agent.normalize(merge(state.db, data["agent_data"]), "initialization_data.agent_data"),
+                              shared=False)
         if state.user_db is not None:
             # Upstream points the user toolkit at the agent's database after this update (environment.py
             # set_state); both hashes then cover the agent's database. Kept so hashes agree with upstream.
             state.user_db = state.db
     if data.get("user_data") is not None and domain.user is not None:
-        state.user_db = domain.user.normalize(merge(state.user_db or {}, data["user_data"]),
-                                              "initialization_data.user_data")
+        state.user_db = episode_db(domain.user.normalize(merge(state.user_db or {}, data["user_data"]),
+                                                         "initialization_data.user_data"), shared=False)
         state.db = state.user_db
     for action in initial.get("initialization_actions") or []:
         run_function(state, action.get("env_type", "assistant"), action["func_name"], action.get("arguments") or {})
