@@ -99,6 +99,11 @@ def test_limits_user_and_bad_input(tau2_mock, tmp_path):
     summary = run_collect(tmp_path, "num_repeats=1", "model.mock.accuracy=1.0", "episode.max_steps=2")
     rows = rows_of(tmp_path / "rollouts.jsonl")
     assert summary["episodes"]["terminations"] == {"max_steps": 10} and all(r["reward"] == 0.0 for r in rows)
+    long = run_collect(tmp_path / "ctx", "num_repeats=1", "model.mock.max_context_tokens=50", "limit=2")
+    assert long["episodes"]["terminations"] == {"context_window_exceeded": 2} and long["counts"] == {"ok": 2}
+    slow = run_collect(tmp_path / "slow", "num_repeats=1", "model.mock.latency=0.2", "episode.timeout=0.1", "limit=2")
+    assert slow["episodes"]["terminations"] == {"timeout": 2}
+    assert all(r["reward"] == 0.0 for r in rows_of(tmp_path / "slow" / "rollouts.jsonl"))
     with pytest.raises(GymError, match="needs a simulated user"):
         run_collect(tmp_path / "none", "user=none")
     with pytest.raises(GymError, match="episode.max_steps"):
@@ -217,3 +222,20 @@ def test_kill_dash_nine_then_resume_redoes_only_unfinished_episodes(tau2_mock, t
     rows = rows_of(out)
     assert len(rows) == 80 == len({r["key"] for r in rows})  # every episode once: none of the finished redone
     assert sum(r["reward"] for r in rows) == 64
+
+
+def test_pass_hat_k_per_domain_and_macro_average(tau2_mock, tau2_retail, tmp_path):
+    run_collect(tmp_path / "mock", "num_repeats=2", "model.mock.accuracy=0.6")
+    run_collect(tmp_path / "retail", "benchmark=tau2_retail", "limit=10", "num_repeats=2", "model.mock.accuracy=0.6")
+    cfg = compose(["task=aggregate", f"rollouts=[{tmp_path / 'mock'},{tmp_path / 'retail'}]", f"+run_dir={tmp_path / 'agg'}"])
+    run_task("aggregate", cfg)
+    metrics = json.loads((tmp_path / "agg" / "metrics.json").read_text())
+    mock, retail = metrics["benchmarks"]["tau2_mock"], metrics["benchmarks"]["tau2_retail"]
+    macro = metrics["pass^k_macro_average"]
+    assert macro["domains"] == 2 and set(macro["pass^k"]) == {"1", "2"}
+    for k in ("1", "2"):
+        assert macro["pass^k"][k] == pytest.approx((mock["pass^k"][k]["value"] + retail["pass^k"][k]["value"]) / 2, abs=1e-3)
+    assert mock["pass^k"]["1"]["value"] == pytest.approx(mock["pass@1"]["value"])  # pass^1 is pass@1
+    assert mock["pass^k"]["2"]["value"] <= mock["pass^k"]["1"]["value"] <= mock["pass@k"]["2"]["value"]
+    csv_text = (tmp_path / "agg" / "metrics.csv").read_text()
+    assert "tau2_retail,gym-mock,pass^2," in csv_text
