@@ -29,7 +29,7 @@ EXPECTED = {
     "aime25-x": (8, "math", ["de", "es", "fr", "ja"]),
     "polymath": (144, "math", None),
     "gpqa-x": (8, "mcq", ["de", "es", "fr", "ja"]),
-    "global-piqa": (32, "mcq", None),
+    "global-piqa": (232, "mcq", None),
     "mmlu_prox": (58, "mcq", ["af", "ar", "bn", "cs", "de", "en", "es", "fr", "hi", "hu", "id", "it", "ja", "ko", "mr",
                               "ne", "pt", "ru", "sr", "sw", "te", "th", "uk", "ur", "vi", "wo", "yo", "zh", "zu"]),
     "mmlu_prox_lite": (6, "mcq", ["en", "de", "es", "fr", "it", "ja"]),

@@ -19,9 +19,23 @@ if TYPE_CHECKING:
     from gym.data.prepare_context import PrepareContext
 
 REPO = "mrlbenchmarks/global-piqa-nonparallel"
-# A spread of scripts and families; any config name of the dataset may be given instead.
-DEFAULT_LANGUAGES = ("eng_latn", "deu_latn", "fra_latn", "spa_latn", "por_latn", "ita_latn", "rus_cyrl", "arb_arab",
-                     "hin_deva", "ben_beng", "jpn_jpan", "kor_hang", "zho_hans", "swh_latn", "yor_latn", "tha_thai")
+# Every language variety of the dataset (its config names but the dev ones, as lm-evaluation-harness lists
+# them): the reference prepares all of them by default.
+CONFIGS = ("acm_arab", "acq_arab", "aeb_arab", "afb_arab", "als_latn", "amh_ethi", "apc_arab_jord", "apc_arab_leba",
+           "apc_arab_pale", "apc_arab_syri", "arb_arab", "arq_arab", "ars_arab", "ary_arab", "arz_arab", "asm_beng",
+           "azj_latn", "bam_latn", "bel_cyrl", "ben_beng", "ben_latn", "bho_deva", "bos_latn", "bsk_arab",
+           "bul_cyrl", "cat_latn", "ces_latn", "ckb_arab", "ckm_latn", "cmn_hans", "cmn_hant", "deu_latn",
+           "dhd_deva", "ekk_latn", "ekp_latn", "ell_grek", "eng_latn", "fao_latn", "fin_latn", "fra_latn_cana",
+           "fra_latn_fran", "glg_latn", "guj_gujr", "hau_latn", "haw_latn", "heb_hebr", "hin_deva", "hrv_latn",
+           "hun_latn", "hye_armn", "ibo_latn", "idu_latn", "ind_latn", "isl_latn", "iso_latn", "ita_latn",
+           "jav_latn", "jpn_jpan", "kan_knda", "kat_geor", "kaz_cyrl", "kin_latn", "kir_cyrl", "kor_hang",
+           "lin_latn", "lit_latn", "luo_latn", "mal_mlym", "mar_deva", "mkd_cyrl", "mni_beng", "mni_mtei",
+           "nag_latn", "nld_latn", "nno_latn", "nob_latn", "npi_deva", "pan_guru", "pcm_latn", "pes_arab",
+           "pol_latn", "por_latn_braz", "por_latn_port", "ron_latn", "rus_cyrl", "rwr_deva", "sin_sinh", "slk_latn",
+           "slk_latn_sari", "slv_latn", "slv_latn_cerk", "snd_arab", "snd_deva", "spa_latn_mexi", "spa_latn_peru",
+           "spa_latn_spai", "srp_cyrl", "srp_latn", "swe_latn", "swh_latn", "tam_taml", "tel_telu", "tgl_latn",
+           "tha_thai", "tur_latn", "uig_arab", "ukr_cyrl", "urd_arab", "urd_latn", "urh_latn", "uzn_latn",
+           "vie_latn", "yor_latn", "yue_hant", "zsm_latn", "zul_latn")
 
 
 def convert(item: dict[str, Any], index: int, language: str) -> tuple[dict[str, Any] | None, str | None]:
@@ -41,7 +55,7 @@ def convert(item: dict[str, Any], index: int, language: str) -> tuple[dict[str, 
 
 
 def prepare(ctx: PrepareContext, languages: list[str] | None = None) -> Path:
-    chosen = DEFAULT_LANGUAGES if languages is None else ([languages] if isinstance(languages, str) else languages)
+    chosen = CONFIGS if languages is None else ([languages] if isinstance(languages, str) else languages)
     rows = []
     for language in dict.fromkeys(str(language).strip().lower() for language in chosen):
         raw = ctx.fetch(hf_converted_parquet(REPO, language, "test"))
