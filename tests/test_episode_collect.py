@@ -140,6 +140,8 @@ def test_try_it_command_line(tau2_mock, tmp_path):
     assert "pass^2" in (tmp_path / "metrics.csv").read_text() and "pass^1 80.00" in result.stdout
     run_json = json.loads((tmp_path / "run.json").read_text())
     assert run_json["endpoint"]["user"]["kind"] == "mock"
+    profile = json.loads((tmp_path / "profile_summary.json").read_text())["benchmarks"]["tau2_mock"]
+    assert profile["pass^k"]["2"] == entry["pass^k"]["2"] and "pass^2 80.00" in (tmp_path / "report.html").read_text()
 
 
 @pytest.fixture

@@ -40,6 +40,22 @@ def pass_hat_k_per_task(task: "np.ndarray", reward: "np.ndarray", n_tasks: int, 
     return out
 
 
+def pass_hat_k_from_counts(n: "np.ndarray", c: "np.ndarray", k: int) -> "np.ndarray":
+    """Per task C(c, k) / C(n, k) from each task's tries `n` and successes `c`; NaN where n < k."""
+    import numpy as np
+
+    n, c = np.asarray(n, dtype=np.int64), np.asarray(c, dtype=np.int64)
+    out = np.full(n.shape, np.nan)
+    has = n >= k
+    out[has] = 0.0
+    enough = has & (c >= k)
+    if enough.any():
+        top = int(n.max())
+        log_fact = np.concatenate(([0.0], np.cumsum(np.log(np.arange(1, top + 1)))))
+        out[enough] = np.exp(log_fact[c[enough]] - log_fact[c[enough] - k] - log_fact[n[enough]] + log_fact[n[enough] - k])
+    return out
+
+
 def pass_hat_k(rewards_by_task: dict, ks: Iterable[int] | None = None) -> dict[int, float]:
     """{k: pass^k} from {task: [rewards]} (a convenience for small inputs and tests)."""
     import numpy as np

@@ -121,6 +121,7 @@ def task_profile(frame: "pd.DataFrame", expected_repeats: int | None,
 
     from gym.metrics.estimators import k_values, pass_at_k_per_task
 
+    from gym.episodes.passk import SUCCESS_TOLERANCE
     from gym.rollouts.row import SCORED
 
     parts, completion = [], []
@@ -142,6 +143,8 @@ def task_profile(frame: "pd.DataFrame", expected_repeats: int | None,
         for stat in ("mean", "std", "min", "max", "median"):
             prof[f"reward_{stat}"] = stats[stat].to_numpy(float)
         prof["pass_rate"] = 100.0 * prof["reward_mean"]
+        success = (scored["reward"] >= 1.0 - SUCCESS_TOLERANCE).groupby(scored["task_index"]).sum()
+        prof["successes"] = success.reindex(stats.index, fill_value=0).to_numpy(np.int64)  # for pass^k
         codes = pd.Index(stats.index).get_indexer(scored["task_index"].to_numpy())
         ks = k_values(expected)
         table = pass_at_k_per_task(codes, scored["reward"].to_numpy(float), len(stats), ks)
@@ -202,10 +205,23 @@ def aggregate_profile(profile: "pd.DataFrame") -> dict[str, Any]:
         # Tasks with fewer than k rollouts (partial) have no pass@k: each k says how many tasks it covers.
         "pass@k": {c[5:]: {**mean_ci(profile[c] / 100.0), "tasks": int(profile[c].notna().sum())}
                    for c in pass_cols if profile[c].notna().any()},
+        "pass^k": _pass_hat_k(profile, [int(c[5:]) for c in pass_cols]),
         "buckets": {name: int(counts.get(name, 0)) for name in bucket_names(profile)},
         "tokens": {"prompt_mean": _round(profile["prompt_tokens_mean"].mean()),
                    "completion_mean": _round(profile["completion_tokens_mean"].mean())},
     }
+
+
+def _pass_hat_k(profile: "pd.DataFrame", ks: list[int]) -> dict[str, Any]:
+    """pass^k (all k tries succeed: gym.episodes.passk) with its CI over tasks, for the k pass@k has;
+    none for adaptive runs, whose tries per task follow the rewards."""
+    from gym.episodes.passk import pass_hat_k_from_counts
+    from gym.metrics.estimators import mean_ci
+
+    if "successes" not in profile or ("bucket_rule" in profile and profile["bucket_rule"].notna().any()):
+        return {}
+    n, c = profile["rollouts"].to_numpy(), profile["successes"].to_numpy()
+    return {str(k): mean_ci(pass_hat_k_from_counts(n, c, k)) for k in ks}
 
 
 def _round(value: Any, digits: int = 4) -> float | None:
