@@ -241,3 +241,17 @@ def test_pass_hat_k_per_domain_and_macro_average(tau2_mock, tau2_retail, tmp_pat
     assert mock["pass^k"]["2"]["value"] <= mock["pass^k"]["1"]["value"] <= mock["pass@k"]["2"]["value"]
     csv_text = (tmp_path / "agg" / "metrics.csv").read_text()
     assert "tau2_retail,gym-mock,pass^2," in csv_text
+
+
+def test_a_redone_episode_replays_its_earlier_turns_from_the_cache(tau2_retail, tmp_path):
+    cache = f"cache.dir={tmp_path / 'cache'}"
+    faulty = ["benchmark=tau2_retail", "limit=10", "num_repeats=1", "model.mock.accuracy=1.0", cache]
+    with pytest.raises(GymError, match="resume"):
+        run_collect(tmp_path / "run", *faulty, "model.max_retries=0", "model.mock.faults.error_503=0.15")
+    unfinished = {r["key"] for r in rows_of(tmp_path / "run" / "rollouts.jsonl") if r["status"] == "infra_error"}
+    again = run_collect(tmp_path / "run", *faulty, "resume=true")
+    redone = [r for r in rows_of(tmp_path / "run" / "rollouts.jsonl") if r["key"] in unfinished and r["status"] == "ok"]
+    assert len(redone) == len(unfinished) and all(r["reward"] == 1.0 for r in redone)
+    replayed = sum(r["episode"]["cached_turns"] for r in redone)
+    assert replayed > 0 and all(r.get("cached") for r in redone if r["episode"]["cached_turns"])
+    assert again["model_requests"] == sum(r["episode"]["agent_turns"] for r in redone) - replayed
