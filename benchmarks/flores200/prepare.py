@@ -4,9 +4,9 @@ Wikinews, Wikijunior and Wikivoyage with professional translations, translated f
 Upstream is gated on Hugging Face (accept the terms, export HF_TOKEN): one JSONL file per language,
 `devtest/<code>.jsonl` (codes such as eng_Latn, fra_Latn), rows `{"id", "iso_639_3", "iso_15924",
 "glottocode", "text", "url", "domain", "topic", "has_image", "has_hyperlink", "last_updated"}`. English
-and target sentences are paired by `id`. The reference translates into every one of the 219 FLORES+
-languages (221,628 rows); gym's default is the 20 targets in `TARGETS` (prepare_args.targets takes any
-FLORES+ codes). Prepared rows:
+and target sentences are paired by `id`. Like the reference, gym translates into every one of the 219
+FLORES+ languages with a devtest split by default (221,628 rows; `languages.json` beside this script names
+them); prepare_args.targets takes a subset or any other FLORES+ code. Prepared rows:
 
     {"question": "Translate ... into French. Reply with the translation only.\\n\\n<text>", "text",
      "expected_answer": <target text>, "source_language": "eng_Latn", "target_language": "fra_Latn",
@@ -16,6 +16,7 @@ FLORES+ codes). Prepared rows:
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,13 +27,9 @@ if TYPE_CHECKING:
 
 URL_TEMPLATE = "https://huggingface.co/datasets/openlanguagedata/flores_plus/resolve/main/devtest/{code}.jsonl"
 SOURCE = "eng_Latn"
-NAMES = {"eng_Latn": "English", "arb_Arab": "Arabic", "ben_Beng": "Bengali", "cmn_Hans": "Chinese (Simplified)",
-         "deu_Latn": "German", "fra_Latn": "French", "hin_Deva": "Hindi", "ind_Latn": "Indonesian",
-         "ita_Latn": "Italian", "jpn_Jpan": "Japanese", "kor_Hang": "Korean", "nld_Latn": "Dutch",
-         "pol_Latn": "Polish", "por_Latn": "Portuguese", "rus_Cyrl": "Russian", "spa_Latn": "Spanish",
-         "swh_Latn": "Swahili", "tha_Thai": "Thai", "tur_Latn": "Turkish", "ukr_Cyrl": "Ukrainian",
-         "vie_Latn": "Vietnamese"}
-TARGETS = tuple(code for code in NAMES if code != SOURCE)
+# Every FLORES+ language with a devtest split, by code, with its English name (the source first)
+NAMES: dict[str, str] = json.loads((Path(__file__).with_name("languages.json")).read_text(encoding="utf-8"))
+TARGETS = tuple(code for code in NAMES if code != SOURCE)  # all 219, as the reference translates into each
 INSTRUCTION = "Translate the following {source} text into {target}. Reply with the translation only.\n\n{text}"
 
 
@@ -46,7 +43,9 @@ def _by_id(ctx: PrepareContext, path: Path) -> dict[Any, dict]:
     return out
 
 
-def prepare(ctx: PrepareContext, targets: list[str] | tuple[str, ...] = TARGETS) -> Path:
+def prepare(ctx: PrepareContext, targets: list[str] | tuple[str, ...] | None = None) -> Path:
+    """`targets`: FLORES+ codes to translate into (None = all 219, as the reference)."""
+    targets = TARGETS if targets is None else targets
     if isinstance(targets, str) or not targets or SOURCE in targets:
         raise GymError(f"targets must be a non-empty list of FLORES+ codes other than {SOURCE}, got {targets!r}")
     english = _by_id(ctx, ctx.fetch(URL_TEMPLATE.format(code=SOURCE), token_env="HF_TOKEN"))
