@@ -123,3 +123,13 @@ def test_real_upstream_files_keep_the_reference_row_count(name, tmp_path, data_d
     assert len(rows) == reference_rows
     assert manifest["upstream_rows"] == {"seen": reference_rows, "kept": reference_rows, "left_out": 0,
                                          "left_out_by_reason": {}, "skipped": 0, "unscorable": 0}
+
+
+def test_a_gold_of_several_boxes_keeps_every_box():
+    """UGPhysics stores a multi-part answer as one string of boxes; the reference keeps it whole, so the
+    gold must hold every part, not the last box alone."""
+    ugphysics = script("ugphysics")
+    assert ugphysics.gold_answer("\\boxed{3}, \\boxed{4}") == "3, 4"
+    assert ugphysics.gold_answer("\\boxed{\\frac{1}{2}} and \\boxed{2}") == "\\frac{1}{2}, 2"
+    assert ugphysics.gold_answer("$\\boxed{20}$") == "20"
+    assert ugphysics.gold_answer(["\\boxed{1}", "\\boxed{2}"]) == "1, 2"

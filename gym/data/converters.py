@@ -4,11 +4,12 @@ loader through which one script reuses another's reader."""
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from gym.core.answer_text import last_boxed
+from gym.core.answer_text import closing_brace, last_boxed
 from gym.core.errors import GymError
 
 if TYPE_CHECKING:
@@ -45,9 +46,33 @@ def text_row(item: dict[str, Any], index: int, columns: tuple[str, str] = ("ques
     return row, missing_text(item, columns[1])
 
 
+_BOX = re.compile(r"\\boxed\s*\{")
+_BETWEEN_BOXES = re.compile(r"(?:\s|[,;$]|\band\b)*")
+
+
+def boxed_parts(text: str) -> list[str] | None:
+    """The contents of a string made only of \\boxed{...} groups (commas, 'and', $ or spaces between them);
+    None for any other string."""
+    parts, pos = [], 0
+    while True:
+        pos = _BETWEEN_BOXES.match(text, pos).end()
+        if pos == len(text):
+            return parts or None
+        box = _BOX.match(text, pos)
+        end = closing_brace(text, box.end()) if box else None
+        if end is None:
+            return None
+        parts.append(text[box.end():end].strip())
+        pos = end + 1
+
+
 def unboxed(text: str) -> str:
-    """An answer form without its \\boxed{} wrapper and $ signs."""
-    text = text.strip()
+    """An answer form without its \\boxed{} wrappers and $ signs: several boxes in a row ("\\boxed{3},
+    \\boxed{4}") give all their contents joined with ", ", never the last alone."""
+    text = text.strip().strip("$").strip()
+    parts = boxed_parts(text) if text.startswith("\\boxed") else None
+    if parts is not None:
+        return ", ".join(part for part in parts if part)
     inner = last_boxed(text) if text.startswith("\\boxed") else None
     return (inner if inner is not None else text).strip().strip("$").strip()
 
