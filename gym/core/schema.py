@@ -239,6 +239,7 @@ class CollectKnobs:
     resume: bool = False
     output: Optional[str] = None
     progress: bool = True
+    shard: Optional[str] = None  # i/n: this job's part of the tasks (task_index % n == i)
     adaptive: AdaptiveKnobs = field(default_factory=AdaptiveKnobs)
     cache: CacheKnobs = field(default_factory=CacheKnobs)
     episode: EpisodeKnobs = field(default_factory=EpisodeKnobs)
@@ -257,6 +258,7 @@ class AggregateKnobs:
     compare: Any = None
     k: Any = None
     format: str = "table"
+    allow_partial: bool = False  # merge the shards there are when some are missing or unfinished
 
 
 @dataclass

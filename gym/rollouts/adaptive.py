@@ -33,6 +33,7 @@ between 0 and 1 (ifbench) enter as fractional successes.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Sequence
@@ -163,21 +164,22 @@ def _log_beta(a: float, b: float) -> float:
 
 
 class Rounds:
-    """Per-task rewards by rollout index, and how many rollouts each task wants next."""
+    """Per-task rewards by rollout index, and how many rollouts each task wants next; kept only for the
+    tasks in flight (`forget` drops a finished one)."""
 
-    def __init__(self, rule: AdaptiveRule, n_tasks: int):
+    def __init__(self, rule: AdaptiveRule):
         self.rule = rule
-        self.rewards: list[dict[int, float]] = [{} for _ in range(n_tasks)]
-        self.in_flight = [0] * n_tasks
+        self.rewards: dict[int, dict[int, float]] = {}
+        self.in_flight: dict[int, int] = {}
         self.stalled: set[int] = set()  # tasks with an infra_error this run: undecidable until a resume
         self.extensions = 0
 
     def record(self, task_index: int, rollout_index: int, status: str, reward: float | None) -> None:
         if status in ("ok", "model_error"):
-            self.rewards[task_index][rollout_index] = float(reward or 0.0)
+            self.rewards.setdefault(task_index, {})[rollout_index] = float(reward or 0.0)
 
     def prefix(self, task_index: int) -> list[float]:
-        got, out = self.rewards[task_index], []
+        got, out = self.rewards.get(task_index, {}), []
         while len(out) in got:
             out.append(got[len(out)])
         return out
@@ -185,12 +187,9 @@ class Rounds:
     def target(self, task_index: int) -> int:
         return self.rule.wanted(self.prefix(task_index))
 
-    def targets(self) -> list[int]:
-        return [self.target(task) for task in range(len(self.rewards))]
-
     def sent(self, work: Sequence[tuple]) -> None:
         for item in work:
-            self.in_flight[item[0]] += 1
+            self.in_flight[item[0]] = self.in_flight.get(item[0], 0) + 1
 
     def landed(self, rollouts: Sequence[dict], task_work: Any) -> list:
         """Record finished rollouts; returns the next work of each task that has nothing left in flight
@@ -212,31 +211,18 @@ class Rounds:
         self.sent(more)
         return more
 
-    def summary(self, targets: list[int]) -> dict[str, Any]:
-        stopped: dict[str, int] = {}
-        for target in targets:
-            stopped[str(target)] = stopped.get(str(target), 0) + 1
-        fixed = len(targets) * self.rule.max_repeats
-        return {"rule": self.rule.spec(), "rollouts_wanted": sum(targets),
-                "fixed_run_rollouts": fixed, "saving": round(fixed / max(1, sum(targets)), 3),
-                "tasks_by_stop": dict(sorted(stopped.items(), key=lambda kv: int(kv[0])))}
+    def forget(self, task_index: int) -> None:
+        for table in (self.rewards, self.in_flight):
+            table.pop(task_index, None)
+        self.stalled.discard(task_index)
 
-
-def replay_rewards(path: Any, rounds: Rounds, key_of: Any, max_repeats: int) -> None:
-    """Feed a resumed run's finished rollouts (last row per key wins) back into `rounds`.
-
-    `key_of(task, rollout) -> (seed, key)` gives the key each rollout of this run would have."""
-    from gym.core.io import iter_jsonl
-
-    last: dict[str, tuple[str, float | None]] = {}
-    for _, row in iter_jsonl(path, tolerate_torn_tail=True):
-        if "key" in row:
-            last[row["key"]] = (row.get("status", ""), row.get("reward"))
-    for task in range(len(rounds.rewards)):
-        for rollout in range(max_repeats):
-            found = last.get(key_of(task, rollout)[1])
-            if found is not None:
-                rounds.record(task, rollout, *found)
+    def summary(self, stops: Counter) -> dict[str, Any]:
+        """`stops`: how many tasks stopped at each number of rollouts."""
+        wanted = sum(target * count for target, count in stops.items())
+        fixed = sum(stops.values()) * self.rule.max_repeats
+        return {"rule": self.rule.spec(), "rollouts_wanted": wanted,
+                "fixed_run_rollouts": fixed, "saving": round(fixed / max(1, wanted), 3),
+                "tasks_by_stop": {str(target): stops[target] for target in sorted(stops)}}
 
 
 @lru_cache(maxsize=256)

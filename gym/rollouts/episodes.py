@@ -90,7 +90,7 @@ class EpisodeRun:
     member is one whole episode, played on the pool's threads."""
 
     def __init__(self, cfg: Any, stack: Any, client: Any, verifier: Any, concurrency: int, cache: Any,
-                 rows: list[dict], prompts: list[list[dict]]):
+                 row_of: Any):
         from gym.core.config import to_plain
         from gym.core.errors import GymError
         from gym.episodes.base import Limits
@@ -108,8 +108,8 @@ class EpisodeRun:
                     "limits": {"max_steps": limits.max_steps, "max_errors": limits.max_errors,
                                "max_agent_steps": limits.max_agent_steps}}
         self.setup = EpisodeSetup(verifier.env, user, limits, user_model=self.user_info.get("model"), identity=identity)
-        self.client, self.verifier, self.cache, self.rows = client, verifier, cache, rows
-        self._task_of = {id(prompt): index for index, prompt in enumerate(prompts)}
+        self.client, self.verifier, self.cache = client, verifier, cache
+        self.row_of = row_of  # a live task's opening messages -> its row
         self.terminations: dict[str, int] = {}
         self.agent_requests = 0  # agent turns asked of the endpoint (not answered from the cache)
 
@@ -126,7 +126,7 @@ class EpisodeRun:
 
     def complete_spread(self, messages: list[dict], members: list, offered: Any = None) -> tuple[list, list]:
         """(member, Played, from_cache) for each member: the episodes of one task, played here."""
-        row = self.rows[self._task_of[id(messages)]]
+        row = self.row_of(messages)
         answered = []
         for member in members:
             client = TurnCache(self.client, self.cache, member[2]) if self.cache is not None else self.client

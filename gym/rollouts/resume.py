@@ -69,7 +69,8 @@ def signals_as_interrupts() -> Iterator[None]:
 def identity(cfg: DictConfig) -> dict[str, Any]:
     """What makes two runs the same experiment for `resume=true` without output=."""
     model = cfg.model
-    return {"benchmark": cfg.benchmark.name if cfg.get("benchmark") is not None else None,
+    shard = {"shard": str(cfg.shard)} if cfg.get("shard") else {}  # each shard resumes its own run
+    return {**shard, "benchmark": cfg.benchmark.name if cfg.get("benchmark") is not None else None,
             "model": {"kind": str(model.get("kind")), "name": model.get("name"), "path": model.get("path"),
                       "base_url": to_plain(model.get("base_url")) if model.get("kind") == "openai_compatible" else None,
                       "api": model.get("api")}}

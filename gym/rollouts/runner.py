@@ -13,7 +13,7 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from gym.core.io import JsonlAppender
 from gym.model.calls import Member, ModelCalls
@@ -23,8 +23,6 @@ LIMIT_FLAGS = ("cut_at_max_tokens", "out_of_time", "empty", "no_answer")
 WorkItem = tuple[int, int, "int | None", str]  # (task_index, rollout_index, seed, key)
 # (task_index, (member, completion, from_cache) triples) -> rollout rows
 MakeRows = Callable[[int, list], list[dict[str, Any]]]
-# the rollouts that just landed -> more work (adaptive rounds)
-MoreWork = Callable[[list[dict[str, Any]]], list[WorkItem]]
 
 
 @dataclass
@@ -72,27 +70,27 @@ def limit_flags(rollout: dict[str, Any]) -> list[str]:
 
 
 class RolloutPool:
-    """Runs work items on `concurrency` threads; `run` returns when every item (and every item
-    `more_work` adds) has landed in the sink."""
+    """Runs work on `workers` threads. Work is pulled from `feed` (one list per task) only while fewer than
+    `window` groups are queued or running, so what waits in memory stays bounded whatever the run's size."""
 
     def __init__(self, calls: ModelCalls, messages_of: Callable[[int], list[dict]], make_rows: MakeRows,
-                 concurrency: int, more_work: MoreWork | None = None,
-                 offers_of: Callable[[int], dict | None] | None = None):
+                 workers: int, offers_of: Callable[[int], dict | None] | None = None):
         self.calls = calls
         self.messages_of = messages_of
         self.offers_of = offers_of  # a tool-calling task's {tools, tool_choice}, sent with its requests
         self.make_rows = make_rows
-        self.more_work = more_work
-        self.pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="rollout")
+        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rollout")
+        self.window = 2 * workers
         self.landed: queue.SimpleQueue = queue.SimpleQueue()
         self.outstanding = 0
 
-    def run(self, work: list[WorkItem], sink: JsonlAppender, bar: Any, tally: Tally,
-            on_rollout: Callable[[dict[str, Any]], None]) -> None:
+    def run(self, feed: Iterator[list[WorkItem]], sink: JsonlAppender, bar: Any, tally: Tally,
+            on_landed: Callable[[list[dict[str, Any]]], list[WorkItem]]) -> None:
+        """Until the feed is empty and every group has landed; `on_landed(rollouts)` returns more work
+        (an adaptive run's next round)."""
         started = time.perf_counter()
-        self._submit(self.calls.groups(work))
         try:
-            while self.outstanding:
+            while self._fill(feed) or self.outstanding:
                 try:
                     future = self.landed.get(timeout=1.0)
                 except queue.Empty:
@@ -102,12 +100,11 @@ class RolloutPool:
                 self._submit(unasked)
                 for rollout in rollouts:
                     sink.write(rollout)
-                    on_rollout(rollout)
                 tally.add(rollouts)
                 bar.update(len(rollouts))
                 bar.set_postfix(**tally.postfix(), refresh=False)
-                if self.more_work is not None and rollouts:  # adaptive: next rollouts go out as the last land
-                    more = self.more_work(rollouts)
+                more = on_landed(rollouts) if rollouts else []
+                if more:  # adaptive: next rollouts go out as the last land
                     bar.total += len(more)
                     self._submit(self.calls.groups(more))
         except BaseException:
@@ -116,6 +113,15 @@ class RolloutPool:
             raise
         self.pool.shutdown()
         tally.seconds += time.perf_counter() - started
+
+    def _fill(self, feed: Iterator[list[WorkItem]]) -> bool:
+        """Submit the feed's next tasks up to the window; False once it is empty."""
+        while self.outstanding < self.window:
+            work = next(feed, None)
+            if work is None:
+                return False
+            self._submit(self.calls.groups(work))
+        return True
 
     def _submit(self, groups: list[tuple[int, list[Member]]]) -> None:
         for group in groups:

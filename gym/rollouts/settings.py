@@ -70,6 +70,7 @@ class CollectSettings:
     sampling: Sampling
     limits: Limits
     adaptive: AdaptiveRule | None  # None: a fixed number of repeats
+    shard: tuple[int, int] | None  # shard=i/n: the tasks with task_index % n == i
     n_per_request: bool
     cache: dict[str, Any]  # cache.dir / cache.max_mb
     progress: bool
@@ -97,9 +98,24 @@ class CollectSettings:
         limits = Limits(_task_limit(cfg.get("limit")), rule.max_repeats if rule else repeats, concurrency,
                         mode == "auto", len(urls) if isinstance(urls, ListConfig) else 1)
         return cls(benchmark=_benchmark(bench), paths=paths, sampling=_sampling(cfg), limits=limits, adaptive=rule,
+                   shard=parse_shard(cfg.get("shard")),
                    n_per_request=bool(cfg.model.get("n_per_request", False)), cache=to_plain(cfg.get("cache") or {}),
                    progress=bool(cfg.get("progress", True)), identity=identity, resume_hint=resume_hint,
                    endpoints=cfg)
+
+
+def parse_shard(value: Any) -> tuple[int, int] | None:
+    """`shard=i/n` -> (i, n); None for no shard."""
+    if value is None or str(value).strip() in ("", "null", "None"):
+        return None
+    text = str(value).strip()
+    try:
+        index, count = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise GymError(f"shard={text!r} must be i/n, e.g. shard=0/8 (the first of 8 parts)") from None
+    if not 0 <= index < count:
+        raise GymError(f"shard={text}: need 0 <= i < n (shard=0/{max(count, 1)} ... shard={max(count, 1) - 1}/{max(count, 1)})")
+    return index, count
 
 
 def _data_path(bench: DictConfig) -> Path:

@@ -111,6 +111,9 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         return {"compare": str(path), "benchmarks": sorted(result["benchmarks"])}
     if not has_rollouts:
         raise GymError("rollouts=<file|glob|run dir|sweep dir> is required (or compare=[A,B])")
+    from gym.rollouts.shards import check_shards
+
+    check_shards(to_plain(cfg.rollouts), bool(cfg.get("allow_partial")))
     metrics, _ = aggregate(to_plain(cfg.rollouts), k)
     write_metrics(out_dir, metrics)
     print(json.dumps(metrics, indent=2) if output == "json" else metrics_table(metrics), flush=True)

@@ -4,7 +4,8 @@ Crash safety: each rollout is appended and flushed as it finishes; its key hashe
 defines it (prepared-file sha, rendered prompt, sampling, model id, rollout index), so a resumed run
 skips keys already `ok`/`model_error`, redoes `infra_error`/`verifier_error`, and never mixes in stale rows.
 The row itself is defined in gym/rollouts/row.py. Ctrl-C, SIGTERM and SIGHUP stop at once with run.json saying
-"interrupted" and the exact resume command (gym.rollouts.resume). RunEndpoints are started and checked by gym.model.endpoints.
+"interrupted" and the exact resume command (gym.rollouts.resume). Endpoints are started and checked by
+gym.model.endpoints. Tasks are streamed (gym.rollouts.plan): memory holds the tasks in flight, not the run.
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterator
 
 from omegaconf import DictConfig
 
 from gym.core.config import run_dir
 from gym.core.errors import GymError
-from gym.core.io import JsonlAppender, iter_jsonl, sha256_file, write_json_atomic
+from gym.core.io import JsonlAppender, sha256_file, write_json_atomic
 from gym.core.prompts import build_messages
 from gym.core.runlog import to_file
 from gym.metrics.subsets import task_subsets
@@ -33,9 +34,9 @@ from gym.model.concurrency import AdaptiveLimit
 from gym.model.replicas import replica_lines
 from gym.model.response_cache import open_cache
 from gym.rollouts import resume
-from gym.rollouts.adaptive import Rounds, replay_rewards
 from gym.rollouts.episodes import EpisodeRun, episode_lines
-from gym.rollouts.row import FINAL, make_episode_rollout, make_rollout, rollout_key
+from gym.rollouts.plan import Plan, task_rows
+from gym.rollouts.row import make_episode_rollout, make_rollout
 from gym.rollouts.runner import LIMIT_FLAGS, RolloutPool, Tally, WorkItem
 from gym.rollouts.settings import CollectSettings
 
@@ -61,16 +62,19 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 
 
 def collect(settings: CollectSettings) -> dict[str, Any]:
-    """The run's steps: load tasks, start endpoints, plan rollouts, run them, summarise."""
-    tasks = load_tasks(settings)
+    """The run's steps: check tasks, start endpoints, plan rollouts, run them, summarise."""
+    prompt_of = prompt_maker(settings)
+    count = check_tasks(settings, prompt_of)
+    rows_by_prompt: dict[int, dict] = {}  # id(a live task's prompt) -> its row, for the episode player
     with ExitStack() as stack:
-        ends = start_endpoints(settings, stack, tasks)
-        plan = plan_rollouts(settings, tasks, ends)
+        ends = start_endpoints(settings, stack, lambda prompt: rows_by_prompt[id(prompt)])
+        plan = plan_rollouts(settings, ends, prompt_of, rows_by_prompt)
+        started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
         write_json_atomic(settings.paths.run_dir / "run.json", {
             "status": "running", "rollouts": str(settings.paths.rollouts), "identity": settings.identity,
-            "started_at": plan.started_at, "endpoint": ends.fingerprint})
-        tally = run_rollouts(settings, tasks, ends, plan)
-    return summarise(settings, tasks, ends, plan, tally)
+            "started_at": started_at, "endpoint": ends.fingerprint, **_shard_info(settings)})
+        tally = run_rollouts(settings, ends, plan, count)
+    return summarise(settings, ends, plan, tally, count, started_at)
 
 
 def _mark(home: Path, status: str, **extra: Any) -> None:
@@ -84,30 +88,32 @@ def _mark(home: Path, status: str, **extra: Any) -> None:
         write_json_atomic(path, {**info, "status": status, **extra})
 
 
-@dataclass
-class TaskSet:
-    rows: list[dict]
-    prompts: list[list[dict]]  # the rendered messages of each task
-    subsets: list  # each task's subset labels (per-subset metrics read them from the rollouts)
+PromptOf = Callable[[dict, int], list[dict]]  # (row, line) -> the task's messages
 
 
-def load_tasks(settings: CollectSettings) -> TaskSet:
-    bench, path, limit = settings.benchmark, settings.paths.data, settings.limits.tasks
-    rows = []
-    for _, row in iter_jsonl(path):
-        rows.append(row)
-        if limit is not None and len(rows) >= limit:
-            break
-    if not rows:
-        raise GymError(f"{path} has no tasks")
-    if bench.kind == "episode":  # each episode's opening messages (system prompt, any history, first turn)
+def prompt_maker(settings: CollectSettings) -> PromptOf:
+    """A task's messages: the benchmark's templates filled from the row, or an episode's opening messages
+    (system prompt, any history, first turn)."""
+    bench, path = settings.benchmark, settings.paths.data
+    if bench.kind == "episode":
         from gym.episodes import make_environment
 
         env = make_environment(bench.environment or "", path)
-        prompts = [env.initial_messages(row) for row in rows]
-    else:
-        prompts = [build_messages(bench.system, bench.user, row, f"{path} line {i + 1}") for i, row in enumerate(rows)]
-    return TaskSet(rows, prompts, task_subsets(rows, bench.subsets))
+        return lambda row, line: env.initial_messages(row)
+    return lambda row, line: build_messages(bench.system, bench.user, row, f"{path} line {line}")
+
+
+def check_tasks(settings: CollectSettings, prompt_of: PromptOf) -> int:
+    """The number of tasks; every prompt is made once, so a row missing a template field stops the run
+    before the first request."""
+    path, shard = settings.paths.data, settings.shard
+    count = 0
+    for _, line, row in task_rows(path, settings.limits.tasks, shard):
+        prompt_of(row, line)
+        count += 1
+    if not count and shard is None:
+        raise GymError(f"{path} has no tasks")
+    return count
 
 
 @dataclass
@@ -117,11 +123,17 @@ class RunEndpoints:
     verifier: Any
     judge_model: str | None  # part of every rollout key
     fingerprint: dict[str, Any]  # who answered, for run.json
-    offers: list[dict | None]  # per task: the {tools, tool_choice} a tool-calling task sends, else None
     episodes: EpisodeRun | None = None  # episode benchmarks: plays the rollouts in place of `calls`
 
+    def request_identity(self, sampling: Any, rollout_index: int) -> tuple[dict[str, Any], int | None]:
+        """What a rollout's key holds of its requests: the sampling sent and the seed; for an episode also
+        the user, its sampling and the limits (they make another experiment)."""
+        if self.episodes is not None:
+            return self.episodes.key_sampling(sampling.sent), self.episodes.seed(sampling.seed, rollout_index)
+        return sampling.sent, sampling.seed_of(rollout_index)
 
-def start_endpoints(settings: CollectSettings, stack: ExitStack, tasks: TaskSet) -> RunEndpoints:
+
+def start_endpoints(settings: CollectSettings, stack: ExitStack, row_of: Callable[[list[dict]], dict]) -> RunEndpoints:
     from gym.verifiers import make_verifier
 
     cfg, data, limits, sampling = settings.endpoints, settings.paths.data, settings.limits, settings.sampling
@@ -129,7 +141,6 @@ def start_endpoints(settings: CollectSettings, stack: ExitStack, tasks: TaskSet)
     client, endpoint = endpoints.connect_policy(cfg, stack, base_url, limits.concurrency, sampling.sent)
     verifier = make_verifier(settings.benchmark.verifier_family, settings.benchmark.verifier_options)
     stack.callback(verifier.close)
-    offers = tool_offers(verifier, tasks, client.api)
     cache = open_cache({"cache": settings.cache}, stack)
     judge = endpoints.connect_judge(cfg, stack, verifier, base_url, data, limits.concurrency, cache)
     fingerprint = endpoints.run_fingerprint(client, endpoint, {**sampling.sent, "seed": sampling.seed}, judge)
@@ -142,120 +153,86 @@ def start_endpoints(settings: CollectSettings, stack: ExitStack, tasks: TaskSet)
         client.limiter = AdaptiveLimit(limits.concurrency)
     judge_model = judge["model"] if judge else None
     if settings.benchmark.kind == "episode":
-        episodes = EpisodeRun(cfg, stack, client, verifier, limits.concurrency, cache, tasks.rows, tasks.prompts)
+        episodes = EpisodeRun(cfg, stack, client, verifier, limits.concurrency, cache, row_of)
         fingerprint["user"] = episodes.user_info
-        return RunEndpoints(client, episodes, verifier, judge_model, fingerprint, offers,  # type: ignore[arg-type]
-                            episodes)
-    return RunEndpoints(client, ModelCalls(client, settings.n_per_request, cache), verifier, judge_model, fingerprint,
-                        offers)
+        return RunEndpoints(client, episodes, verifier, judge_model, fingerprint, episodes)  # type: ignore[arg-type]
+    return RunEndpoints(client, ModelCalls(client, settings.n_per_request, cache), verifier, judge_model, fingerprint)
 
 
-def tool_offers(verifier: Any, tasks: TaskSet, api: str) -> list[dict | None]:
-    """Per task, the tools a tool-calling verifier has the request carry (`request`); it may rewrite the
-    task's messages too (prompt mode documents the tools there), before any rollout key is made."""
-    if not hasattr(verifier, "request"):
-        return [None] * len(tasks.rows)
-    offers: list[dict | None] = []
-    for index, row in enumerate(tasks.rows):
-        tasks.prompts[index], tools, choice = verifier.request(row, tasks.prompts[index], api)
-        offers.append({"tools": tools, "tool_choice": choice} if tools else None)
-    return offers
+class ToolOffers:
+    """The tools a tool-calling verifier has a task's requests carry (`request`); it may rewrite the task's
+    messages too (prompt mode documents the tools there), before any rollout key is made."""
+
+    def __init__(self, verifier: Any, api: str):
+        self.request, self.api, self.offered = getattr(verifier, "request", None), api, False
+
+    def __call__(self, row: dict, prompt: list[dict]) -> tuple[list[dict], dict | None]:
+        if self.request is None:
+            return prompt, None
+        prompt, tools, choice = self.request(row, prompt, self.api)
+        self.offered = self.offered or bool(tools)
+        return prompt, {"tools": tools, "tool_choice": choice} if tools else None
 
 
-class Plan:
-    """Which rollouts this run owes: each one's key, what a resumed file already holds, an adaptive
-    run's rounds."""
-
-    def __init__(self, settings: CollectSettings, tasks: TaskSet, ends: RunEndpoints):
-        self.settings, self.tasks, self.ends = settings, tasks, ends
-        self.data_sha = sha256_file(settings.paths.data)
-        self.done = read_done(settings.paths.rollouts) if settings.paths.resuming else {}
-        rule = settings.adaptive
-        self.rounds = Rounds(rule, len(tasks.rows)) if rule is not None else None
-        self._keys: dict[tuple[int, int], tuple[int | None, str]] = {}
-        if self.rounds is not None and self.done:
-            replay_rewards(settings.paths.rollouts, self.rounds, self.key_of, settings.limits.repeats)
-        self.work = [item for task, target in enumerate(self.targets()) for item in self.task_work(task, target)]
-        self.total = sum(self.targets())
-        self.skipped = self.total - len(self.work)
-        self.started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-    def key_of(self, task_index: int, rollout_index: int) -> tuple[int | None, str]:
-        if (task_index, rollout_index) not in self._keys:
-            seed, client = self.settings.sampling.seed_of(rollout_index), self.ends.client
-            sent, episodes = self.settings.sampling.sent, self.ends.episodes
-            if episodes is not None:  # the user, its sampling and the limits make another experiment
-                sent, seed = episodes.key_sampling(sent), episodes.seed(self.settings.sampling.seed, rollout_index)
-            self._keys[task_index, rollout_index] = seed, rollout_key(
-                self.data_sha, task_index, self.tasks.prompts[task_index], {**sent, "seed": seed},
-                client.model, client.api, rollout_index, self.ends.judge_model)
-        return self._keys[task_index, rollout_index]
-
-    def task_work(self, task_index: int, target: int | None = None) -> list[WorkItem]:
-        """The rollouts of a task not done yet, up to its target (the rule's, for an adaptive run)."""
-        target = self.rounds.target(task_index) if target is None else target
-        return [(task_index, i, *self.key_of(task_index, i)) for i in range(target)
-                if self.done.get(self.key_of(task_index, i)[1]) not in FINAL]
-
-    def targets(self) -> list[int]:
-        return self.rounds.targets() if self.rounds is not None else [self.settings.limits.repeats] * len(self.tasks.rows)
-
-
-def plan_rollouts(settings: CollectSettings, tasks: TaskSet, ends: RunEndpoints) -> Plan:
-    plan = Plan(settings, tasks, ends)
+def plan_rollouts(settings: CollectSettings, ends: RunEndpoints, prompt_of: PromptOf,
+                  rows_by_prompt: dict[int, dict]) -> Plan:
+    columns = settings.benchmark.subsets
+    plan = Plan(settings, ends.client.model, ends.client.api, ends.judge_model, sha256_file(settings.paths.data),
+                prompt_of, ToolOffers(ends.verifier, ends.client.api), lambda row: task_subsets([row], columns)[0],
+                lambda rollout_index: ends.request_identity(settings.sampling, rollout_index), rows_by_prompt)
     if settings.paths.resuming:
-        log.info("resuming %s: %d of %d rollouts already done, %d to run", settings.paths.rollouts, plan.skipped,
-                 plan.total, len(plan.work))
+        log.info("resuming %s: %d rollouts already in it", settings.paths.rollouts, len(plan.done))
     return plan
 
 
-def read_done(path: Path) -> dict[str, str]:
-    """key -> last status in an existing rollouts file (a torn last line is ignored)."""
-    done: dict[str, str] = {}
-    if path.is_file():
-        for _, row in iter_jsonl(path, tolerate_torn_tail=True):
-            if "key" in row:
-                done[row["key"]] = row.get("status", "")
-    return done
-
-
-def run_rollouts(settings: CollectSettings, tasks: TaskSet, ends: RunEndpoints, plan: Plan) -> Tally:
-    name, rounds, data_sha = settings.benchmark.name, plan.rounds, plan.data_sha
+def run_rollouts(settings: CollectSettings, ends: RunEndpoints, plan: Plan, count: int) -> Tally:
+    name, data_sha, live = settings.benchmark.name, plan.data_sha, plan.live
     adaptive = settings.adaptive.spec() if settings.adaptive is not None else None
+    first_round = settings.adaptive.wanted([]) if settings.adaptive is not None else settings.limits.repeats
 
     def make_rows(task_index: int, answered: list) -> list[dict[str, Any]]:
+        task = live[task_index]
         if ends.episodes is not None:
-            return [make_episode_rollout(name, ends.client.model, tasks.rows[task_index], task_index, rollout_index,
-                                         key, played, data_sha, subsets=tasks.subsets[task_index])
+            return [make_episode_rollout(name, ends.client.model, task.row, task_index, rollout_index, key, played,
+                                         data_sha, subsets=task.subsets)
                     for (rollout_index, _, key), played, _ in answered]
-        return [make_rollout(name, ends.client.model, tasks.rows[task_index], tasks.prompts[task_index], task_index,
-                             rollout_index, key, completion, ends.verifier, data_sha,
-                             subsets=tasks.subsets[task_index], cached=cached, adaptive=adaptive)
+        return [make_rollout(name, ends.client.model, task.row, task.prompt, task_index, rollout_index, key,
+                             completion, ends.verifier, data_sha, subsets=task.subsets, cached=cached,
+                             adaptive=adaptive)
                 for (rollout_index, _, key), completion, cached in answered]
 
-    def record(rollout: dict[str, Any]) -> None:
-        plan.done[rollout["key"]] = rollout["status"]
-        if ends.episodes is not None:
-            ends.episodes.count(rollout)
+    def feed(bar: Any) -> Iterator[list[WorkItem]]:
+        for task_index, line, row in task_rows(settings.paths.data, settings.limits.tasks, settings.shard):
+            work = plan.open(task_index, line, row)
+            bar.total += len(work) - first_round  # a resumed task owes fewer
+            yield work
 
-    more = (lambda rollouts: rounds.landed(rollouts, plan.task_work)) if rounds is not None else None
-    pool = RolloutPool(ends.calls, tasks.prompts.__getitem__, make_rows, settings.limits.workers, more,
-                       ends.offers.__getitem__)
-    if rounds is not None:
-        rounds.sent(plan.work)
+    def landed(rollouts: list[dict[str, Any]]) -> list[WorkItem]:
+        if ends.episodes is not None:
+            for rollout in rollouts:
+                ends.episodes.count(rollout)
+        return plan.landed(rollouts)
+
+    pool = RolloutPool(ends.calls, lambda task: live[task].prompt, make_rows, settings.limits.workers,
+                       lambda task: live[task].offer)
     tally = Tally()
-    with JsonlAppender(settings.paths.rollouts) as sink, _progress_bar(len(plan.work), settings.progress) as bar:
-        pool.run(plan.work, sink, bar, tally, record)
+    with JsonlAppender(settings.paths.rollouts) as sink, _progress_bar(count * first_round, settings.progress) as bar:
+        pool.run(feed(bar), sink, bar, tally, landed)
     return tally
 
 
-def summarise(settings: CollectSettings, tasks: TaskSet, ends: RunEndpoints, plan: Plan, tally: Tally) -> dict[str, Any]:
+def _shard_info(settings: CollectSettings) -> dict[str, Any]:
+    return {"shard": f"{settings.shard[0]}/{settings.shard[1]}"} if settings.shard is not None else {}
+
+
+def summarise(settings: CollectSettings, ends: RunEndpoints, plan: Plan, tally: Tally, count: int,
+              started_at: str) -> dict[str, Any]:
     """The summary (returned, printed, in run.json); GymError when rollouts hit infrastructure errors."""
     counts, client, out_path = tally.counts, ends.client, settings.paths.rollouts
-    targets = plan.targets()
     summary = {
         "benchmark": settings.benchmark.name, "model": client.model, "rollouts_file": str(out_path),
-        "tasks": len(tasks.rows), "num_repeats": settings.limits.repeats, "expected_rollouts": sum(targets),
+        **_shard_info(settings), "tasks": count, "num_repeats": settings.limits.repeats,
+        "expected_rollouts": plan.total,
         "skipped_done": plan.skipped, "ran": tally.ran, "counts": dict(counts),
         "limits": {name: tally.limits[name] for name in LIMIT_FLAGS}, "retries": client.retries,
         "seconds": round(tally.seconds, 3),
@@ -267,8 +244,8 @@ def summarise(settings: CollectSettings, tasks: TaskSet, ends: RunEndpoints, pla
     if client.replicas is not None:
         summary["replicas"] = client.replicas.summary()
     if plan.rounds is not None:
-        summary["adaptive"] = plan.rounds.summary(targets)
-    if any(ends.offers):
+        summary["adaptive"] = plan.rounds.summary(plan.stops)
+    if plan.offer_of.offered:
         summary["tool_calls"] = client.tool_counters.summary()
     if hasattr(ends.verifier, "run_info"):  # e.g. the code sandbox's mechanism, and whether it ran unsandboxed
         summary["verifier"] = ends.verifier.run_info()
@@ -277,7 +254,7 @@ def summarise(settings: CollectSettings, tasks: TaskSet, ends: RunEndpoints, pla
     unfinished = counts["infra_error"] + counts["verifier_error"]
     write_json_atomic(settings.paths.run_dir / "run.json", {
         **summary, "status": "incomplete" if unfinished else "done", "rollouts": str(out_path),
-        "identity": settings.identity, "started_at": plan.started_at, "endpoint": ends.fingerprint})
+        "identity": settings.identity, "started_at": started_at, "endpoint": ends.fingerprint})
     _report(summary, settings)
     return summary
 
@@ -335,7 +312,7 @@ def _summary_text(s: dict[str, Any]) -> str:
     tool_counts = s.get("tool_calls") or {}
     if any(tool_counts.values()):
         lines.append("tool calls: " + ", ".join(f"{kind} {count}" for kind, count in tool_counts.items()))
-    lines += episode_lines(s)
     lines += model_time_lines(s) + replica_lines(s.get("replicas") or [])
+    lines += episode_lines(s)
     lines.append(f"rollouts: {s['rollouts_file']}")
     return "\n".join(lines)

@@ -62,10 +62,12 @@ def _run(cfg: DictConfig) -> dict[str, Any]:
         if not rollouts.is_file():
             raise
         collect_error, collected = exc, {}  # score what finished; report the failures at the end
-    run_task("aggregate", compose_step(cfg, "aggregate", cfg.get("aggregate"), rollouts=str(rollouts)))
+    one_shard = bool(cfg.get("shard"))  # this job's part only: the sweep dir's aggregate merges the shards
+    run_task("aggregate", compose_step(cfg, "aggregate", cfg.get("aggregate"), rollouts=str(rollouts),
+                                       allow_partial=one_shard))
     unscored = collect_error is not None or bool(((collected or {}).get("counts") or {}).get("verifier_error"))
     run_task("profile", compose_step(cfg, "profile", cfg.get("profile"), rollouts=str(rollouts),
-                                     allow_partial=unscored))
+                                     allow_partial=unscored or one_shard))
     summary = {"benchmark": cfg.benchmark.name, "model": (collected or {}).get("model"), "run_dir": str(out_dir),
                "headline": headline(out_dir / "metrics.json", cfg.benchmark.name)}
     head = summary["headline"]

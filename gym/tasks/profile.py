@@ -126,6 +126,9 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     opts = read_options(cfg)
     out_dir = run_dir(cfg)
     out_dir.mkdir(parents=True, exist_ok=True)
+    from gym.rollouts.shards import check_shards
+
+    check_shards(opts["rollouts"], opts["allow_partial"])
     rollouts = load_rollouts(opts["rollouts"])
     profile, completion = reward_profiles.task_profile(rollouts.frame, opts["expected_repeats"], opts["edges"])
     total = reward_profiles.completion_totals(completion)
