@@ -123,3 +123,22 @@ def test_the_cli_e2e_prints_per_category_accuracy_and_bfcl_summary(tmp_path, mir
     assert len(figures["by_category"]) == CATEGORIES
     assert set(figures["bfcl_summary"]) == {"non_live", "live", "irrelevance", "relevance"}
     assert all(not figure["missing"] for figure in figures["bfcl_summary"].values())
+
+
+def test_bfcl_against_a_real_server_reply(tmp_path, data_dir, mirror_url):
+    """model=vllm against llama.cpp's recorded reply with a real tool call (--jinja): the call is kept in
+    the row, graded by BFCL's rules (it calls a function the row does not offer: wrong, and counted)."""
+    from tests.replay import ReplayServer, load
+
+    _prepare(mirror_url, "+prepare_args.categories=[simple_python]")
+    with ReplayServer(load("llamacpp_models"), load("llamacpp_tools_chat_calls")) as server:
+        summary = collect.run(compose(["task=collect", "benchmark=bfcl", f"data.mirror={mirror_url}", "model=vllm",
+                                       f"model.base_url={server.root}/v1", "limit=2", "progress=false",
+                                       f"+run_dir={tmp_path / 'run'}"]))
+        sent = [body for method, path, body in server.requests if path == "/v1/chat/completions"]
+    rows = [json.loads(line) for line in (tmp_path / "run" / "rollouts.jsonl").read_text().splitlines()]
+    assert [(r["status"], r["reward"]) for r in rows] == [("ok", 0.0), ("ok", 0.0)]
+    assert rows[0]["tool_calls"][0]["name"] == "get_weather" and rows[0]["tool_calls"][0]["arguments"] == {"city": "Paris"}
+    assert rows[0]["tool_call_problems"] == {"unknown_tools": 1} and summary["tool_calls"]["unknown_tools"] == 2
+    assert rows[0]["verifier"]["error_type"] == "wrong_func_name"
+    assert sent and all(body["tools"][0]["type"] == "function" for body in sent)

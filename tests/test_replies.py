@@ -37,7 +37,7 @@ def test_the_fixture_set_covers_the_shapes():
         shapes.add(f"status_{expect['status']}")
     assert {"content_str", "content_list", "content_null_tool_calls", "reasoning_content", "reasoning",
             "responses_message", "responses_reasoning", "no_usage", "finish_length", "finish_stop",
-            "finish_content_filter", "status_infra_error"} <= shapes
+            "finish_content_filter", "status_infra_error", "responses_function_call", "finish_tool_calls"} <= shapes
 
 
 @pytest.mark.parametrize("name", REPLY_FILES)
