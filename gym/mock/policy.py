@@ -10,6 +10,7 @@ import hashlib
 import re
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -19,6 +20,7 @@ from gym.mock.judge import judge_verdict
 from gym.mock.tool_answers import as_text, offered_functions, tool_answer, underscored_names
 
 UNKNOWN_ANSWER = "I don't know."
+SEEN_PROMPTS = 200_000  # prompts whose answer counts are remembered (least recently answered forgotten first)
 REASONING_MODES = ("none", "think_tags", "reasoning_content")
 
 _OPENERS = (
@@ -96,7 +98,7 @@ class AnswerPolicy:
         self.accuracy = accuracy
         self.seed = seed
         self.reasoning = reasoning
-        self._seen: dict[bytes, int] = {}
+        self._seen: OrderedDict[bytes, int] = OrderedDict()  # the prompts answered lately, with their counts
         self._lock = threading.Lock()
 
     def rate_of(self, number: int) -> float:
@@ -112,6 +114,8 @@ class AnswerPolicy:
                                      digest_size=8).digest()
             rng = np.random.default_rng(int.from_bytes(digest, "big"))
             rate = float(rng.beta(self.task_accuracy["a"], self.task_accuracy["b"]))
+            if len(self._task_rates) > SEEN_PROMPTS:
+                self._task_rates.clear()
             self._task_rates[number] = rate
         return rate
 
@@ -119,8 +123,10 @@ class AnswerPolicy:
         """How many times this prompt was answered before; reserves `n` more."""
         key = hashlib.blake2b(prompt.encode("utf-8"), digest_size=16).digest()
         with self._lock:
-            before = self._seen.get(key, 0)
+            before = self._seen.pop(key, 0)
             self._seen[key] = before + n
+            if len(self._seen) > SEEN_PROMPTS:  # a run's repeats of a prompt come close together
+                self._seen.popitem(last=False)
         return before
 
     def answer(self, prompt: str, request_seed: object | None, n: int, max_tokens: int | None,

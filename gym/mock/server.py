@@ -26,7 +26,8 @@ from typing import Any
 
 from gym.mock.episodes import EpisodeIndex, episode_turn, is_episode_row, shape_turn
 from gym.mock.policy import AnswerPolicy, ApiError, count_tokens, prompt_text, shape_response, unparsed
-from gym.mock.tasks import load_rows, unit_draw
+from gym.mock.rows import RowStore
+from gym.mock.tasks import unit_draw
 
 FAULTS = ("error_500", "error_503", "error_429", "hang", "reset", "malformed_json", "empty_choices")
 ROUTES = {"/v1/chat/completions": "chat", "/v1/responses": "responses", "/v1/completions": "completions"}
@@ -73,9 +74,9 @@ class MockServer:
                  max_context_tokens: int = 1_000_000, retry_after: float = 1, hang_seconds: float = 3600.0,
                  task_accuracy: dict | str | None = None, rate_limit: int | None = None, max_n: int = 128,
                  ignore_n: bool = False, tool_parser: bool = True):
-        all_rows = load_rows(data_paths or []) + list(rows or [])
-        self.episodes = EpisodeIndex(all_rows)  # episode rows: the server plays the gold agent (gym.mock.episodes)
-        self.policy = AnswerPolicy([row for row in all_rows if not is_episode_row(row)], accuracy=accuracy, seed=seed,
+        self.rows = RowStore(data_paths or [], rows or [], aside=is_episode_row)  # read back by offset when asked
+        self.episodes = EpisodeIndex(self.rows.aside_rows)  # episode rows: the server plays the gold agent (gym.mock.episodes)
+        self.policy = AnswerPolicy(self.rows, accuracy=accuracy, seed=seed,
                                    reasoning=reasoning, task_accuracy=task_accuracy)
         if rate_limit is not None and (isinstance(rate_limit, bool) or not isinstance(rate_limit, int) or rate_limit < 1):
             raise ValueError(f"rate_limit must be a positive number of requests in flight, got {rate_limit!r}")
@@ -132,6 +133,7 @@ class MockServer:
         if self._thread is not None:
             self._thread.join(timeout=5)
         self._httpd = None
+        self.rows.close()
 
     def __enter__(self) -> "MockServer":
         self.start()
