@@ -142,3 +142,26 @@ def test_bfcl_against_a_real_server_reply(tmp_path, data_dir, mirror_url):
     assert rows[0]["tool_call_problems"] == {"unknown_tools": 1} and summary["tool_calls"]["unknown_tools"] == 2
     assert rows[0]["verifier"]["error_type"] == "wrong_func_name"
     assert sent and all(body["tools"][0]["type"] == "function" for body in sent)
+
+
+def test_export_writes_the_calls_as_function_call_items_and_reads_them_back(tmp_path, data_dir, mirror_url):
+    from gym.rollouts import nemo_gym
+    from gym.tasks import export
+
+    _prepare(mirror_url, "+prepare_args.categories=[parallel]")
+    _, rows, run_dir = _collect(tmp_path, mirror_url, "run", "model.mock.accuracy=0.5")
+    export.run(compose(["task=export", f"rollouts={run_dir}", "format=nemo_gym", f"output_dir={tmp_path / 'nemo'}",
+                        f"+run_dir={tmp_path / 'exp'}"]))
+    exported = [json.loads(line) for line in (tmp_path / "nemo" / "bfcl_rollouts.jsonl").read_text().splitlines()]
+    rows = sorted(rows, key=lambda row: row["task_index"])
+    assert [row["_ng_task_index"] for row in exported] == [row["task_index"] for row in rows]
+    items = [item for item in exported[0]["response"]["output"] if item["type"] == "function_call"]
+    assert [(i["name"], json.loads(i["arguments"])) for i in items] == \
+        [(c["name"], c["arguments"]) for c in rows[0]["tool_calls"]] and len(items) > 1
+    back = [nemo_gym.to_gym(row, tmp_path / "x.jsonl", "x:1") for row in exported]
+    assert [[{k: v for k, v in c.items() if k != "id"} for c in r["tool_calls"]] for r in back] == \
+        [[{k: v for k, v in c.items() if k != "id"} for c in r["tool_calls"]] for r in rows]
+    reverify.run(compose(["task=reverify", f"rollouts={tmp_path / 'nemo' / 'bfcl_rollouts.jsonl'}",
+                          f"+run_dir={tmp_path / 'rev'}"]))
+    again = [json.loads(line) for line in (tmp_path / "nemo" / "bfcl_rollouts.reverified.jsonl").read_text().splitlines()]
+    assert sorted(r["reward"] for r in again) == sorted(r["reward"] for r in rows)

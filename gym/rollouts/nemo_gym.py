@@ -25,6 +25,7 @@ from typing import Any, Optional, TypedDict
 
 from gym.episodes.export import items_to_trajectory, trajectory_items
 from gym.rollouts.row import EPISODE_SCHEMA_VERSION, SCHEMA_VERSION, Rollout, check_indices, check_verdict, now
+from gym.toolcalls import ToolCall, calls_from_responses_output
 
 AGENT_TYPE = "responses_api_agents"
 FAILURE_STATUS = {"verify_failed": "verifier_error", "model_error": "model_error"}  # anything else: infra_error
@@ -135,8 +136,16 @@ def to_gym(row: dict, path: Path, where: str) -> Rollout:
         "usage": {"prompt_tokens": usage.get("input_tokens"), "completion_tokens": usage.get("output_tokens"),
                   "total_tokens": usage.get("total_tokens")} if usage else None,
         "time": extra.get("time") or now(), "data_sha256": extra.get("data_sha256"), **_subsets(row),
-        **_episode(extra, params, response),
+        **_episode(extra, params, response), **_tool_calls(extra, response),
     }
+
+
+def _tool_calls(extra: dict, response: dict) -> dict[str, Any]:
+    """A single-turn tool-calling row exported by gym comes back with its calls (its function_call items)."""
+    if "episode" in extra or "tool_calls" not in extra:
+        return {}
+    output = response.get("output") if isinstance(response.get("output"), list) else []
+    return {"tool_calls": [call.to_row() for call in calls_from_responses_output(output)]}
 
 
 def _episode(extra: dict, params: dict, response: dict) -> dict[str, Any]:
@@ -188,6 +197,9 @@ def response_object(row: Rollout) -> dict[str, Any]:
     if row.get("response") is not None and not isinstance(row.get("trajectory"), list):
         output.append({"type": "message", "id": f"msg_{rid}", "role": "assistant", "status": "completed",
                        "content": [{"type": "output_text", "text": row["response"], "annotations": []}]})
+    if isinstance(row.get("tool_calls"), list) and not isinstance(row.get("trajectory"), list):
+        output += [{**ToolCall.from_row(call).to_responses(index), "id": f"fc_{rid}_{index}", "status": "completed"}
+                   for index, call in enumerate(row["tool_calls"])]
     failed = row.get("status") == "model_error"
     cut = row.get("finish_reason") == "length"
     return {
@@ -221,6 +233,8 @@ def to_nemo(row: Rollout) -> NemoGymRollout:
     }
     if episode:
         out["gym"]["episode"] = row.get("episode")
+    elif isinstance(row.get("tool_calls"), list):  # tools were offered: the calls are the function_call items
+        out["gym"]["tool_calls"] = len(row["tool_calls"])
     failure = EXPORT_FAILURE_CLASS.get(str(row.get("status")))
     if failure:
         out["_ng_failure_class"] = failure
