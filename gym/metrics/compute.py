@@ -50,7 +50,7 @@ def group_metrics(group: "pd.DataFrame", k: int | Sequence[int] | None = None) -
     import numpy as np
     import pandas as pd
 
-    status = group["status"].astype(str)
+    status = group["status"]
     counts = {name: int((status == name).sum()) for name in STATUSES}
     arrays = TaskArrays(group)
     all_tasks = group["task_index"].nunique()
@@ -71,7 +71,8 @@ def group_metrics(group: "pd.DataFrame", k: int | Sequence[int] | None = None) -
     entry["pass@1"] = mean_ci(pass1)
     for name, table in per_task.items():
         entry[name] = {str(kv): mean_ci(table[:, col]) for col, kv in enumerate(ks)}
-    ok = group[status == "ok"]
+    ok = group.loc[status == "ok", ["task_index", "extracted_answer", "prompt_tokens", "completion_tokens",
+                                    "latency_s"]]
     if len(ok):
         ok_codes, _ = pd.factorize(ok["task_index"].to_numpy())
         missing = ok["extracted_answer"].isna().to_numpy(dtype=float)
@@ -98,8 +99,10 @@ def compute_metrics(frame: "pd.DataFrame", k: int | Sequence[int] | None = None)
     """
     benchmarks: dict[str, Any] = {}
     models = frame.groupby("benchmark", observed=True)["model"].nunique()
-    for (bench, model), group in frame.groupby(["benchmark", "model"], observed=True, sort=True):
+    groups = frame.groupby(["benchmark", "model"], observed=True, sort=True).indices
+    for bench, model in sorted(groups):
         label = str(bench) if models[bench] <= 1 else f"{bench}@{model}"
+        group = frame if len(groups) == 1 else frame.iloc[groups[bench, model]]  # one group: the frame, not a copy
         benchmarks[label] = group_metrics(group, k)
     return {"scale": SCALE, "ci_method": CI_METHOD, "pass_at_k_method": PASS_AT_K_METHOD,
             "majority_rule": MAJORITY_RULE, "benchmarks": benchmarks}

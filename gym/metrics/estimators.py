@@ -188,7 +188,8 @@ class TaskArrays:
         import numpy as np
         import pandas as pd
 
-        scored = group[group["status"].isin(SCORED)]
+        # only the columns used: a copy of every column costs ~100 bytes a row at millions of rows
+        scored = group.loc[group["status"].isin(SCORED), ["task_index", "rollout_index", "reward", "extracted_answer"]]
         self.task_codes, uniq = pd.factorize(scored["task_index"].to_numpy(), sort=True)
         self.task_index = np.asarray(uniq, dtype=np.int64)
         self.n_tasks = len(uniq)
@@ -214,7 +215,8 @@ def score_metrics(group: "pd.DataFrame", arrays: TaskArrays) -> dict[str, dict[s
     names = [name for name in names_in(group.columns) if name not in WEIGHTS]
     if not names:
         return {}
-    scored = group[group["status"].isin(SCORED)]  # the rows of `arrays`, in the same order
+    # the rows of `arrays`, in the same order, with the score columns only
+    scored = group.loc[group["status"].isin(SCORED), ["status", *(c for c in group.columns if c.startswith("scores."))]]
     model_error = (scored["status"] == "model_error").to_numpy()
     out = {}
     for name in names:

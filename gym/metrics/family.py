@@ -224,10 +224,11 @@ def add_family_metrics(metrics: dict[str, Any], rollouts: "RolloutSet") -> None:
     frame = rollouts.frame
     if frame.empty or not len(metrics.get("benchmarks", {})):
         return
-    scored_frame = frame[frame["status"].isin(SCORED)]
+    scored, places = frame["status"].isin(SCORED), ["source", "ordinal", "key"]  # raw_rows reads these only
     for entry in metrics["benchmarks"].values():
-        group = scored_frame[(scored_frame["benchmark"] == entry["benchmark"]) & (scored_frame["model"] == entry["model"])]
-        ok = group[group["status"] == "ok"]
+        mask = scored & (frame["benchmark"] == entry["benchmark"]) & (frame["model"] == entry["model"])
+        group = frame.loc[mask, places]
+        ok = frame.loc[mask & (frame["status"] == "ok"), places]
         if ok.empty:
             continue
         first = rollouts.raw_rows(ok.nsmallest(1, ["source", "ordinal"]))[0] or {}

@@ -125,14 +125,17 @@ def task_profile(frame: "pd.DataFrame", expected_repeats: int | None,
     from gym.rollouts.row import SCORED
 
     parts, completion = [], []
-    for (bench, model), group in frame.groupby(["benchmark", "model"], observed=True, sort=True):
+    groups = frame.groupby(["benchmark", "model"], observed=True, sort=True).indices
+    for bench, model in sorted(groups):
+        group = frame if len(groups) == 1 else frame.iloc[groups[bench, model]]  # one group: the frame, not a copy
         attempted = group.groupby("task_index").size()
         expected = int(expected_repeats) if expected_repeats else int(attempted.max())
-        scored = group[group["status"].isin(SCORED)]
+        status = group["status"]  # below, only the columns each step reads are taken out of the group
+        scored = group.loc[status.isin(SCORED), ["task_index", "reward"]]
         stats = scored.groupby("task_index")["reward"].agg(["count", "mean", "std", "min", "max", "median"])
-        infra = group[group["status"] == "infra_error"].groupby("task_index").size()
-        unverified = group[group["status"] == "verifier_error"].groupby("task_index").size()
-        ok = group[group["status"] == "ok"].groupby("task_index")[["prompt_tokens", "completion_tokens"]].mean()
+        infra = group.loc[status == "infra_error", "task_index"].value_counts(sort=False)
+        unverified = group.loc[status == "verifier_error", "task_index"].value_counts(sort=False)
+        ok = group.loc[status == "ok", ["task_index", "prompt_tokens", "completion_tokens"]].groupby("task_index").mean()
         prof = pd.DataFrame({
             "benchmark": str(bench), "model": str(model), "task_index": stats.index.to_numpy(np.int64),
             "rollouts": stats["count"].to_numpy(np.int64), "expected_rollouts": expected,
@@ -168,7 +171,7 @@ def task_profile(frame: "pd.DataFrame", expected_repeats: int | None,
             "completion_pct": round(100.0 * done / max(1, expected_total), 4),
             "tasks": n_tasks, "complete_tasks": complete, "partial_tasks": len(prof) - complete,
             "missing_tasks": n_tasks - len(prof),
-            "counts": {name: int((group["status"] == name).sum()) for name in STATUSES},
+            "counts": {name: int((status == name).sum()) for name in STATUSES},
         })
     profile = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
     return profile, completion

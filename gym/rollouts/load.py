@@ -36,7 +36,7 @@ import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from gym.rollouts import nemo_gym
 
@@ -46,6 +46,7 @@ from gym.core.io import complete_end, count_lines, iter_jsonl
 from gym.rollouts.row import STATUSES, STATUSES_BY_VERSION, check_row
 from gym.rollouts.row import number as _number
 from gym.rollouts.files import find_rollout_files
+from gym.rollouts.frame import FrameBuilder, index_collisions, last_row_per_key, use_system_allocator
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -56,6 +57,7 @@ log = logging.getLogger("gym.rollouts.load")
 COLUMNS = ("benchmark", "model", "task_index", "rollout_index", "key", "status", "reward",
            "extracted_answer", "prompt_tokens", "completion_tokens", "latency_s", "adaptive", "source", "ordinal")
 _BLOCK_SIZE = 16 << 20  # pyarrow needs one block to hold a whole line
+_READ_BLOCK = 16 << 20  # bytes of a file parsed at a time
 
 
 @dataclass
@@ -160,28 +162,86 @@ def _schemas(score_names: Sequence[str] = ()) -> tuple["pa.Schema", "pa.Schema"]
     return gym_schema, nemo_schema
 
 
+class _NewScoreNames(Exception):
+    """A block holds score names the schema did not declare: read the file again with them."""
+
+    def __init__(self, names: list[str]):
+        self.names = names
+
+
 def _read_fast(path: Path, end: int, nemo: bool, score_names: Sequence[str] = ()) -> "pa.Table | None":
     """The file's needed columns via pyarrow, or None if the line-by-line reader must decide.
 
     `end` must be the file size: a file with a torn last line goes to the line-by-line reader.
     `score_names`: the score names to declare on the first try (see gym.rollouts.scores).
+    The file is parsed a block of lines at a time, so memory holds the needed columns, not the text.
     """
+    import pyarrow as pa
+
+    try:
+        pieces = list(_fast_pieces(path, end, nemo, score_names))
+    except _NewScoreNames as found:
+        return _read_fast(path, end, nemo, found.names)
+    except _Unreadable:
+        return None
+    if not pieces:
+        return None
+    return pa.concat_tables(pieces, promote_options="default") if len(pieces) > 1 else pieces[0]
+
+
+class _Unreadable(Exception):
+    """A block the fast reader cannot take: the line-by-line reader decides about the whole file."""
+
+
+def _fast_pieces(path: Path, end: int, nemo: bool, score_names: Sequence[str]) -> Iterator["pa.Table"]:
+    """The file's needed columns, one table per block of lines (_Unreadable / _NewScoreNames midway)."""
+    scanned: list[list[str]] = []
+
+    def names_in_file() -> list[str]:  # every score name in the file, scanned once
+        if not scanned:
+            scanned.append(rollout_scores.scan_names(path, end, score_names))
+        return scanned[0]
+
+    for block in _blocks(path, end):
+        piece = _read_block(block, path, nemo, score_names, names_in_file)
+        if piece is None:
+            raise _Unreadable
+        yield piece
+
+
+def _blocks(path: Path, end: int) -> Iterator[bytes]:
+    """The first `end` bytes of a file in blocks of whole lines (about _READ_BLOCK bytes each)."""
+    with path.open("rb") as handle:
+        carry, read = b"", 0
+        while read < end:
+            data = handle.read(min(_READ_BLOCK, end - read))
+            if not data:
+                break
+            read += len(data)
+            data = carry + data
+            cut = data.rfind(b"\n") + 1
+            carry = data[cut:]
+            if cut:
+                yield data[:cut]
+        if carry:
+            yield carry
+
+
+def _read_block(block: bytes, path: Path, nemo: bool, score_names: Sequence[str], names_in_file: Any
+                ) -> "pa.Table | None":
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.json as pj
 
     gym_schema, nemo_schema = _schemas(score_names)
     try:
-        # A plain file stream, not a memory map: mapped pages would count against the memory budget.
-        with pa.OSFile(str(path)) as source:
-            table = pj.read_json(
-                source, read_options=pj.ReadOptions(block_size=_BLOCK_SIZE, use_threads=True),
-                parse_options=pj.ParseOptions(explicit_schema=nemo_schema if nemo else gym_schema,
-                                              unexpected_field_behavior="ignore"))
+        table = pj.read_json(pa.BufferReader(block), read_options=pj.ReadOptions(block_size=_BLOCK_SIZE, use_threads=True),
+                             parse_options=pj.ParseOptions(explicit_schema=nemo_schema if nemo else gym_schema,
+                                                           unexpected_field_behavior="ignore"))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError):
         return None
     # Blank lines or two objects on one line would shift row numbers: let the slow reader judge.
-    if table.num_rows != count_lines(path, end):
+    if table.num_rows != block.count(b"\n") + (not block.endswith(b"\n")):
         return None
     n = table.num_rows
     if nemo:
@@ -238,9 +298,9 @@ def _read_fast(path: Path, end: int, nemo: bool, score_names: Sequence[str] = ()
     columns["completion_tokens"] = pc.cast(columns["completion_tokens"], pa.float64())
     out = {name: columns[name] for name in COLUMNS[:-2]}  # same layout as the slow reader
     if table.column("scores").null_count < n:  # some row has scores: which names?
-        names = rollout_scores.scan_names(path, end, score_names)
+        names = names_in_file()
         if set(names) != set(score_names):
-            return _read_fast(path, end, nemo, names)
+            raise _NewScoreNames(names)
         scores = rollout_scores.fast_columns(table.column("scores"), sorted(score_names))
         if scores is None:
             return None
@@ -308,45 +368,51 @@ def read_file(path: Path) -> tuple["pa.Table", bool]:
 # Loading a spec
 
 
+def _read_into(builder: FrameBuilder, path: Path, source: int) -> int:
+    """Add one file's rows to the frame being built; returns 1 when a torn last line was skipped."""
+    end, torn = complete_end(path)
+    if torn:
+        log.warning("%s: skipped a torn last line (no newline, not valid JSON)", path)
+    first, start = _first_rows(path), builder.mark()
+    names = rollout_scores.first_names(first)
+    while end and not torn:
+        try:
+            for piece in _fast_pieces(path, end, _is_nemo(first[0] if first else None), names):
+                builder.add(piece, source)
+            break
+        except _NewScoreNames as found:  # read again, declaring every score name
+            builder.rollback(start)
+            names = found.names
+        except _Unreadable:
+            builder.rollback(start)
+            builder.add(_read_slow(path), source)
+            break
+    else:
+        builder.add(_read_slow(path), source)
+    builder.add_ordinals(start[0], builder.rows - start[0])
+    return int(torn)
+
+
 def load_rollouts(spec: Any) -> RolloutSet:
     """Find, read, merge and de-duplicate rollouts (see the module docstring for the rules)."""
-    import numpy as np
-    import pyarrow as pa
-
     files, skipped = find_rollout_files(spec)
     if skipped:
         log.info("skipped %d side file(s) (failures, metrics, profiles, selections)", len(skipped))
-    tables, torn_total = [], 0
-    for source, path in enumerate(files):
-        table, torn = read_file(path)
-        if torn:
-            log.warning("%s: skipped a torn last line (no newline, not valid JSON)", path)
-        torn_total += torn
-        n = table.num_rows
-        table = table.append_column("source", pa.array(np.full(n, source, dtype=np.int32)))
-        tables.append(table.append_column("ordinal", pa.array(np.arange(n, dtype=np.int64))))
-    merged = pa.concat_tables(tables, promote_options="default") if tables else None  # score columns may differ
-    if merged is None or merged.num_rows == 0:
+    use_system_allocator()
+    builder = FrameBuilder(sum(count_lines(path, path.stat().st_size) for path in files))
+    torn_total = sum(_read_into(builder, path, source) for source, path in enumerate(files))
+    if builder.rows == 0:
         names = ", ".join(str(p) for p in files)
         raise GymError(f"rollouts: no rollout rows in {names} (empty file(s))")
-    frame = merged.to_pandas()
-    del merged, tables
+    key_hashes = builder.key_hashes()
+    frame = builder.frame()
+    del builder
     if frame["adaptive"].isna().all():  # no adaptive-repeats rows: the column says nothing
         frame = frame.drop(columns="adaptive")
-    for name in ("benchmark", "model", "status", "adaptive"):
-        if name in frame:
-            frame[name] = frame[name].astype("category")
     rows_read = len(frame)
-    dup_all = frame["key"].duplicated(keep=False)
-    dropped = changed = 0
-    if dup_all.any():
-        dups = frame.loc[dup_all, ["key", "reward"]]
-        changed = int((dups.groupby("key", sort=False)["reward"].nunique(dropna=False) > 1).sum())
-        frame = frame[~frame["key"].duplicated(keep="last")].reset_index(drop=True)
-        dropped = rows_read - len(frame)
-        log.info("dropped %d duplicate row(s) by key (the last row wins); %d key(s) had different rewards",
-                 dropped, changed)
-    collisions = int(frame.duplicated(["benchmark", "model", "task_index", "rollout_index"]).sum())
+    frame, dropped, changed = last_row_per_key(frame, key_hashes)
+    del key_hashes
+    collisions = index_collisions(frame)
     if collisions:
         log.warning("%d row(s) share benchmark/model/task_index/rollout_index with another row under a "
                     "different key (prompt, sampling or data changed between runs?); all are counted", collisions)
