@@ -126,27 +126,27 @@ class ModelConfig:
 
 
 @dataclass
-class JudgeConfig:
-    kind: str = "none"  # none | mock | openai_compatible
+class SideEndpointConfig:
+    """An endpoint beside the policy's: the judge, the simulated user."""
+
+    kind: str = "none"
     base_url: Optional[str] = None
-    name: Optional[str] = None  # judge model id; discovered from /v1/models when null
+    name: Optional[str] = None  # model id; discovered from /v1/models when null
     api: str = "chat"  # chat | responses | completions
     api_key_env: Optional[str] = None  # NAME of the env var holding the key (never the key itself)
-    timeout: float = 300.0  # seconds per judge request
+    timeout: float = 300.0  # seconds per request
     max_retries: int = 5  # attempts after the first
     sampling: SamplingConfig = field(default_factory=lambda: SamplingConfig(temperature=0.0, max_tokens=2048))
 
 
 @dataclass
-class UserConfig:
+class JudgeConfig(SideEndpointConfig):
+    kind: str = "none"  # none | mock | openai_compatible
+
+
+@dataclass
+class UserConfig(SideEndpointConfig):
     kind: str = "none"  # none | mock | scripted | openai_compatible
-    base_url: Optional[str] = None
-    name: Optional[str] = None  # user model id; discovered from /v1/models when null
-    api: str = "chat"  # chat | responses | completions
-    api_key_env: Optional[str] = None  # NAME of the env var holding the key (never the key itself)
-    timeout: float = 300.0  # seconds per user request
-    max_retries: int = 5  # attempts after the first
-    sampling: SamplingConfig = field(default_factory=lambda: SamplingConfig(temperature=0.0, max_tokens=2048))
 
 
 @dataclass
