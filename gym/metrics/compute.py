@@ -71,18 +71,17 @@ def group_metrics(group: "pd.DataFrame", k: int | Sequence[int] | None = None) -
     entry["pass@1"] = mean_ci(pass1)
     for name, table in per_task.items():
         entry[name] = {str(kv): mean_ci(table[:, col]) for col, kv in enumerate(ks)}
-    ok = group.loc[status == "ok", ["task_index", "extracted_answer", "prompt_tokens", "completion_tokens",
-                                    "latency_s"]]
-    if len(ok):
-        ok_codes, _ = pd.factorize(ok["task_index"].to_numpy())
-        missing = ok["extracted_answer"].isna().to_numpy(dtype=float)
+    ok = (status == "ok").to_numpy()  # columns are taken one at a time: no copy of the ok rows' frame
+    if ok.any():
+        ok_codes, _ = pd.factorize(group["task_index"].to_numpy()[ok])
+        missing = group["extracted_answer"].isna().to_numpy()[ok].astype(float)
         per_task_missing = np.bincount(ok_codes, weights=missing) / np.bincount(ok_codes)
         entry["no_answer"] = mean_ci(per_task_missing)
     else:
         entry["no_answer"] = mean_ci([])
-    entry["tokens"] = {"prompt": _stats(ok["prompt_tokens"], ("mean", "median", "p95")),
-                       "completion": _stats(ok["completion_tokens"], ("mean", "median", "p95"))}
-    entry["latency_s"] = _stats(ok["latency_s"], ("mean", "p50", "p95"))
+    entry["tokens"] = {"prompt": _stats(group["prompt_tokens"][ok], ("mean", "median", "p95")),
+                       "completion": _stats(group["completion_tokens"][ok], ("mean", "median", "p95"))}
+    entry["latency_s"] = _stats(group["latency_s"][ok], ("mean", "p50", "p95"))
     entry["scores"] = score_metrics(group, arrays)
     if "adaptive" in group.columns and group["adaptive"].notna().any():  # rounds of adaptive repeats
         from gym.metrics.adaptive_estimates import correct_entry

@@ -145,10 +145,10 @@ def answer_codes(answers: "pd.Series") -> "np.ndarray":
     import numpy as np
     import pandas as pd
 
-    text = pd.Series(answers, copy=False).astype("object")
-    stripped = text.where(text.isna(), text.astype(str).str.strip())
-    codes, _ = pd.factorize(stripped, sort=True, use_na_sentinel=True)
-    return codes.astype(np.int64)
+    # The distinct texts first (no Python string per row), then their stripped forms ranked.
+    raw, distinct = pd.factorize(pd.Series(answers, copy=False), use_na_sentinel=True)
+    ranked, _ = pd.factorize(pd.Series(distinct, dtype=object).astype(str).str.strip(), sort=True)
+    return np.where(raw >= 0, np.append(ranked, -1)[raw], -1).astype(np.int64)
 
 
 def majority_at_k_per_task(task: "np.ndarray", rank: "np.ndarray", codes: "np.ndarray", reward: "np.ndarray",
