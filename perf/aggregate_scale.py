@@ -5,6 +5,9 @@ and verifier details) and times each step in a fresh subprocess, printing wall s
 (resource.getrusage in the child). Target: 1M rows load+aggregate in <= 10 s and <= 2 GB.
 
     .venv/bin/python perf/aggregate_scale.py [--sizes 10000,100000,1000000] [--workdir DIR] [--keep] [--scores]
+    .venv/bin/python perf/aggregate_scale.py --sizes 1000000,10000000 --workdir /tmp/agg --keep   # RL scale
+
+With --workdir, a file generated before (rollouts_<size>.jsonl) is reused.
 
 --scores gives every ok row three secondary scores (top-level `scores`, copied in the verifier details
 as collect does), to time the loader's second pass.

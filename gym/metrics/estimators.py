@@ -105,9 +105,10 @@ def pass_at_k_per_task(task: "np.ndarray", reward: "np.ndarray", n_tasks: int, k
         return out
     order = np.lexsort((reward, task))  # ascending reward inside each task
     t_sorted, r_sorted = task[order], reward[order]
+    del order
     starts = np.concatenate(([0], np.cumsum(n)[:-1]))
-    j = np.arange(task.size) - starts[t_sorted] + 1  # 1-based ascending rank
-    n_row = n[t_sorted]
+    j = (np.arange(task.size) - starts[t_sorted] + 1).astype(np.int32)  # 1-based ascending rank
+    n_row = n[t_sorted].astype(np.int32)
     log_fact = np.concatenate(([0.0], np.cumsum(np.log(np.arange(1, int(n.max()) + 1)))))
 
     def log_comb(a: "np.ndarray", b: int) -> "np.ndarray":
@@ -188,14 +189,14 @@ class TaskArrays:
         import numpy as np
         import pandas as pd
 
-        # only the columns used: a copy of every column costs ~100 bytes a row at millions of rows
-        scored = group.loc[group["status"].isin(SCORED), ["task_index", "rollout_index", "reward", "extracted_answer"]]
-        self.task_codes, uniq = pd.factorize(scored["task_index"].to_numpy(), sort=True)
+        # column by column: a copy of the scored rows' frame costs ~100 bytes a row at millions of rows
+        scored = group["status"].isin(SCORED).to_numpy()
+        self.task_codes, uniq = pd.factorize(group["task_index"].to_numpy()[scored], sort=True)
         self.task_index = np.asarray(uniq, dtype=np.int64)
         self.n_tasks = len(uniq)
-        self.reward = scored["reward"].to_numpy(dtype=float)
-        self.rank = rank_within(self.task_codes, scored["rollout_index"].to_numpy())
-        self.codes = answer_codes(scored["extracted_answer"])
+        self.reward = group["reward"].to_numpy(dtype=float)[scored]
+        self.rank = rank_within(self.task_codes, group["rollout_index"].to_numpy()[scored])
+        self.codes = answer_codes(group["extracted_answer"])[scored]
         self.n = np.bincount(self.task_codes, minlength=self.n_tasks)
 
     def per_task(self, ks: Sequence[int]) -> dict[str, "np.ndarray"]:

@@ -224,18 +224,21 @@ def add_family_metrics(metrics: dict[str, Any], rollouts: "RolloutSet") -> None:
     frame = rollouts.frame
     if frame.empty or not len(metrics.get("benchmarks", {})):
         return
-    scored, places = frame["status"].isin(SCORED), ["source", "ordinal", "key"]  # raw_rows reads these only
+    import numpy as np
+
+    scored, places = frame["status"].isin(SCORED).to_numpy(), ["source", "ordinal", "key"]  # what raw_rows reads
+    source, ordinal, status = frame["source"].to_numpy(), frame["ordinal"].to_numpy(), frame["status"].to_numpy()
     for entry in metrics["benchmarks"].values():
-        mask = scored & (frame["benchmark"] == entry["benchmark"]) & (frame["model"] == entry["model"])
-        group = frame.loc[mask, places]
-        ok = frame.loc[mask & (frame["status"] == "ok"), places]
-        if ok.empty:
+        mask = scored & (frame["benchmark"] == entry["benchmark"]).to_numpy() & (frame["model"] == entry["model"]).to_numpy()
+        ok = np.flatnonzero(mask & (status == "ok"))
+        if not len(ok):
             continue
-        first = rollouts.raw_rows(ok.nsmallest(1, ["source", "ordinal"]))[0] or {}
+        first_ok = ok[np.lexsort((ordinal[ok], source[ok]))[0]]  # the earliest ok row, by file and line
+        first = rollouts.raw_rows(frame.iloc[[first_ok]][places])[0] or {}
         family = _details(first).get("family")
         if family not in FAMILIES:
             continue
-        rows = [row for row in rollouts.raw_rows(group) if row is not None]
+        rows = [row for row in rollouts.raw_rows(frame.loc[mask, places]) if row is not None]
         entry["family_metrics"] = {"family": family, **FAMILIES[family](rows)}
         if family == "episode":  # pass^k is a headline beside pass@k, not a detail
             entry["pass^k"] = entry["family_metrics"].pop("pass^k")
