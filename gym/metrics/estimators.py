@@ -182,6 +182,9 @@ def majority_at_k_per_task(task: "np.ndarray", rank: "np.ndarray", codes: "np.nd
 # One group
 
 
+_ROWS_AT_A_TIME = 1 << 20
+
+
 class TaskArrays:
     """Scored rows of one group turned into per-task codes, ranks and answers."""
 
@@ -200,11 +203,22 @@ class TaskArrays:
         self.n = np.bincount(self.task_codes, minlength=self.n_tasks)
 
     def per_task(self, ks: Sequence[int]) -> dict[str, "np.ndarray"]:
-        return {
-            "pass@k": pass_at_k_per_task(self.task_codes, self.reward, self.n_tasks, ks),
-            "majority@k": majority_at_k_per_task(self.task_codes, self.rank, self.codes, self.reward, self.n_tasks, ks),
-            "pass@1[avg-of-k]": avg_of_k_per_task(self.task_codes, self.rank, self.reward, self.n_tasks, ks),
-        }
+        """Per task and k; worked over ranges of tasks of about a million rows each, since each estimator
+        holds several arrays as long as its rows."""
+        import numpy as np
+
+        out = {name: np.full((self.n_tasks, len(ks)), np.nan) for name in ("pass@k", "majority@k", "pass@1[avg-of-k]")}
+        ends = np.cumsum(self.n)
+        low = 0
+        while low < self.n_tasks:
+            high = max(low + 1, int(np.searchsorted(ends, (ends[low - 1] if low else 0) + _ROWS_AT_A_TIME, "right")))
+            rows = np.flatnonzero((self.task_codes >= low) & (self.task_codes < high))
+            task, reward, rank, n_tasks = self.task_codes[rows] - low, self.reward[rows], self.rank[rows], high - low
+            out["pass@k"][low:high] = pass_at_k_per_task(task, reward, n_tasks, ks)
+            out["majority@k"][low:high] = majority_at_k_per_task(task, rank, self.codes[rows], reward, n_tasks, ks)
+            out["pass@1[avg-of-k]"][low:high] = avg_of_k_per_task(task, rank, reward, n_tasks, ks)
+            low = high
+        return out
 
 
 def score_metrics(group: "pd.DataFrame", arrays: TaskArrays) -> dict[str, dict[str, float | None]]:

@@ -227,13 +227,13 @@ def add_family_metrics(metrics: dict[str, Any], rollouts: "RolloutSet") -> None:
     import numpy as np
 
     scored, places = frame["status"].isin(SCORED).to_numpy(), ["source", "ordinal", "key"]  # what raw_rows reads
-    source, ordinal, status = frame["source"].to_numpy(), frame["ordinal"].to_numpy(), frame["status"].to_numpy()
+    is_ok = (frame["status"] == "ok").to_numpy()
     for entry in metrics["benchmarks"].values():
         mask = scored & (frame["benchmark"] == entry["benchmark"]).to_numpy() & (frame["model"] == entry["model"]).to_numpy()
-        ok = np.flatnonzero(mask & (status == "ok"))
+        ok = np.flatnonzero(mask & is_ok)
         if not len(ok):
             continue
-        first_ok = ok[np.lexsort((ordinal[ok], source[ok]))[0]]  # the earliest ok row, by file and line
+        first_ok = ok[0]  # the earliest ok row by file and line: load_rollouts keeps rows in that order
         first = rollouts.raw_rows(frame.iloc[[first_ok]][places])[0] or {}
         family = _details(first).get("family")
         if family not in FAMILIES:

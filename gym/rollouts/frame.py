@@ -44,7 +44,9 @@ def use_system_allocator() -> None:
 class FrameBuilder:
     def __init__(self, capacity: int):
         self.capacity, self.rows = capacity, 0
-        self.order: list[str] = []  # columns in the order first seen
+        self.order: list[str] = []  # columns in the order a concatenation of whole-file tables would have
+        self.files_done = 0
+        self.file_scores: list[str] = []  # score columns the current file brought in (sorted, as a file's are)
         self.numbers: dict[str, np.ndarray] = {}
         self.strings: dict[str, list] = {}
         self.codes: dict[str, np.ndarray] = {}
@@ -62,18 +64,20 @@ class FrameBuilder:
         del table
         _release()
 
-    def mark(self) -> tuple[int, dict[str, int]]:
-        """Where the next file starts (rows, string pieces), to roll back a file read halfway."""
-        return self.rows, {name: len(pieces) for name, pieces in self.strings.items()}
+    def mark(self) -> tuple[int, dict[str, int], list[str]]:
+        """Where the next file starts (rows, string pieces, columns), to roll back a file read halfway."""
+        return self.rows, {name: len(pieces) for name, pieces in self.strings.items()}, list(self.order)
 
-    def rollback(self, mark: tuple[int, dict[str, int]]) -> None:
-        self.rows = mark[0]
+    def rollback(self, mark: tuple[int, dict[str, int], list[str]]) -> None:
+        self.rows, self.order, self.file_scores = mark[0], list(mark[2]), []
         for name, pieces in self.strings.items():
             del pieces[mark[1].get(name, 0):]
 
     def add_ordinals(self, start_row: int, count: int) -> None:
         """Rows start_row.. of one file are its lines 0..count-1 (in file order)."""
         self._put("ordinal", np.arange(count, dtype=np.int32), start_row, start_row + count)
+        self.files_done += 1
+        self.file_scores = []
 
     def frame(self) -> "pd.DataFrame":
         import pandas as pd
@@ -101,7 +105,7 @@ class FrameBuilder:
 
     def _put(self, name: str, column: Any, low: int, high: int) -> None:
         if name not in self.order and name != "key hash":
-            self.order.append(name)
+            self._place(name)
         if name in STRINGS:  # pandas keeps large_string: cast now, one block at a time
             import pyarrow as pa
 
@@ -118,6 +122,17 @@ class FrameBuilder:
 
     def key_hashes(self) -> np.ndarray:
         return self.numbers["key hash"][: self.rows]
+
+    def _place(self, name: str) -> None:
+        """A new column's place: score columns of the first file sit before source and ordinal, sorted; a
+        later file's new ones follow, sorted (what concatenating whole-file tables gives)."""
+        if not name.startswith("scores."):
+            self.order.append(name)
+            return
+        self.order = [column for column in self.order if column not in self.file_scores]
+        self.file_scores = sorted([*self.file_scores, name])
+        at = self.order.index("source") if self.files_done == 0 and "source" in self.order else len(self.order)
+        self.order[at:at] = self.file_scores
 
     def _numbers(self, name: str) -> np.ndarray:
         if name not in self.numbers:
@@ -156,9 +171,7 @@ class FrameBuilder:
 def last_row_per_key(frame: "pd.DataFrame", key_hashes: "np.ndarray") -> tuple["pd.DataFrame", int, int]:
     """(frame with the last row of each key, rows dropped, keys whose copies differ in reward). Rows whose
     key hashes repeat are compared by their keys themselves; the rest cannot be duplicates."""
-    import pandas as pd
-
-    candidates = np.flatnonzero(pd.Series(key_hashes, copy=False).duplicated(keep=False).to_numpy())
+    candidates = _repeated(key_hashes)
     if not len(candidates):
         return frame, 0, 0
     sub = frame.iloc[candidates][["key", "reward"]]
@@ -176,13 +189,23 @@ def last_row_per_key(frame: "pd.DataFrame", key_hashes: "np.ndarray") -> tuple["
 
 def index_collisions(frame: "pd.DataFrame") -> int:
     """Rows sharing benchmark/model/task_index/rollout_index with another row (under another key)."""
-    import pandas as pd
-
     bench, model = frame["benchmark"].cat.codes.to_numpy(np.int64), frame["model"].cat.codes.to_numpy(np.int64)
     task, rollout = frame["task_index"].to_numpy(np.int64), frame["rollout_index"].to_numpy(np.int64)
     fits = (len(frame) and bench.max() < 64 and model.max() < 64 and 0 <= task.min() and task.max() < 1 << 31
             and 0 <= rollout.min() and rollout.max() < 1 << 19)
     if not fits:  # too wide to pack into one number: pandas compares the four columns
         return int(frame.duplicated(["benchmark", "model", "task_index", "rollout_index"]).sum())
-    packed = (bench << 56) | (model << 50) | (task << 19) | rollout  # one int64 per row, exact
-    return int(pd.Series(packed, copy=False).duplicated().sum())
+    packed = np.sort((bench << 56) | (model << 50) | (task << 19) | rollout)  # one int64 per row, exact
+    return int((packed[1:] == packed[:-1]).sum())  # sorting: no hash table of ten million entries
+
+
+def _repeated(values: np.ndarray) -> np.ndarray:
+    """Positions (ascending) of the values that occur more than once."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    same = ordered[1:] == ordered[:-1]
+    del ordered
+    flag = np.zeros(len(values), dtype=bool)
+    flag[1:] |= same
+    flag[:-1] |= same
+    return np.sort(order[flag])
