@@ -73,3 +73,11 @@ def test_a_file_read_in_many_blocks_loads_the_same_frame(tmp_path, monkeypatch):
     assert (blocks.duplicates_dropped, blocks.duplicates_reward_changed) == (1, 1) == (
         whole.duplicates_dropped, whole.duplicates_reward_changed)
     assert blocks.frame["scores.prompt_loose"].notna().sum() == 1
+
+
+def test_pass_at_k_over_ranges_of_tasks_equals_the_whole(monkeypatch):
+    arrays = estimators.TaskArrays(synthetic_group(seed=3))
+    whole = estimators.pass_at_k_per_task(arrays.task_codes, arrays.reward, arrays.n_tasks, [1, 2, 4])
+    monkeypatch.setattr(estimators, "_ROWS_AT_A_TIME", 11)
+    ranged = estimators.pass_at_k_by_ranges(arrays.task_codes, arrays.reward, arrays.n_tasks, [1, 2, 4])
+    np.testing.assert_array_equal(ranged, whole)

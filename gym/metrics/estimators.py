@@ -5,7 +5,7 @@ gym.metrics.adaptive_estimates, which correct an adaptive run's entries with the
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from gym.rollouts.row import SCORED
 
@@ -210,17 +210,34 @@ class TaskArrays:
         import numpy as np
 
         out = {name: np.full((self.n_tasks, len(ks)), np.nan) for name in ("pass@k", "majority@k", "pass@1[avg-of-k]")}
-        ends = np.cumsum(self.n)
-        low = 0
-        while low < self.n_tasks:
-            high = max(low + 1, int(np.searchsorted(ends, (ends[low - 1] if low else 0) + _ROWS_AT_A_TIME, "right")))
-            rows = np.flatnonzero((self.task_codes >= low) & (self.task_codes < high))
+        for low, high, rows in task_ranges(self.task_codes, self.n_tasks):
             task, reward, rank, n_tasks = self.task_codes[rows] - low, self.reward[rows], self.rank[rows], high - low
             out["pass@k"][low:high] = pass_at_k_per_task(task, reward, n_tasks, ks)
             out["majority@k"][low:high] = majority_at_k_per_task(task, rank, self.codes[rows], reward, n_tasks, ks)
             out["pass@1[avg-of-k]"][low:high] = avg_of_k_per_task(task, rank, reward, n_tasks, ks)
-            low = high
         return out
+
+
+def task_ranges(task: "np.ndarray", n_tasks: int) -> Iterator[tuple[int, int, "np.ndarray"]]:
+    """(low, high, rows of tasks low..high-1) over ranges of tasks of about _ROWS_AT_A_TIME rows each."""
+    import numpy as np
+
+    ends = np.cumsum(np.bincount(task, minlength=n_tasks))
+    low = 0
+    while low < n_tasks:
+        high = max(low + 1, int(np.searchsorted(ends, (ends[low - 1] if low else 0) + _ROWS_AT_A_TIME, "right")))
+        yield low, high, np.flatnonzero((task >= low) & (task < high))
+        low = high
+
+
+def pass_at_k_by_ranges(task: "np.ndarray", reward: "np.ndarray", n_tasks: int, ks: Sequence[int]) -> "np.ndarray":
+    """pass_at_k_per_task worked over ranges of tasks (its arrays are as long as the rows)."""
+    import numpy as np
+
+    out = np.full((n_tasks, len(ks)), np.nan)
+    for low, high, rows in task_ranges(task, n_tasks):
+        out[low:high] = pass_at_k_per_task(task[rows] - low, reward[rows], high - low, ks)
+    return out
 
 
 def score_metrics(group: "pd.DataFrame", arrays: TaskArrays) -> dict[str, dict[str, float | None]]:

@@ -119,7 +119,7 @@ def task_profile(frame: "pd.DataFrame", expected_repeats: int | None,
     import numpy as np
     import pandas as pd
 
-    from gym.metrics.estimators import k_values, pass_at_k_per_task
+    from gym.metrics.estimators import k_values, pass_at_k_by_ranges
 
     from gym.episodes.passk import SUCCESS_TOLERANCE
     from gym.rollouts.row import SCORED
@@ -150,7 +150,7 @@ def task_profile(frame: "pd.DataFrame", expected_repeats: int | None,
         prof["successes"] = success.reindex(stats.index, fill_value=0).to_numpy(np.int64)  # for pass^k
         codes = pd.Index(stats.index).get_indexer(scored["task_index"].to_numpy())
         ks = k_values(expected)
-        table = pass_at_k_per_task(codes, scored["reward"].to_numpy(float), len(stats), ks)
+        table = pass_at_k_by_ranges(codes, scored["reward"].to_numpy(float), len(stats), ks)
         for col, k in enumerate(ks):
             prof[f"pass@{k}"] = 100.0 * table[:, col]
         ok = ok.reindex(stats.index)
