@@ -85,8 +85,8 @@ def test_physics_keeps_every_form_of_a_doubly_nested_answer(tmp_path, data_dir, 
 
 def test_a_row_gym_cannot_score_is_kept_and_reported(tmp_path, data_dir, capsys):
     """A SecQue row with a blank reference answer: the reference keeps it, so gym keeps it too, marks it,
-    lists it in the manifest and prints it, and collect reports its rollouts as verifier errors (unscored,
-    counted) instead of grading answers against nothing."""
+    lists it in the manifest and prints it; collect does not ask the model for it (no answer could be
+    scored against nothing) and says how many such tasks it left out."""
     module = script("secque")
     files = {f"{module.BASE}/{name}": b"" for name in module.FILES}
     good = {"QID": "R-1", "Question": "Ratio?", "ground_truth_answer": "1.8", "question_type": "Ratio",
@@ -101,10 +101,11 @@ def test_a_row_gym_cannot_score_is_kept_and_reported(tmp_path, data_dir, capsys)
                                          "skipped": 0, "unscorable": 1}
     assert len(manifest["unscorable_rows"]) == 1 and "QID R-2" in manifest["unscorable_rows"][0]
     assert "1 unscorable" in capsys.readouterr().out  # the prepare table says so
-    rollouts = scored("secque", tmp_path, mirror)
-    assert rollouts[0]["status"] == "ok" and rollouts[0]["reward"] == 1.0
-    assert rollouts[1]["status"] == "verifier_error" and rollouts[1]["reward"] is None
-    assert "unscorable task" in rollouts[1]["error"]
+    rollouts = scored("secque", tmp_path, mirror)  # the unscorable task is not sent: no answer could be scored
+    assert {index: (r["status"], r["reward"]) for index, r in rollouts.items()} == {0: ("ok", 1.0)}
+    run = json.loads((tmp_path / "run-secque" / "run.json").read_text())
+    assert run["unscorable_tasks"] == 1 and run["status"] == "done"
+    assert "unscorable tasks not sent: 1" in capsys.readouterr().out
 
 
 REAL = {  # benchmark: (the real upstream file the repository holds, rows the reference keeps)

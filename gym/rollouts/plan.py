@@ -59,11 +59,14 @@ class Plan:
         self.done = read_done(settings.paths.rollouts) if settings.paths.resuming else {}
         self.rounds = Rounds(settings.adaptive) if settings.adaptive is not None else None
         self.live: dict[int, LiveTask] = {}
-        self.total = self.skipped = 0
+        self.total = self.skipped = self.unscorable = 0
         self.stops: Counter = Counter()  # adaptive: tasks by the number of rollouts they stopped at
 
     def open(self, task_index: int, line: int, row: dict) -> list[WorkItem]:
         """The task's rollouts still owed (its first round, for an adaptive run); [] closes it at once."""
+        if row.get("unscorable"):  # prepare kept and reported it; no answer to it could be scored: none is asked
+            self.unscorable += 1
+            return []
         prompt, offer = self.offer_of(row, self.prompt_of(row, line))
         task = self.live[task_index] = LiveTask(task_index, row, prompt, self.subsets_of(row), offer)
         self.rows_by_prompt[id(prompt)] = row

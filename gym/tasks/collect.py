@@ -241,6 +241,8 @@ def summarise(settings: CollectSettings, ends: RunEndpoints, plan: Plan, tally: 
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         **ends.calls.summary(), "concurrency": _concurrency_summary(client, settings),
     }
+    if plan.unscorable:
+        summary["unscorable_tasks"] = plan.unscorable
     if client.replicas is not None:
         summary["replicas"] = client.replicas.summary()
     if plan.rounds is not None:
@@ -305,6 +307,9 @@ def _summary_text(s: dict[str, Any]) -> str:
         lines.append(f"replies: empty {limits['empty']}, no answer {limits['no_answer']}; "
                      f"cut at max_tokens {limits['cut_at_max_tokens']}, out of time (model.rollout_timeout) "
                      f"{limits['out_of_time']}")
+    if s.get("unscorable_tasks"):
+        lines.append(f"unscorable tasks not sent: {s['unscorable_tasks']} (no gold answer upstream; listed in the "
+                     "benchmark's manifest.json)")
     sandbox = (s.get("verifier") or {}).get("sandbox")
     if sandbox:
         lines.append(f"code sandbox: {sandbox}" + (" (UNSANDBOXED: allow_unsandboxed=true, rlimits and seccomp only)"
