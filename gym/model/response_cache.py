@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import random
 import sqlite3
 import threading
 import time
@@ -73,12 +74,7 @@ class ResponseCache:
         self.max_bytes = int(float(max_mb) * 1024 * 1024)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            # One connection shared by collect's threads behind a lock: writes are serialised by SQLite anyway.
-            self._db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA busy_timeout = 60000")
-            self._db.execute("PRAGMA journal_mode = WAL")
-            self._db.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: a crash may drop the last writes, never corrupts
-            self._db.executescript(_SCHEMA)
+            self._db = self._connect()
         except (OSError, sqlite3.Error) as exc:
             raise GymError(f"cache.dir: cannot open the response cache {self.path}: {exc}") from None
         self._lock = threading.Lock()
@@ -86,6 +82,25 @@ class ResponseCache:
         self.hits = self.misses = self.stored = self.evicted = 0
         self.judge_hits = self.judge_misses = 0
         self._enforce_cap()
+
+    def _connect(self, patience: float = 60.0) -> sqlite3.Connection:
+        """One connection shared by collect's threads behind a lock (SQLite serialises writes anyway).
+        Processes opening one cache together (a sweep's jobs) may find the switch to WAL or the schema
+        locked: SQLite answers that at once instead of waiting on the busy timeout, so it is tried again."""
+        deadline = time.monotonic() + patience
+        while True:
+            db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
+            try:
+                db.execute("PRAGMA busy_timeout = 60000")
+                db.execute("PRAGMA journal_mode = WAL")
+                db.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: a crash may drop the last writes, never corrupts
+                db.executescript(_SCHEMA)
+                return db
+            except sqlite3.OperationalError as exc:
+                db.close()
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(random.uniform(0.01, 0.1))
 
     def get(self, key: str) -> Completion | None:
         judge = key.startswith(JUDGE_PREFIX)
