@@ -73,31 +73,19 @@ def test_prepare_user_benchmark_through_mirror(user_setup):
 
 # A user's prepare script written against the documented API (gym.data), and one written against the module
 # paths of earlier releases: both keep working.
+API_BODY = """
+def prepare(ctx: PrepareContext):
+    raw = ctx.fetch("https://example.org/toy/data.jsonl")
+    items = [{"q": r["q"], "a": str(r["a"])} for r in ctx.read_jsonl(raw)]
+    rows = ctx.convert_rows(raw, items, lambda item, index: text_row(item, index, ("q", "a")))
+    if not rows:
+        raise GymError("no rows")
+    return ctx.write_rows(rows)
+"""
 API_SCRIPTS = {
-    "documented": """
-from gym.data import GymError, PrepareContext, text_row
-
-def prepare(ctx: PrepareContext):
-    raw = ctx.fetch("https://example.org/toy/data.jsonl")
-    items = [{"q": r["q"], "a": str(r["a"])} for r in ctx.read_jsonl(raw)]
-    rows = ctx.convert_rows(raw, items, lambda item, index: text_row(item, index, ("q", "a")))
-    if not rows:
-        raise GymError("no rows")
-    return ctx.write_rows(rows)
-""",
-    "earlier_paths": """
-from gym.converters import text_row
-from gym.errors import GymError
-from gym.prepare_context import PrepareContext
-
-def prepare(ctx: PrepareContext):
-    raw = ctx.fetch("https://example.org/toy/data.jsonl")
-    items = [{"q": r["q"], "a": str(r["a"])} for r in ctx.read_jsonl(raw)]
-    rows = ctx.convert_rows(raw, items, lambda item, index: text_row(item, index, ("q", "a")))
-    if not rows:
-        raise GymError("no rows")
-    return ctx.write_rows(rows)
-""",
+    "documented": "from gym.data import GymError, PrepareContext, text_row\n" + API_BODY,
+    "earlier_paths": ("from gym.converters import text_row\nfrom gym.errors import GymError\n"
+                      "from gym.prepare_context import PrepareContext\n" + API_BODY),
 }
 
 
