@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
     from gym.data.prepare_context import PrepareContext
@@ -37,12 +37,17 @@ def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, st
     }, None if gold else "missing 'answer'"
 
 
-def prepare(ctx: PrepareContext) -> Path:
-    raw = ctx.fetch(URL)
+def prepare_subjects(ctx: PrepareContext, url: str, convert_item: Callable[[dict, int], tuple]) -> Path:
+    """Both FrontierScience parts: rows of the three subjects converted, the others left out and counted."""
+    raw = ctx.fetch(url)
     rows: list[dict[str, Any]] = []
     for index, item in enumerate(ctx.read_jsonl(raw)):
         if str(item.get("subject") or "").strip().lower() not in SUBJECTS:
             ctx.leave_out_row(f"subject outside {', '.join(SUBJECTS)} (as the reference)")
             continue
-        ctx.keep(rows, convert(item, index), f"{raw}: record {index + 1}")
+        ctx.keep(rows, convert_item(item, index), f"{raw}: record {index + 1}")
     return ctx.write_rows(rows)
+
+
+def prepare(ctx: PrepareContext) -> Path:
+    return prepare_subjects(ctx, URL, convert)

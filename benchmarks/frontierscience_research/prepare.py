@@ -13,13 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gym.data.converters import sibling_script
+
 if TYPE_CHECKING:
     from gym.data.prepare_context import PrepareContext
 
 URL = "https://huggingface.co/datasets/openai/frontierscience/resolve/main/research/test.jsonl"
-
-
-SUBJECTS = ("chemistry", "biology", "physics")  # the reference keeps these three
 
 
 def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
@@ -34,11 +33,5 @@ def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, st
 
 
 def prepare(ctx: PrepareContext) -> Path:
-    raw = ctx.fetch(URL)
-    rows: list[dict[str, Any]] = []
-    for index, item in enumerate(ctx.read_jsonl(raw)):
-        if str(item.get("subject") or "").strip().lower() not in SUBJECTS:
-            ctx.leave_out_row(f"subject outside {', '.join(SUBJECTS)} (as the reference)")
-            continue
-        ctx.keep(rows, convert(item, index), f"{raw}: record {index + 1}")
-    return ctx.write_rows(rows)
+    olympiad = sibling_script(__file__, "frontierscience_olympiad", "subject filter")
+    return olympiad.prepare_subjects(ctx, URL, convert)
