@@ -92,10 +92,6 @@ def compose_benchmark(cfg: DictConfig, name: str) -> DictConfig:
     return composed.benchmark
 
 
-# Nodes every task shares: a step run on behalf of another task takes them from the caller's config.
-SHARED_NODES = ("data", "model", "judge", "benchmark")
-
-
 def task_knobs(task: str) -> DictConfig:
     """The knobs of conf/task/<task>.yaml with those of the options its defaults list names, read
     without composing (a step of e2e is derived from e2e's composed config, not composed again)."""
@@ -111,7 +107,7 @@ def compose_step(cfg: DictConfig, task: str, overrides: Any = None, **values: An
     step's own knobs, e.g. e2e's `aggregate.k`) and `values`; written into the caller's run dir."""
     own, knobs = task_knobs(cfg.task.name), task_knobs(task)
     carried = {key: cfg[key] for key in cfg
-               if key not in ("task", "hydra") and (key not in own or key in knobs or key in SHARED_NODES)}
+               if key not in ("task", "hydra") and (key not in own or key in knobs)}
     step = OmegaConf.merge(knobs, carried, {"run_dir": str(run_dir(cfg))})
     for extra in (overrides, values):
         if extra:
