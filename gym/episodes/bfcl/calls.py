@@ -1,0 +1,64 @@
+"""Running calls on an entry's API instances, with upstream's result texts.
+
+Upstream evaluates each call string with `eval`; gym never does: a call arrives as a name and keyword
+arguments and is dispatched to the public method of that name. What the caller sees is upstream's text:
+a str result as is, a dict as JSON (its repr when JSON cannot hold it), anything else its str(), and a
+failure as "Error during execution: <message>" (a misnamed or missing argument gives Python's own TypeError
+text, an unknown function the NameError text `eval` would give).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from gym.episodes.bfcl.apis import STATELESS, api_class
+
+# Method names upstream refuses to run whatever the class (they could end the process).
+BLOCKED = {"kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"}
+
+
+def build_instances(classes: list[str], config: dict, long_context: dict | None) -> dict[str, Any]:
+    """The entry's instances, each stateful one loaded with a copy of its part of the initial config."""
+    instances = {}
+    for name in classes:
+        instance = api_class(name)()
+        if name not in STATELESS:
+            instance.load_scenario(copy.deepcopy(config.get(name, {})), long_context=long_context)
+        instances[name] = instance
+    return instances
+
+
+def method_owners(instances: dict[str, Any]) -> dict[str, str]:
+    """method name -> class name over the entry's classes; a later class wins a shared name, as upstream."""
+    owners = {}
+    for class_name, instance in instances.items():
+        for attribute in dir(type(instance)):
+            if not attribute.startswith("_") and attribute not in ("load_scenario", "state") \
+                    and callable(getattr(instance, attribute)):
+                owners[attribute] = class_name
+    return owners
+
+
+def result_text(value: Any) -> str:
+    if type(value) is str:
+        return value
+    if type(value) is dict:
+        try:
+            return json.dumps(value)
+        except (TypeError, ValueError):  # e.g. a Decimal or an mpmath number inside
+            return str(value)
+    return str(value)
+
+
+def execute(instances: dict[str, Any], owners: dict[str, str], name: str, arguments: dict) -> str:
+    """One call's result text (upstream's), the instance changed in place."""
+    try:
+        if name in BLOCKED:
+            raise RuntimeError(f"Function call {name} is not allowed.")
+        if name not in owners:
+            raise NameError(f"name '{name}' is not defined")
+        return result_text(getattr(instances[owners[name]], name)(**arguments))
+    except Exception as exc:  # the agent sees every failure as text, as upstream
+        return f"Error during execution: {exc}"
