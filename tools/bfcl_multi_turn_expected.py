@@ -207,7 +207,8 @@ def main(wanted: set[str]) -> None:
         record["stateless"] = name in STATELESS_CLASSES
         record["commit"] = "6ea57973c7a6097fd7c5915698c54c17c5b1b6c8"
         path = OUT / f"{name}.json"
-        path.write_text(json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n",
+        # keys keep their order: a config's order is the tree's (its first root entry is the root)
+        path.write_text(json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n",
                         encoding="utf-8")
         print(f"{path.relative_to(ROOT)}: {len(record['entries'])} entries, {path.stat().st_size // 1024} KB")
 

@@ -16,7 +16,9 @@ from typing import Any
 # upstream class name -> "module:Class"; imported on first use. A class missing here is not built yet:
 # prepare leaves out (and counts) the entries that involve it.
 API_CLASSES: dict[str, str] = {
+    "GorillaFileSystem": "gym.episodes.bfcl.apis.file_system:GorillaFileSystem",
     "MathAPI": "gym.episodes.bfcl.apis.math_api:MathAPI",
+    "MessageAPI": "gym.episodes.bfcl.apis.message_api:MessageAPI",
 }
 STATELESS = {"MathAPI"}  # upstream's STATELESS_CLASSES: no scenario to load
 
