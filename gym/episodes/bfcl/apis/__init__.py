@@ -19,6 +19,11 @@ API_CLASSES: dict[str, str] = {
     "GorillaFileSystem": "gym.episodes.bfcl.apis.file_system:GorillaFileSystem",
     "MathAPI": "gym.episodes.bfcl.apis.math_api:MathAPI",
     "MessageAPI": "gym.episodes.bfcl.apis.message_api:MessageAPI",
+    "TwitterAPI": "gym.episodes.bfcl.apis.posting:TwitterAPI",
+    "TicketAPI": "gym.episodes.bfcl.apis.ticket:TicketAPI",
+    "TradingBot": "gym.episodes.bfcl.apis.trading:TradingBot",
+    "TravelAPI": "gym.episodes.bfcl.apis.travel:TravelAPI",
+    "VehicleControlAPI": "gym.episodes.bfcl.apis.vehicle:VehicleControlAPI",
 }
 STATELESS = {"MathAPI"}  # upstream's STATELESS_CLASSES: no scenario to load
 
