@@ -34,7 +34,7 @@ def prepared(tmp_path_factory, domain: str) -> Path:
 def domains(tmp_path_factory):
     """domain -> (prepared path, rows by task id), prepared once per module."""
     out = {}
-    for domain in ("mock", "retail"):
+    for domain in ("mock", "retail", "telecom"):
         path = prepared(tmp_path_factory, domain)
         out[domain] = path, {row["task_id"]: row for row in map(json.loads, path.read_text().splitlines())}
     return out
@@ -66,7 +66,7 @@ def play(env: Tau2Environment, row: dict, want: dict) -> tuple[list[dict], list[
     return trajectory, hashes, state
 
 
-@pytest.mark.parametrize("domain,task_id,case", cases_of("mock", "retail"))
+@pytest.mark.parametrize("domain,task_id,case", cases_of("mock", "retail", "telecom"))
 def test_scores_outputs_and_hashes_as_upstream(domains, domain, task_id, case):
     path, rows = domains[domain]
     want = expected(domain)[task_id][case]
@@ -120,7 +120,7 @@ def test_episodes_never_change_the_shared_parsed_database(domains):
     from gym.episodes.tau2.env import load_domain_file
     from gym.episodes.tau2.records import db_hash
 
-    for domain in ("mock", "retail"):
+    for domain in ("mock", "retail", "telecom"):
         path, rows = domains[domain]
         env = Tau2Environment(path)
         parsed = load_domain_file(path.parent / next(iter(rows.values()))["env_file"])
@@ -131,3 +131,21 @@ def test_episodes_never_change_the_shared_parsed_database(domains):
                 env.score(rows[task_id], trajectory, "user_stop", state)
                 env.score(rows[task_id], trajectory, "user_stop")
         assert (db_hash(parsed["db"]), db_hash(parsed["user_db"])) == before
+
+
+def test_telecom_gold_is_complete_and_the_phone_tools_take_upstreams_parameter_types(domains):
+    """Every telecom fixture task scores 1 on its gold actions (both sides); the user's tools typed by
+    upstream's enums and records get their values as a schema (upstream: anyOf the enum or the record,
+    and a plain string or object)."""
+    assert all(cases["gold"]["reward"] == 1.0 for cases in expected("telecom").values())
+    path, rows = domains["telecom"]
+    data = json.loads((path.parent / next(iter(rows.values()))["env_file"]).read_text())
+    user_tools = {schema["name"]: schema for schema in data["user_tools"]}
+    mode = user_tools["set_network_mode_preference"]["parameters"]["properties"]["mode"]
+    assert mode["anyOf"] == [{"enum": ["4g_5g_preferred", "4g_only", "3g_only", "2g_only"], "type": "string"},
+                             {"type": "string"}]
+    apn = user_tools["set_apn_settings"]["parameters"]["properties"]["apn_settings"]["anyOf"]
+    assert apn[0]["properties"]["apn_name"]["enum"] == ["internet", "broken"]
+    assert apn[1] == {"additionalProperties": True, "type": "object"}
+    assert data["policy"].startswith("<main_policy>\n") and "</main_policy>\n<tech_support_policy>\n" in data["policy"]
+    assert len(data["tools"]) == 13 and len(data["user_tools"]) == 30

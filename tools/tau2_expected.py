@@ -4,10 +4,16 @@ Run with a checkout of sierra-research/tau2-bench at gym.episodes.tau2.prepare.C
 (its `src/` and its data dir) and its dependencies installed, e.g.
     TAU2_DATA_DIR=tests/fixtures/upstream/raw.githubusercontent.com/sierra-research/tau2-bench/<commit>/data \
     PYTHONPATH=<checkout>/src python tools/tau2_expected.py retail > tests/fixtures/tau2_expected/retail.json
+    (telecom: ... tools/tau2_expected.py telecom small > tests/fixtures/tau2_expected/telecom.json)
 For every task it builds episodes in the shape gym records (the task's history or the opening message,
 the user's request, the gold actions run on upstream's live environment, a closing message that says
 the required strings, the user's stop) plus variants that must fail (a missing write, an extra write, a
 closing message without the strings) and records upstream's reward, breakdown and database hashes.
+Telecom's gold actions include the user's own calls on the phone (requestor "user"): its variants also
+drop the user's last state-changing call, and a `reads` case calls every read tool of both sides (and a
+few failing calls) around the gold. Upstream's phone hands out one VPN-details object per process (a
+task that breaks the VPN changes it for every later task); each episode here starts from the pristine
+object, as a fresh process does.
 """
 
 from __future__ import annotations
@@ -22,14 +28,44 @@ from tau2.data_model.simulation import SimulationRun, TerminationReason
 from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
 from tau2.registry import registry
 
+try:
+    from tau2.domains.telecom.user_tools import TelecomUserTools
+    PRISTINE_VPN = TelecomUserTools.default_vpn_details.model_copy(deep=True)
+except ImportError:  # an older checkout without the telecom domain
+    TelecomUserTools = PRISTINE_VPN = None
+
 FIRST = "Hi! How can I help you today?"
 # A write each domain accepts on any task (so "an extra write" always changes the database).
 EXTRA_WRITES = {
-    "mock": lambda env: ("create_task", {"user_id": "user_1", "title": "Extra"}),
+    "mock": lambda env: ("create_task", {"user_id": "user_1", "title": "Extra"}, "assistant"),
     "retail": lambda env: ("modify_user_address", {"user_id": next(iter(env.tools.db.users)), "address1": "1 Extra Road",
                                                    "address2": "", "city": "Austin", "state": "TX", "country": "USA",
-                                                   "zip": "73301"}),
+                                                   "zip": "73301"}, "assistant"),
+    "telecom": lambda env: ("toggle_airplane_mode", {}, "user"),
 }
+USER_READS = ["check_status_bar", "check_network_status", "check_network_mode_preference", "run_speed_test",
+              "check_sim_status", "check_data_restriction_status", "check_apn_settings", "check_wifi_status",
+              "check_wifi_calling_status", "check_vpn_status", "check_installed_apps", "can_send_mms",
+              "check_payment_request"]
+
+
+def telecom_reads(task, env) -> tuple[list, list]:
+    """(agent calls, user calls) that read everything both sides show, plus a few calls that fail."""
+    actions = task.initial_state.initialization_actions or []
+    number = next(a.arguments["phone_number"] for a in actions if a.func_name == "set_user_info")
+    customer = env.tools.get_customer_by_phone(number)
+    line = env.tools._get_line_by_phone(number)
+    agent = [("get_customer_by_phone", {"phone_number": number}), ("get_customer_by_id", {"customer_id": "C9999"}),
+             ("get_customer_by_name", {"full_name": customer.full_name.upper(), "dob": customer.date_of_birth}),
+             ("get_bills_for_customer", {"customer_id": customer.customer_id}),
+             ("get_data_usage", {"customer_id": customer.customer_id, "line_id": line.line_id})]
+    agent += [("get_details_by_id", {"id": i}) for i in (line.line_id, line.device_id, line.plan_id, "X1")]
+    user = [(name, {}) for name in USER_READS]
+    user += [("check_app_status", {"app_name": "messaging"}), ("check_app_permissions", {"app_name": "browser"}),
+             ("check_app_status", {"app_name": "camera"}), ("grant_app_permission", {"app_name": "messaging", "permission": "gps"}),
+             ("set_network_mode_preference", {"mode": "5g_only"})]
+    return [(n, a, "assistant") for n, a in agent], [(n, a, "user") for n, a in user]
+
 
 
 def sha(text: str) -> str:
@@ -39,6 +75,8 @@ def sha(text: str) -> str:
 def episode(domain: str, task, actions: list, closing: str, user_actions: list = ()) -> dict:
     """Upstream's grade of the episode that makes these calls and says `closing`: the calls, the closing
     text, the sha256 of each call's output, the reward, its breakdown and the final database hashes."""
+    if TelecomUserTools is not None:
+        TelecomUserTools.default_vpn_details = PRISTINE_VPN.model_copy(deep=True)
     env = registry.get_env_constructor(domain)()
     initial = task.initial_state
     history = deepcopy(initial.message_history) if initial and initial.message_history else []
@@ -87,19 +125,33 @@ def cases(domain: str, task) -> dict[str, dict]:
     if writes:
         out["missing_write"] = episode(domain, task, agent_gold[:writes[-1]] + agent_gold[writes[-1] + 1:],
                                        closing, user_gold)
-    name, arguments = EXTRA_WRITES[domain](env)
-    out["extra_write"] = episode(domain, task, agent_gold + [(name, arguments, "assistant")], closing, user_gold)
+    user_writes = [i for i, a in enumerate(user_gold) if env.user_tools.tool_mutates_state(a[0])]
+    if user_writes:
+        out["missing_user_write"] = episode(domain, task, agent_gold, closing,
+                                            user_gold[:user_writes[-1]] + user_gold[user_writes[-1] + 1:])
+    extra = EXTRA_WRITES[domain](env)
+    if extra[2] == "user":
+        out["extra_write"] = episode(domain, task, agent_gold, closing, user_gold + [extra])
+    else:
+        out["extra_write"] = episode(domain, task, agent_gold + [extra], closing, user_gold)
+    if domain == "telecom":
+        set_up = registry.get_env_constructor(domain)()
+        initial = task.initial_state
+        set_up.set_state(initial.initialization_data, initial.initialization_actions, [])
+        agent_reads, user_reads = telecom_reads(task, set_up)
+        out["reads"] = episode(domain, task, agent_reads + agent_gold, closing, user_reads + user_gold + user_reads)
     if criteria.communicate_info:
         out["no_strings"] = episode(domain, task, agent_gold, "All done.", user_gold)
     return out
 
 
-def main(domain: str) -> None:
-    tasks = registry.get_tasks_loader(domain)()
+def main(domain: str, split: str | None = None) -> None:
+    """Every task of upstream's default split (base), or of `split` (telecom's fixture: small)."""
+    tasks = registry.get_tasks_loader(domain)(*([split] if split else []))
     result = {task.id: cases(domain, task) for task in tasks}
     json.dump({"domain": domain, "tasks": result}, sys.stdout, indent=1, sort_keys=True)
     sys.stdout.write("\n")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:3])

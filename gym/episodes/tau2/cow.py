@@ -57,7 +57,7 @@ def episode_db(db: dict | None, shared: bool) -> dict | None:
     """A database for one episode over `db` (the parsed copy when `shared`)."""
     if db is None:
         return None
-    return {name: Table(table, shared) for name, table in db.items()}
+    return {name: Table(table, shared) if isinstance(table, dict) else fresh_copy(table) for name, table in db.items()}
 
 
 def _record_text(record: Any, cache: bool) -> str:
@@ -79,6 +79,10 @@ def table_hash(db: dict | None) -> str | None:
     digest = hashlib.sha256(b"{")
     for number, name in enumerate(sorted(db)):
         table = db[name]
+        if not isinstance(table, dict):  # a list table (telecom's) is small: dumped whole
+            digest.update(((", " if number else "") + json.dumps(name) + ": "
+                           + json.dumps(table, sort_keys=True, default=str)).encode())
+            continue
         digest.update(((", " if number else "") + json.dumps(name) + ": {").encode())
         for count, key in enumerate(sorted(table)):
             record = dict.__getitem__(table, key)

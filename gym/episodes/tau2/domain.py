@@ -4,7 +4,9 @@ A `Toolkit` is the set of functions over one database (the agent's or the user's
 functions offered to a model; `mutates` says which ones change the database (only those are replayed
 when a trajectory is scored, as upstream's `mutates_state`). Helpers are the other functions a task may
 name in `initialization_actions` and `env_assertions` (upstream looks these up on the toolkit object,
-so a tool may be named there too).
+so a tool may be named there too). A toolkit whose database is not tables of keyed records (telecom's
+lists and its phone) gives its own `normalizer`. A domain whose two sides must agree after each change
+(telecom: the phone learns the line's status) gives `sync`, run where upstream's `sync_tools` runs.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ class Toolkit:
     tables: dict[str, Shape]
     tools: dict[str, Tool]
     helpers: dict[str, ToolFn] = field(default_factory=dict)
+    normalizer: Callable[[dict, str], dict] | None = None  # (data, where) -> the database with records shaped
 
     def function(self, name: str) -> ToolFn | None:
         if name in self.tools:
@@ -35,6 +38,8 @@ class Toolkit:
         return self.helpers.get(name)
 
     def normalize(self, data: dict, where: str) -> dict:
+        if self.normalizer is not None:
+            return self.normalizer(data, where)
         return normalize(data, self.tables, where)
 
 
@@ -43,6 +48,7 @@ class Domain:
     name: str
     agent: Toolkit
     user: Toolkit | None = None
+    sync: Callable[[dict, dict], None] | None = None  # (agent db, user db): make the sides agree
 
     def toolkit(self, requestor: str) -> Toolkit | None:
         return self.user if requestor == "user" else self.agent

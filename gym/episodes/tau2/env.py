@@ -18,11 +18,12 @@ from gym.episodes.tau2.judge import judge_assertions
 from gym.episodes.tau2.domain import Domain
 from gym.episodes.tau2.mock import DOMAIN as MOCK
 from gym.episodes.tau2.retail import DOMAIN as RETAIL
+from gym.episodes.tau2.telecom import DOMAIN as TELECOM
 from gym.episodes.tau2.scoring import score_episode
 from gym.episodes.tau2.state import Tau2State, fresh_state, replay, run_tool
 from gym.core.errors import GymError
 
-DOMAINS: dict[str, Domain] = {"mock": MOCK, "retail": RETAIL}
+DOMAINS: dict[str, Domain] = {"mock": MOCK, "retail": RETAIL, "telecom": TELECOM}
 FIRST_AGENT_MESSAGE = "Hi! How can I help you today?"  # upstream's orchestrator opens every dialogue with it
 
 _loaded: dict[tuple[str, float], dict] = {}

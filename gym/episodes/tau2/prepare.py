@@ -14,7 +14,7 @@ import json
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from gym.episodes.tau2.upstream import (literal_aliases, module_constant, nl_judge_prompts, opening_line,
                                         scenario_text, tool_schemas)
@@ -39,13 +39,19 @@ class DomainFiles:
     user_db: str | None = None
     tools: tuple[str, ...] = ("tools.py",)
     user_tools: tuple[str, ...] = ()
-    models: tuple[str, ...] = ("data_model.py",)  # modules whose Literal aliases type tool parameters
+    models: tuple[str, ...] = ("data_model.py",)  # modules whose Literal aliases and classes type tool parameters
+    policy_sections: tuple[tuple[str, str], ...] = ()  # (tag, file): a policy assembled from tagged files
 
 
 DOMAINS: dict[str, DomainFiles] = {
     "mock": DomainFiles(domain="mock", db="db.json", user_db="user_db.json", user_tools=("user_tools.py",),
                         models=("data_model.py", "user_data_model.py")),
     "retail": DomainFiles(domain="retail", db="db.json"),
+    # upstream's registry default: the manual policy (the workflow one is a separate domain, telecom-workflow)
+    "telecom": DomainFiles(domain="telecom", db="db.toml", user_db="user_db.toml", user_tools=("user_tools.py",),
+                           models=("data_model.py", "user_data_model.py"),
+                           policy_sections=(("main_policy", "main_policy.md"),
+                                            ("tech_support_policy", "tech_support_manual.md"))),
 }
 
 
@@ -70,6 +76,13 @@ def first_agent_message(orchestrator_py: Path) -> str:
     raise GymError(f"{orchestrator_py}: no DEFAULT_FIRST_AGENT_MESSAGE (has the upstream layout changed?)")
 
 
+def domain_policy(files: DomainFiles, read: Callable[[str], str]) -> str:
+    """The policy text: one file, or tagged sections joined as upstream's telecom environment joins them."""
+    if not files.policy_sections:
+        return read(files.policy)
+    return "\n".join(f"<{tag}>\n{read(name)}\n</{tag}>" for tag, name in files.policy_sections)
+
+
 def prepare_domain(ctx: "PrepareContext", files: DomainFiles, split: str | None = None,
                    commit: str = COMMIT) -> Path:
     data_dir, src_dir = f"data/tau2/domains/{files.domain}", f"src/tau2/domains/{files.domain}"
@@ -80,7 +93,7 @@ def prepare_domain(ctx: "PrepareContext", files: DomainFiles, split: str | None 
         aliases.update(literal_aliases(fetch(f"{src_dir}/{module}")))
     tools = [s for name in files.tools for s in tool_schemas(fetch(f"{src_dir}/{name}"), aliases)]
     user_tools = [s for name in files.user_tools for s in tool_schemas(fetch(f"{src_dir}/{name}"), aliases)]
-    policy = fetch(f"{data_dir}/{files.policy}").read_text(encoding="utf-8")
+    policy = domain_policy(files, lambda name: fetch(f"{data_dir}/{name}").read_text(encoding="utf-8"))
     agent_py = fetch("src/tau2/agent/llm_agent.py")
     system_prompt = module_constant(agent_py, "SYSTEM_PROMPT").format(
         agent_instruction=module_constant(agent_py, "AGENT_INSTRUCTION"), domain_policy=policy)

@@ -103,7 +103,8 @@ def gold_outcome(task: dict, history: list[dict], fresh: Callable[[], Tau2State]
     replay(gold, history, strict=False)
     errors = []
     for action in (task.get("evaluation_criteria") or {}).get("actions") or []:
-        output = run_tool(gold, action["name"], action.get("arguments") or {}, action.get("requestor", "assistant"))
+        output = run_tool(gold, action["name"], action.get("arguments") or {}, action.get("requestor", "assistant"),
+                          synced=False)  # upstream's evaluator runs the gold actions without syncing
         if output.error:
             errors.append(f"{action['name']}: {output.content}")
     outcome = (gold.hashes(), errors)

@@ -4,7 +4,10 @@
 its `initialization_actions`; `run_tool` is one tool call with upstream's error convention (a tool that
 raises answers "Error: <message>"); `replay` re-runs the state-changing calls of a trajectory, comparing
 each output with the recorded one (a difference means the tools are not deterministic: the scorer fails
-rather than guess).
+rather than guess). A domain with a `sync` (telecom) has its two sides made to agree where upstream's
+environment does it: when the state is built, after each named function (set-up action or check), after
+each tool call that succeeds and at the end of a replay; never after the evaluator's gold actions
+(`run_tool(..., sync=False)`).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ class ReplayMismatch(Exception):
 
 def fresh_state(domain: Domain, db: dict, user_db: dict | None, task: dict) -> Tau2State:
     state = Tau2State(domain, episode_db(db, shared=True), episode_db(user_db, shared=True))
+    sync(state)
     initial = task.get("initial_state") or {}
     data = initial.get("initialization_data") or {}
     if data.get("agent_data") is not None:
@@ -57,16 +61,25 @@ def fresh_state(domain: Domain, db: dict, user_db: dict | None, task: dict) -> T
     return state
 
 
+def sync(state: Tau2State) -> None:
+    if state.domain.sync is not None and state.user_db is not None:
+        state.domain.sync(state.db, state.user_db)
+
+
 def run_function(state: Tau2State, env_type: str, name: str, arguments: dict) -> Any:
-    """A named tool or helper on the agent's or the user's side, called directly (exceptions propagate)."""
+    """A named tool or helper on the agent's or the user's side, called directly, then the sides synced
+    (exceptions propagate)."""
     toolkit = state.domain.toolkit(env_type)
     fn = toolkit.function(name) if toolkit is not None else None
     if fn is None:
         raise ValueError(f"Function {name} not found in {env_type} tools")
-    return fn(state.database(env_type), **arguments)
+    value = fn(state.database(env_type), **arguments)
+    sync(state)
+    return value
 
 
-def run_tool(state: Tau2State, name: str, arguments: Any, requestor: str = "assistant") -> ToolOutput:
+def run_tool(state: Tau2State, name: str, arguments: Any, requestor: str = "assistant",
+             synced: bool = True) -> ToolOutput:
     toolkit = state.domain.toolkit(requestor)
     if toolkit is None or name not in toolkit.tools:
         return ToolOutput(f"Error: Tool '{name}' not found.", error=True)
@@ -74,6 +87,8 @@ def run_tool(state: Tau2State, name: str, arguments: Any, requestor: str = "assi
         return ToolOutput(f"Error: the arguments of {name} are not a JSON object", error=True)
     try:
         value = toolkit.tools[name].fn(state.database(requestor), **arguments)
+        if synced:
+            sync(state)  # a sync that fails turns the call's answer into an error, as upstream's
         return ToolOutput(render(value))
     except Exception as exc:  # a tool's own failure is the model's information, never a crash
         return ToolOutput(render(f"Error: {exc}"), error=True)
@@ -129,4 +144,5 @@ def replay(state: Tau2State, trajectory: list[dict], strict: bool = True) -> int
         if strict and recorded is not None and _loaded(output.content) != _loaded(recorded):
             raise ReplayMismatch(f"replayed {name} (call {call_id}) answered {output.content[:200]!r}, "
                                  f"recorded {str(recorded)[:200]!r}")
+    sync(state)
     return ran

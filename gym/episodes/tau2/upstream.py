@@ -35,16 +35,37 @@ def module_constant(path: Path, name: str) -> str:
     raise GymError(f"{path}: no string constant {name} (has the upstream layout changed?)")
 
 
-def literal_aliases(path: Path) -> dict[str, list]:
-    """`Name = Literal[...]` aliases of a data-model module: name -> allowed values."""
-    out: dict[str, list] = {}
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+def literal_aliases(path: Path) -> dict[str, Any]:
+    """The named types of a data-model module that type tool parameters: `Name = Literal[...]` aliases and
+    Enum classes (name -> allowed values), and record classes (name -> an object schema of their fields)."""
+    out: dict[str, Any] = {}
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in tree.body:
         if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
                 and isinstance(node.value, ast.Subscript) and ast.unparse(node.value.value) == "Literal"):
             inner = node.value.slice
             items = inner.elts if isinstance(inner, ast.Tuple) else [inner]
             out[node.targets[0].id] = [ast.literal_eval(item) for item in items]
+        elif isinstance(node, ast.ClassDef) and any(ast.unparse(base) == "Enum" for base in node.bases):
+            out[node.name] = [ast.literal_eval(item.value) for item in node.body
+                              if isinstance(item, ast.Assign) and isinstance(item.value, ast.Constant)]
+    for node in tree.body:  # records after enums: their fields may be typed by an enum of the module
+        if isinstance(node, ast.ClassDef) and node.name not in out:
+            fields = [item for item in node.body if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)]
+            if fields:
+                out[node.name] = {"additionalProperties": False, "properties": {
+                    f.target.id: {**_field_schema(f.annotation, out), "title": f.target.id.replace("_", " ").title()}
+                    for f in fields},
+                    "title": node.name, "type": "object"}
     return out
+
+
+def _field_schema(annotation: ast.expr, aliases: dict[str, Any]) -> dict:
+    """A record field's schema; {} (any value) for a type gym does not map (dates, lists of records)."""
+    try:
+        return _type_schema(annotation, aliases, "")
+    except GymError:
+        return {}
 
 
 def _docstring(text: str) -> tuple[str, dict[str, str]]:
@@ -68,19 +89,30 @@ def _docstring(text: str) -> tuple[str, dict[str, str]]:
     return description, args
 
 
-def _type_schema(annotation: ast.expr | None, aliases: dict[str, list], where: str) -> dict:
+def _type_schema(annotation: ast.expr | None, aliases: dict[str, Any], where: str) -> dict:
     text = ast.unparse(annotation) if annotation is not None else "Any"
     text = re.sub(r"^Optional\[(.*)\]$", r"\1", text)
     text = re.sub(r"\s*\|\s*None$", "", text)
     if text in _SIMPLE:
         return {"type": _SIMPLE[text]}
-    if text in aliases:
+    if isinstance(aliases.get(text), list):
         return {"enum": aliases[text], "type": "string"}
+    if isinstance(aliases.get(text), dict):
+        return dict(aliases[text])
+    if text in ("dict", "Dict") or text.startswith(("dict[", "Dict[")):
+        return {"additionalProperties": True, "type": "object"}
+    union = annotation.slice if isinstance(annotation, ast.Subscript) and ast.unparse(annotation.value) == "Union" else None
+    if isinstance(union, ast.Tuple):
+        options = [_type_schema(item, aliases, where) for item in union.elts if ast.unparse(item) != "None"]
+        return options[0] if len(options) == 1 else {"anyOf": options}
     listed = re.match(r"^(?:list|List)\[(\w+)\]$", text)
     if listed and listed.group(1) in _SIMPLE:
         return {"items": {"type": _SIMPLE[listed.group(1)]}, "type": "array"}
     if text == "Any":
         return {}
+    if text == "Literal" or text.startswith("Literal["):
+        return {"enum": [ast.literal_eval(item) for item in getattr(annotation.slice, "elts", [annotation.slice])],
+                "type": "string"}
     raise GymError(f"{where}: parameter type {text!r} has no JSON schema mapping in gym")
 
 
