@@ -104,8 +104,6 @@ def test_limits_user_and_bad_input(tau2_mock, tmp_path):
     slow = run_collect(tmp_path / "slow", "num_repeats=1", "model.mock.latency=0.2", "episode.timeout=0.1", "limit=2")
     assert slow["episodes"]["terminations"] == {"timeout": 2}
     assert all(r["reward"] == 0.0 for r in rows_of(tmp_path / "slow" / "rollouts.jsonl"))
-    with pytest.raises(GymError, match="needs a simulated user"):
-        run_collect(tmp_path / "none", "user=none")
     with pytest.raises(GymError, match="episode.max_steps"):
         run_collect(tmp_path / "bad", "episode.max_steps=0")
 

@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from gym.episodes.agents import GoldAgent
+from gym.episodes.base import Limits
+from gym.episodes.loop import EpisodeRunner
 from gym.episodes.tau2.env import Tau2Environment
 from gym.episodes.tau2.prepare import DOMAINS, prepare_domain
 from gym.episodes.tau2.state import replay
@@ -41,7 +44,14 @@ def domains(tmp_path_factory):
 
 
 def expected(domain: str) -> dict:
-    return json.loads((EXPECTED / f"{domain}.json").read_text())["tasks"]
+    """task id -> case -> upstream's values (the solo-mode case apart: expected_solo)."""
+    tasks = json.loads((EXPECTED / f"{domain}.json").read_text())["tasks"]
+    return {task: {case: want for case, want in cases.items() if case != "solo"} for task, cases in tasks.items()}
+
+
+def expected_solo(domain: str) -> dict:
+    tasks = json.loads((EXPECTED / f"{domain}.json").read_text())["tasks"]
+    return {task: cases["solo"] for task, cases in tasks.items() if "solo" in cases}
 
 
 def cases_of(*domains: str) -> list:
@@ -84,6 +94,28 @@ def test_scores_outputs_and_hashes_as_upstream(domains, domain, task_id, case):
     replayed = env._fresh(rows[task_id])
     replay(replayed, trajectory)
     assert list(replayed.hashes()) == [want["db_hash"], want["user_db_hash"]]
+
+
+@pytest.mark.parametrize("task_id", sorted(expected_solo("mock")))
+def test_solo_mode_as_upstream(domains, task_id):
+    """user=none: prepare offers solo mode exactly on the tasks upstream's solo agent accepts; the gold
+    agent working alone (every gold call, then `done`) gets upstream's tool outputs, reward and breakdown,
+    live and from the stored trajectory."""
+    path, rows = domains["mock"]
+    row, want = rows[task_id], expected_solo("mock")[task_id]
+    assert bool(row.get("solo_system_prompt")) == want["solo_ready"]
+    if not want["solo_ready"]:
+        return
+    env = Tau2Environment(path)
+    episode = EpisodeRunner(env, GoldAgent(row, solo=True), None, Limits()).run(row, 0)
+    assert episode.termination == "agent_stop" and episode.user_turns == 0
+    assert episode.trajectory[0]["content"] == row["solo_system_prompt"]
+    assert episode.trajectory[-1] == {"role": "assistant", "content": "###STOP###"}
+    outputs = [m["content"] for m in episode.trajectory if m["role"] == "tool"]
+    assert [hashlib.sha256(text.encode()).hexdigest() for text in outputs] == want["tool_output_sha256"]
+    for final in (episode.state, None):
+        score = env.score(row, episode.trajectory, episode.termination, final)
+        assert score.reward == want["reward"] and score.details["breakdown"] == want["breakdown"], score.details
 
 
 def test_gold_replay_scores_one_where_the_gold_is_complete():

@@ -68,6 +68,9 @@ def telecom_reads(task, env) -> tuple[list, list]:
 
 
 
+SOLO_DOMAINS = ("mock", "telecom")  # the domains whose upstream environment has a solo mode
+
+
 def sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -109,6 +112,33 @@ def episode(domain: str, task, actions: list, closing: str, user_actions: list =
             "db_hash": predicted.get_db_hash(), "user_db_hash": predicted.get_user_db_hash()}
 
 
+def solo_episode(domain: str, task) -> dict:
+    """Upstream's grade of the solo-mode episode (user=none) that makes the task's gold calls and then calls
+    `done` (which upstream's solo agent turns into a ###STOP### message), and whether its solo agent takes
+    the task at all."""
+    from tau2.agent.llm_agent import LLMSoloAgent
+
+    if not LLMSoloAgent.check_valid_task(task):
+        return {"solo_ready": False}
+    env = registry.get_env_constructor(domain)(solo_mode=True)
+    initial = task.initial_state
+    history = deepcopy(initial.message_history) if initial and initial.message_history else []
+    env.set_state(initial.initialization_data if initial else None,
+                  initial.initialization_actions if initial else None, history)
+    messages, outputs = list(history), []
+    for number, action in enumerate(task.evaluation_criteria.actions or []):
+        call = ToolCall(id=f"gold-{number}", name=action.name, arguments=action.arguments, requestor="assistant")
+        messages.append(AssistantMessage(role="assistant", content=None, tool_calls=[call]))
+        messages.append(env.get_response(call))
+        outputs.append(sha(messages[-1].content))
+    messages.append(AssistantMessage(role="assistant", content="###STOP###"))
+    sim = SimulationRun(id="x", task_id=task.id, start_time="", end_time="", duration=0.0,
+                        termination_reason=TerminationReason.AGENT_STOP, messages=messages)
+    info = evaluate_simulation(sim, task, EvaluationType.ALL, solo_mode=True, domain=domain)
+    return {"solo_ready": True, "tool_output_sha256": outputs, "reward": info.reward,
+            "breakdown": {str(k.value): v for k, v in (info.reward_breakdown or {}).items()}}
+
+
 def cases(domain: str, task) -> dict[str, dict]:
     criteria = task.evaluation_criteria
     # gym's default nl_assertions=skip drops NL_ASSERTION from the basis (as NeMo Gym's prepare does);
@@ -122,6 +152,8 @@ def cases(domain: str, task) -> dict[str, dict]:
     env = registry.get_env_constructor(domain)()
     writes = [i for i, a in enumerate(agent_gold) if env.tools.has_tool(a[0]) and env.tools.tool_mutates_state(a[0])]
     out = {"gold": episode(domain, task, agent_gold, closing, user_gold)}
+    if domain in SOLO_DOMAINS:
+        out["solo"] = solo_episode(domain, task)
     if writes:
         out["missing_write"] = episode(domain, task, agent_gold[:writes[-1]] + agent_gold[writes[-1] + 1:],
                                        closing, user_gold)

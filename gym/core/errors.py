@@ -12,6 +12,11 @@ class GymError(Exception):
     exit_code = 2
 
 
+class TaskNotSent(Exception):
+    """A task this run cannot pose (e.g. an episode task without a ticket in solo mode): collect leaves it
+    out and counts it under the message, which says why."""
+
+
 def did_you_mean(name: str, choices: Iterable[str], n: int = 3) -> str:
     """' (did you mean a, b?)' or '' when nothing is close."""
     close = difflib.get_close_matches(name, sorted(choices), n=n, cutoff=0.5)

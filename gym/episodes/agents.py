@@ -3,8 +3,8 @@
 `ClientAgent` sends the agent's view of the trajectory with the tool schemas (`tools=`; the client turns
 them into each API's shape or into prompt text) and reads text and tool calls back. `gold_turn` is the
 reference agent's decision for a τ²-style row: the task's gold actions as tool calls, one per turn, then
-a closing message that says every required string; `wrong_turn` is what it says in an episode drawn to go
-wrong. The reference server (model=mock) answers episode requests with these, so a run with model=mock
+a closing message that says every required string (in solo mode, a call to `done`); `wrong_turn` is what
+it says in an episode drawn to go wrong. The reference server (model=mock) answers episode requests with these, so a run with model=mock
 and user=mock has a known pass^1.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gym.episodes.base import Turn
+from gym.episodes.base import DONE_TOOL, Turn
 from gym.episodes.users import turn_of
 from gym.toolcalls import ToolCall
 
@@ -22,11 +22,16 @@ REFUSAL = "I am sorry, I cannot help with that."
 
 
 class ClientAgent:
-    def __init__(self, client: Any, seed: int | None = None):
+    """The policy over its client; `tool_choice="required"` in solo mode, as upstream's solo agent asks."""
+
+    def __init__(self, client: Any, seed: int | None = None, tool_choice: Any = None):
         self.client = client
         self.seed = seed
+        self.tool_choice = tool_choice
 
     def __call__(self, messages: list[dict], tools: list[dict]) -> Turn:
+        if self.tool_choice is not None and tools:
+            return turn_of(self.client.complete(messages, seed=self.seed, tools=tools, tool_choice=self.tool_choice))
         return turn_of(self.client.complete(messages, seed=self.seed, tools=tools or None))
 
 
@@ -42,28 +47,33 @@ def closing_text(row: dict) -> str:
     return " ".join([CLOSING, *(criteria.get("communicate_info") or []), *(criteria.get("nl_assertions") or [])])
 
 
-def gold_turn(row: dict, messages: list[dict]) -> Turn:
+def gold_turn(row: dict, messages: list[dict], solo: bool = False) -> Turn:
     """The next gold step (stateless): the calls made since the user last spoke are the gold done so far
-    (ids do not survive text tool-call formats, so they are counted, not read)."""
+    (ids do not survive text tool-call formats, so they are counted, not read); at the end, the closing
+    message, or in solo mode the `done` call."""
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
     done = sum(len(m.get("tool_calls") or []) for m in messages[last_user + 1:] if m.get("role") == "assistant")
-    actions = agent_gold_actions(row)
+    # alone, the agent holds the user's tools too: it makes every gold call
+    actions = ((row.get("task") or {}).get("evaluation_criteria") or {}).get("actions") or [] if solo \
+        else agent_gold_actions(row)
     if done < len(actions):
         action = actions[done]
         return Turn(tool_calls=[ToolCall(action["name"], dict(action.get("arguments") or {}), None,
                                          f"{GOLD_ID}{done}")], finish_reason="tool_calls")
+    if solo:
+        return Turn(tool_calls=[ToolCall(DONE_TOOL, {}, None, f"{GOLD_ID}done")], finish_reason="tool_calls")
     return Turn(text=closing_text(row), finish_reason="stop")
 
 
-def wrong_turn(row: dict, messages: list[dict]) -> Turn:
+def wrong_turn(row: dict, messages: list[dict], solo: bool = False) -> Turn:
     return Turn(text=REFUSAL, finish_reason="stop")
 
 
 class GoldAgent:
     """In-process reference agent (tests, perf): gold when `right(row, seed)` says so, else a refusal."""
 
-    def __init__(self, row: dict, right: bool = True):
-        self.row, self.right = row, right
+    def __init__(self, row: dict, right: bool = True, solo: bool = False):
+        self.row, self.right, self.solo = row, right, solo
 
     def __call__(self, messages: list[dict], tools: list[dict]) -> Turn:
-        return (gold_turn if self.right else wrong_turn)(self.row, messages)
+        return (gold_turn if self.right else wrong_turn)(self.row, messages, self.solo)

@@ -5,6 +5,11 @@ state (databases deep-copied from one parsed copy), `tools(state)` lists the fun
 may call, `call(state, name, arguments, requestor)` runs one tool, `score(row, trajectory, termination)`
 grades a finished episode from its trajectory alone (pure: it replays the trajectory on a fresh state),
 so task=reverify scores a stored episode the same way collect did.
+
+Solo mode (user=none, τ²'s `--solo-mode`): no user; the agent gets the task's ticket in its system prompt,
+the user's tools beside its own and a `done` tool, and may only call tools. An environment that offers it
+sets `supports_solo` and takes `solo=True` in `reset` and `initial_messages`; a row it cannot run solo
+raises gym.core.errors.TaskNotSent there (collect then leaves the task out, saying why).
 """
 
 from __future__ import annotations
@@ -78,10 +83,16 @@ class Score:
     details: dict = field(default_factory=dict)
 
 
+DONE_TOOL = "done"  # solo mode's stop tool (τ²'s LLMSoloAgent): calling it ends the episode
+DONE_SCHEMA = {"name": DONE_TOOL, "description": "Call this function when you are done with the task.",
+               "parameters": {"type": "object", "properties": {}, "required": []}}
+
+
 class Environment(Protocol):
     """The protocol gym.episodes.loop drives; one implementation per benchmark family."""
 
     name: str
+    supports_solo: bool  # whether user=none (solo mode) can run on it
 
     def reset(self, row: dict, seed: int | None = None) -> Any:
         """A fresh state for the row (the row's initial data and actions applied)."""

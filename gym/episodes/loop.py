@@ -7,6 +7,10 @@ reaches max_steps or too many errors ends there (scored 0 by the environment). A
 that fails in transport ends the episode as `infrastructure_error` with status infra_error (redone on
 resume); one that refuses the request for good ends it as `context_window_exceeded` (agent, when the
 endpoint says so) or `agent_error` / `user_error`, status ok and scored 0.
+
+Solo mode (no user): the agent may only call tools. Its `done` call ends the episode as agent_stop (the
+message becomes the stop token with no calls, as upstream's solo agent rewrites it); a reply without tool
+calls ends it as agent_error, unless it says a stop token itself.
 """
 
 from __future__ import annotations
@@ -15,8 +19,8 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-from gym.episodes.base import Environment, Limits, Termination, Turn
-from gym.episodes.messages import TRANSFER_TOKEN, agent_view, is_stop, message, tool_message, user_view
+from gym.episodes.base import DONE_TOOL, Environment, Limits, Termination, Turn
+from gym.episodes.messages import STOP_TOKENS, TRANSFER_TOKEN, agent_view, is_stop, message, tool_message, user_view
 from gym.toolcalls import ToolCall
 
 Agent = Callable[[list[dict], list[dict]], Turn]  # (messages, tool schemas) -> the agent's reply
@@ -76,14 +80,19 @@ def _next_role(trajectory: list[dict]) -> str:
 
 
 class EpisodeRunner:
-    """Runs episodes of one environment with one agent and one user simulator."""
+    """Runs episodes of one environment with one agent and one user simulator (None: solo mode)."""
 
     def __init__(self, env: Environment, agent: Agent, user: Any, limits: Limits):
         self.env, self.agent, self.user, self.limits = env, agent, user, limits
+        self.solo = user is None
 
     def run(self, row: dict, seed: int | None = None) -> Episode:
-        state = self.env.reset(row, seed)
-        episode = Episode(self.env.initial_messages(row), state=state)
+        if self.solo:
+            state = self.env.reset(row, seed, solo=True)
+            episode = Episode(self.env.initial_messages(row, solo=True), state=state)
+        else:
+            state = self.env.reset(row, seed)
+            episode = Episode(self.env.initial_messages(row), state=state)
         started = time.monotonic()
         who = _next_role(episode.trajectory)
         if who == "agent_tools" or who == "user_tools":
@@ -140,6 +149,8 @@ class EpisodeRunner:
             episode.finish_reasons[turn.finish_reason] = episode.finish_reasons.get(turn.finish_reason, 0) + 1
         if turn.status != "ok":
             return self._failed(episode, turn, "agent")
+        if self.solo and any(call.name == DONE_TOOL for call in turn.tool_calls):
+            turn = replace(turn, text=STOP_TOKENS[0], tool_calls=[])  # upstream drops the turn's other calls
         calls = self._record_calls(episode, turn, "call_", episode.tool_calls)
         episode.tool_calls += len(calls)
         episode.trajectory.append(message("assistant", turn.text, calls, turn.reasoning))
@@ -147,6 +158,9 @@ class EpisodeRunner:
             return "agent_tools"
         if is_stop(turn.text):
             episode.termination = Termination.AGENT_STOP.value
+        elif self.solo:
+            episode.termination = Termination.AGENT_ERROR.value
+            episode.error = "agent: a reply without tool calls in solo mode"
         return "user"
 
     def _user_turn(self, row: dict, state: Any, episode: Episode, seed: int | None) -> str:

@@ -74,7 +74,7 @@ def episode_metrics(rows: list[dict], mean_ci: Callable) -> dict[str, Any]:
         "transfer_rate": _rate([bool(e.get("transfers")) for e in episodes]),
         "no_tool_call_rate": _rate([not e.get("tool_calls") for e in episodes]),
         "user_tokens": {"total": sum(user_tokens), "mean": _mean(user_tokens)},
-        "user_models": sorted({str(e.get("user_model")) for e in episodes}),
+        "user_models": sorted({str(e.get("user_model") or "none (solo mode)") for e in episodes}),
     })
     return out
 

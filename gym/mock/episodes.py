@@ -37,11 +37,14 @@ class EpisodeIndex:
     def __init__(self, rows: Sequence[dict]):
         self.rows: dict[str, list[dict]] = {}
         self.users: dict[str, dict] = {}  # the user simulator's system prompt -> its row
+        self.solo: dict[str, dict] = {}  # the solo-mode system prompt -> its row
         for row in rows:
             if is_episode_row(row):
                 self.rows.setdefault(row["question"].strip(), []).append(row)
                 if isinstance(row.get("user_system_prompt"), str):
                     self.users.setdefault(row["user_system_prompt"].strip(), row)
+                if isinstance(row.get("solo_system_prompt"), str):
+                    self.solo.setdefault(row["solo_system_prompt"].strip(), row)
 
     def __bool__(self) -> bool:
         return bool(self.rows)
@@ -106,12 +109,20 @@ def episode_turn(index: EpisodeIndex, kind: str, request: dict, prompt: str, rig
             return MockUser()(messages, [t.get("function", t) for t in request.get("tools") or []], row)
     if (not request.get("tools") and kind != "completions") or "expectedOutcomes:" in prompt:
         return None  # not an agent turn (a judge prompt quotes the conversation too)
-    row = index.find(messages, prompt)
+    solo = _solo_row(index, messages, prompt)
+    row = solo or index.find(messages, prompt)
     if row is None:
         return None
-    if kind == "completions":
-        messages = text_calls_done(prompt, row["question"])
-    return (gold_turn if right(row["question"]) else wrong_turn)(row, messages)
+    if kind == "completions":  # stand-ins for the calls answered so far (solo: since the ticket)
+        messages = text_calls_done(prompt, row["solo_system_prompt"].strip() if solo else row["question"])
+    return (gold_turn if right(row["question"]) else wrong_turn)(row, messages, solo is not None)
+
+
+def _solo_row(index: EpisodeIndex, messages: list[dict], prompt: str) -> dict | None:
+    """The row of a solo-mode request (its system prompt is the row's solo prompt)."""
+    if messages and messages[0].get("role") == "system":
+        return index.solo.get(str(messages[0].get("content") or "").strip())
+    return next((row for text, row in index.solo.items() if not messages and text in prompt), None)
 
 
 

@@ -263,14 +263,13 @@ def connect_user(cfg: Any, stack: ExitStack, policy: ModelClient, pool_size: int
 
     An LLM user is started, checked and fingerprinted like the judge; its model and sampling enter every
     rollout key. A user that is the policy's own endpoint and model is warned about: published episode
-    numbers move by tens of points with the user model."""
+    numbers move by tens of points with the user model. user=none gives no user (None): solo mode."""
     from gym.episodes.users import MockUser, ModelUser, ScriptedUser
 
     user = cfg.get("user") or {}
     kind = str(user.get("kind") or "none")
-    if kind == "none":
-        raise GymError(f"{cfg.benchmark.name} is an episode benchmark and needs a simulated user: user=mock "
-                       "(gym's deterministic user, offline), user=vllm user.base_url=http://host:port/v1, or user=openai")
+    if kind == "none":  # solo mode: the caller checks the environment offers it
+        return None, {"kind": "none", "model": None, "solo": True}
     if kind in ("mock", "scripted"):
         simulated = MockUser() if kind == "mock" else ScriptedUser()
         return simulated, {"kind": kind, "model": simulated.model}

@@ -29,8 +29,8 @@ class EpisodeSetup:
     identity: dict = field(default_factory=dict)
 
     def prompt(self, row: dict) -> list[dict]:
-        """The messages an episode starts from (its rollout key hashes them)."""
-        return self.env.initial_messages(row)
+        """The messages an episode starts from (its rollout key hashes them); no user: solo mode's."""
+        return self.env.initial_messages(row, solo=True) if self.user is None else self.env.initial_messages(row)
 
 
 @dataclass
@@ -45,7 +45,8 @@ class Played:
 def play(setup: EpisodeSetup, client: Any, verifier: Any, row: dict, seed: int | None) -> Played:
     started = time.monotonic()
     prompt = setup.prompt(row)
-    runner = EpisodeRunner(setup.env, ClientAgent(client, seed), setup.user, setup.limits)
+    agent = ClientAgent(client, seed, tool_choice="required" if setup.user is None else None)
+    runner = EpisodeRunner(setup.env, agent, setup.user, setup.limits)
     try:
         episode = runner.run(row, seed)
     except Exception as exc:  # the environment failed on this row (bad data): unscored, not the model's fault
@@ -58,6 +59,15 @@ def play(setup: EpisodeSetup, client: Any, verifier: Any, row: dict, seed: int |
         verdict = {"status": episode.status, "reward": None, "scores": None, "extracted_answer": None,
                    "verifier": {}, "error": episode.error}
     return Played(prompt, episode, verdict, episode.summary(setup.user_model), time.monotonic() - started)
+
+
+def check_solo(benchmark: str, env: Any) -> None:
+    """user=none runs an episode benchmark in solo mode, where its environment has one."""
+    from gym.core.errors import GymError
+
+    if not getattr(env, "supports_solo", False):
+        raise GymError(f"{benchmark} has no solo mode (user=none) and needs a simulated user: user=mock (gym's "
+                       "deterministic user, offline), user=vllm user.base_url=http://host:port/v1, or user=openai")
 
 
 class TurnCache:
@@ -103,6 +113,8 @@ class EpisodeRun:
         except ValueError as exc:
             raise GymError(str(exc)) from None
         user, self.user_info = endpoints.connect_user(cfg, stack, client, concurrency)
+        if user is None:
+            check_solo(cfg.benchmark.name, verifier.env)
         self.episode_seed = knobs.get("seed")
         identity = {"user": {k: self.user_info.get(k) for k in ("kind", "model", "sampling_sent")},
                     "limits": {"max_steps": limits.max_steps, "max_errors": limits.max_errors,
@@ -155,7 +167,8 @@ def episode_lines(summary: dict) -> list[str]:
         return []
     user = episodes["user"]
     lines = ["episodes ended by: " + ", ".join(f"{name} {n}" for name, n in episodes["terminations"].items()),
-             f"simulated user: {user.get('model')} ({user.get('kind')})"]
+             "no simulated user: solo mode (the agent works from the task's ticket, by tool calls alone)"
+             if user.get("solo") else f"simulated user: {user.get('model')} ({user.get('kind')})"]
     if user.get("same_as_policy"):
         lines.append("WARNING: the simulated user is the policy's own endpoint and model; episode scores depend "
                      "strongly on the user model")

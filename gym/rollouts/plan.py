@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from gym.core.errors import TaskNotSent
 from gym.core.io import iter_jsonl
 from gym.rollouts.adaptive import Rounds
 from gym.rollouts.row import FINAL, rollout_key
@@ -60,6 +61,7 @@ class Plan:
         self.rounds = Rounds(settings.adaptive) if settings.adaptive is not None else None
         self.live: dict[int, LiveTask] = {}
         self.total = self.skipped = self.unscorable = 0
+        self.not_sent: Counter = Counter()  # tasks this run cannot pose, by reason (solo mode without a ticket)
         self.stops: Counter = Counter()  # adaptive: tasks by the number of rollouts they stopped at
 
     def open(self, task_index: int, line: int, row: dict) -> list[WorkItem]:
@@ -67,7 +69,11 @@ class Plan:
         if row.get("unscorable"):  # prepare kept and reported it; no answer to it could be scored: none is asked
             self.unscorable += 1
             return []
-        prompt, offer = self.offer_of(row, self.prompt_of(row, line))
+        try:
+            prompt, offer = self.offer_of(row, self.prompt_of(row, line))
+        except TaskNotSent as exc:
+            self.not_sent[str(exc)] += 1
+            return []
         task = self.live[task_index] = LiveTask(task_index, row, prompt, self.subsets_of(row), offer)
         self.rows_by_prompt[id(prompt)] = row
         for rollout_index in range(self.settings.limits.repeats):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import signal
+from collections import Counter
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -22,7 +23,7 @@ from typing import Any, Callable, Iterator
 from omegaconf import DictConfig
 
 from gym.core.config import run_dir
-from gym.core.errors import GymError
+from gym.core.errors import GymError, TaskNotSent
 from gym.core.io import JsonlAppender, sha256_file, write_json_atomic
 from gym.core.prompts import build_messages
 from gym.core.runlog import to_file
@@ -34,7 +35,7 @@ from gym.model.concurrency import AdaptiveLimit
 from gym.model.replicas import replica_lines
 from gym.model.response_cache import open_cache
 from gym.rollouts import resume
-from gym.rollouts.episodes import EpisodeRun, episode_lines
+from gym.rollouts.episodes import EpisodeRun, check_solo, episode_lines
 from gym.rollouts.plan import Plan, task_rows
 from gym.rollouts.row import make_episode_rollout, make_rollout
 from gym.rollouts.runner import LIMIT_FLAGS, RolloutPool, Tally, WorkItem
@@ -99,6 +100,9 @@ def prompt_maker(settings: CollectSettings) -> PromptOf:
         from gym.episodes import make_environment
 
         env = make_environment(bench.environment or "", path)
+        if str((settings.endpoints.get("user") or {}).get("kind") or "none") == "none":  # solo mode
+            check_solo(bench.name, env)
+            return lambda row, line: env.initial_messages(row, solo=True)
         return lambda row, line: env.initial_messages(row)
     return lambda row, line: build_messages(bench.system, bench.user, row, f"{path} line {line}")
 
@@ -107,12 +111,18 @@ def check_tasks(settings: CollectSettings, prompt_of: PromptOf) -> int:
     """The number of tasks; every prompt is made once, so a row missing a template field stops the run
     before the first request."""
     path, shard = settings.paths.data, settings.shard
-    count = 0
+    count, not_sent = 0, Counter()
     for _, line, row in task_rows(path, settings.limits.tasks, shard):
-        prompt_of(row, line)
+        try:
+            prompt_of(row, line)
+        except TaskNotSent as exc:
+            not_sent[str(exc)] += 1
         count += 1
     if not count and shard is None:
         raise GymError(f"{path} has no tasks")
+    if count and sum(not_sent.values()) == count:
+        raise GymError(f"{settings.benchmark.name}: none of the {count} tasks of {path} can run here: "
+                       + "; ".join(not_sent))
     return count
 
 
@@ -243,6 +253,8 @@ def summarise(settings: CollectSettings, ends: RunEndpoints, plan: Plan, tally: 
     }
     if plan.unscorable:
         summary["unscorable_tasks"] = plan.unscorable
+    if plan.not_sent:
+        summary["tasks_not_sent"] = dict(plan.not_sent)
     if client.replicas is not None:
         summary["replicas"] = client.replicas.summary()
     if plan.rounds is not None:
@@ -310,6 +322,8 @@ def _summary_text(s: dict[str, Any]) -> str:
     if s.get("unscorable_tasks"):
         lines.append(f"unscorable tasks not sent: {s['unscorable_tasks']} (no gold answer upstream; listed in the "
                      "benchmark's manifest.json)")
+    for reason, n in (s.get("tasks_not_sent") or {}).items():
+        lines.append(f"tasks not sent: {n} ({reason})")
     sandbox = (s.get("verifier") or {}).get("sandbox")
     if sandbox:
         lines.append(f"code sandbox: {sandbox}" + (" (UNSANDBOXED: allow_unsandboxed=true, rlimits and seccomp only)"

@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from gym.episodes.base import Score, ToolOutput
+from gym.episodes.base import DONE_SCHEMA, Score, ToolOutput
 from gym.episodes.tau2.judge import judge_assertions
 from gym.episodes.tau2.domain import Domain
 from gym.episodes.tau2.mock import DOMAIN as MOCK
@@ -21,7 +21,7 @@ from gym.episodes.tau2.retail import DOMAIN as RETAIL
 from gym.episodes.tau2.telecom import DOMAIN as TELECOM
 from gym.episodes.tau2.scoring import score_episode
 from gym.episodes.tau2.state import Tau2State, fresh_state, replay, run_tool
-from gym.core.errors import GymError
+from gym.core.errors import GymError, TaskNotSent
 
 DOMAINS: dict[str, Domain] = {"mock": MOCK, "retail": RETAIL, "telecom": TELECOM}
 FIRST_AGENT_MESSAGE = "Hi! How can I help you today?"  # upstream's orchestrator opens every dialogue with it
@@ -82,8 +82,16 @@ def _user_tools(data: dict, task: dict) -> list[dict]:
     return schemas if wanted is None else [s for s in schemas if s["name"] in set(wanted)]
 
 
+def is_solo(row: dict, trajectory: list[dict]) -> bool:
+    """Whether a trajectory was played in solo mode: it opens with the row's solo system prompt."""
+    solo = row.get("solo_system_prompt")
+    return bool(solo) and bool(trajectory) and trajectory[0].get("role") == "system" \
+        and trajectory[0].get("content") == solo
+
+
 class Tau2Environment:
     name = "tau2"
+    supports_solo = True  # on the tasks prepare gave a solo_system_prompt (domains with a solo policy)
 
     def __init__(self, data_path: str | Path, nl_assertions: str = "skip"):
         self.data_dir = Path(data_path).parent
@@ -91,6 +99,7 @@ class Tau2Environment:
         self.judge_client: Any = None  # nl_assertions=judge: a ready client (the episode verifier attaches it)
         self.judge_seed: int | None = None
         self._gold: dict = {}  # the gold end state of each task, computed once (gym.episodes.tau2.scoring)
+        self._gold_solo: dict = {}  # the same in solo mode (the gold actions run as upstream's solo env runs them)
 
     def _domain_file(self, row: dict) -> dict:
         name = row.get("env_file")
@@ -101,14 +110,27 @@ class Tau2Environment:
             raise GymError(f"{path} is missing: prepare the benchmark again (python -m gym task=prepare ...)")
         return load_domain_file(path)
 
-    def _fresh(self, row: dict) -> Tau2State:
+    def _fresh(self, row: dict, solo: bool = False) -> Tau2State:
         data = self._domain_file(row)
         state = fresh_state(DOMAINS[data["domain"]], data["db"], data.get("user_db"), row["task"])
-        state.schemas = {"assistant": data.get("tools") or [], "user": _user_tools(data, row["task"])}
+        state.solo = solo
+        if solo:  # the agent gets the user's tools too, and `done` (upstream's solo agent)
+            state.schemas = {"assistant": [*(data.get("tools") or []), *(data.get("user_tools") or []), DONE_SCHEMA]}
+        else:
+            state.schemas = {"assistant": data.get("tools") or [], "user": _user_tools(data, row["task"])}
         return state
 
-    def reset(self, row: dict, seed: int | None = None) -> Tau2State:
-        state = self._fresh(row)
+    @staticmethod
+    def _solo_prompt(row: dict) -> str:
+        if not row.get("solo_system_prompt"):
+            raise TaskNotSent("no solo mode for this task: user=none runs only τ² tasks with a ticket, in the "
+                              "domains upstream gives a solo mode (mock, telecom)")
+        return row["solo_system_prompt"]
+
+    def reset(self, row: dict, seed: int | None = None, solo: bool = False) -> Tau2State:
+        if solo:
+            self._solo_prompt(row)
+        state = self._fresh(row, solo)
         history = chat_history(((row["task"].get("initial_state") or {}).get("message_history")) or [])
         replay(state, history, strict=False)  # the task's own earlier calls shape the world the agent meets
         return state
@@ -119,13 +141,17 @@ class Tau2Environment:
     def call(self, state: Tau2State, name: str, arguments: Any, requestor: str = "assistant") -> ToolOutput:
         return run_tool(state, name, arguments, requestor)
 
-    def initial_messages(self, row: dict) -> list[dict]:
+    def initial_messages(self, row: dict, solo: bool = False) -> list[dict]:
         history = ((row["task"].get("initial_state") or {}).get("message_history")) or []
+        if solo:  # no opening message: the agent starts, from the ticket
+            return [{"role": "system", "content": self._solo_prompt(row)}] + chat_history(history)
         first = [{"role": "assistant", "content": row.get("first_message") or FIRST_AGENT_MESSAGE}]
         return [{"role": "system", "content": row["system_prompt"]}] + (chat_history(history) or first)
 
     def score(self, row: dict, trajectory: list[dict], termination: str, final: Tau2State | None = None) -> Score:
-        return score_episode(row["task"], trajectory, termination, lambda: self._fresh(row),
-                             nl_assertions=self.nl_assertions, memo=self._gold, final=final,
+        solo = is_solo(row, trajectory)
+        memo = self._gold_solo if solo else self._gold
+        return score_episode(row["task"], trajectory, termination, lambda: self._fresh(row, solo),
+                             nl_assertions=self.nl_assertions, memo=memo, final=final,
                              judge=lambda assertions, messages: judge_assertions(
                                  self.judge_client, self.judge_seed, self._domain_file(row), assertions, messages))

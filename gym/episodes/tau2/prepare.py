@@ -2,7 +2,9 @@
 
 Each row keeps the upstream task verbatim (`task`, its id also in `metadata.task_id`), the agent's system
 prompt (upstream's fixed instruction and the domain policy in its template), the opening agent message,
-and the user simulator's system prompt (upstream's guidelines and the task's scenario). The domain file
+and the user simulator's system prompt (upstream's guidelines and the task's scenario). In a domain with a
+solo policy, a task upstream's solo agent accepts also gets `solo_system_prompt` (the solo instruction, the
+solo policy and the task's ticket), used when the run has no user (user=none). The domain file
 `<benchmark>.env.json` holds the databases, the tool schemas read from upstream's docstrings and the
 policy; it is written before the rows, so a prepared JSONL always has its domain file.
 """
@@ -19,6 +21,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from gym.episodes.tau2.upstream import (literal_aliases, module_constant, nl_judge_prompts, opening_line,
                                         scenario_text, tool_schemas)
 from gym.core.errors import GymError
+from gym.episodes.base import DONE_TOOL
+from gym.episodes.messages import STOP_TOKENS
 from gym.core.io import write_json_atomic
 
 if TYPE_CHECKING:
@@ -41,17 +45,21 @@ class DomainFiles:
     user_tools: tuple[str, ...] = ()
     models: tuple[str, ...] = ("data_model.py",)  # modules whose Literal aliases and classes type tool parameters
     policy_sections: tuple[tuple[str, str], ...] = ()  # (tag, file): a policy assembled from tagged files
+    # solo mode's policy: a file, or tagged (tag, file) sections like policy_sections; None: no solo mode
+    solo_policy: str | tuple[tuple[str, str], ...] | None = None
 
 
 DOMAINS: dict[str, DomainFiles] = {
     "mock": DomainFiles(domain="mock", db="db.json", user_db="user_db.json", user_tools=("user_tools.py",),
-                        models=("data_model.py", "user_data_model.py")),
+                        models=("data_model.py", "user_data_model.py"), solo_policy="policy_solo.md"),
     "retail": DomainFiles(domain="retail", db="db.json"),
     # upstream's registry default: the manual policy (the workflow one is a separate domain, telecom-workflow)
     "telecom": DomainFiles(domain="telecom", db="db.toml", user_db="user_db.toml", user_tools=("user_tools.py",),
                            models=("data_model.py", "user_data_model.py"),
                            policy_sections=(("main_policy", "main_policy.md"),
-                                            ("tech_support_policy", "tech_support_manual.md"))),
+                                            ("tech_support_policy", "tech_support_manual.md")),
+                           solo_policy=(("main_policy", "main_policy_solo.md"),
+                                        ("tech_support_policy", "tech_support_manual.md"))),
 }
 
 
@@ -76,11 +84,40 @@ def first_agent_message(orchestrator_py: Path) -> str:
     raise GymError(f"{orchestrator_py}: no DEFAULT_FIRST_AGENT_MESSAGE (has the upstream layout changed?)")
 
 
-def domain_policy(files: DomainFiles, read: Callable[[str], str]) -> str:
+def assemble_policy(spec: str | tuple[tuple[str, str], ...], read: Callable[[str], str]) -> str:
     """The policy text: one file, or tagged sections joined as upstream's telecom environment joins them."""
-    if not files.policy_sections:
-        return read(files.policy)
-    return "\n".join(f"<{tag}>\n{read(name)}\n</{tag}>" for tag, name in files.policy_sections)
+    if isinstance(spec, str):
+        return read(spec)
+    return "\n".join(f"<{tag}>\n{read(name)}\n</{tag}>" for tag, name in spec)
+
+
+def domain_policy(files: DomainFiles, read: Callable[[str], str]) -> str:
+    return assemble_policy(files.policy_sections or files.policy, read)
+
+
+def solo_ready(task: dict) -> bool:
+    """Whether upstream's solo agent takes the task (LLMSoloAgent.check_valid_task): a task with an initial
+    state qualifies when its history holds no user message and only tool-calling agent messages; any
+    other needs a ticket and gold actions."""
+    initial = task.get("initial_state")
+    if initial is not None:
+        return all(m.get("role") != "user" and (m.get("role") != "assistant" or m.get("tool_calls"))
+                   for m in initial.get("message_history") or [])
+    criteria = task.get("evaluation_criteria")
+    return task.get("ticket") is not None and criteria is not None and bool(criteria.get("actions"))
+
+
+def solo_prompt_maker(fetch: Any, agent_py: Path, files: DomainFiles) -> Any:
+    """task -> its solo system prompt (None when the domain or the task has no solo mode)."""
+    if files.solo_policy is None:
+        return lambda task: None
+    policy = assemble_policy(files.solo_policy, lambda name: fetch(f"data/tau2/domains/{files.domain}/{name}")
+                             .read_text(encoding="utf-8"))
+    instruction = module_constant(agent_py, "AGENT_SOLO_INSTRUCTION").format(
+        stop_function_name=DONE_TOOL, stop_token=STOP_TOKENS[0])
+    template = module_constant(agent_py, "SYSTEM_PROMPT_SOLO")
+    return lambda task: (template.format(agent_instruction=instruction, domain_policy=policy, ticket=task.get("ticket"))
+                         if solo_ready(task) else None)
 
 
 def prepare_domain(ctx: "PrepareContext", files: DomainFiles, split: str | None = None,
@@ -97,6 +134,7 @@ def prepare_domain(ctx: "PrepareContext", files: DomainFiles, split: str | None 
     agent_py = fetch("src/tau2/agent/llm_agent.py")
     system_prompt = module_constant(agent_py, "SYSTEM_PROMPT").format(
         agent_instruction=module_constant(agent_py, "AGENT_INSTRUCTION"), domain_policy=policy)
+    solo_prompt = solo_prompt_maker(fetch, agent_py, files)
     first_message = first_agent_message(fetch("src/tau2/orchestrator/orchestrator.py"))
     user_template = module_constant(fetch("src/tau2/user/user_simulator.py"), "SYSTEM_PROMPT")
     guidelines = fetch("data/tau2/user_simulator/simulation_guidelines"
@@ -128,6 +166,7 @@ def prepare_domain(ctx: "PrepareContext", files: DomainFiles, split: str | None 
             "user_system_prompt": user_template.format(global_user_sim_guidelines_with_persona=guidelines,
                                                        instructions=scenario_text(scenario)),
             "question": opening_line(scenario), "task": task,
+            **({"solo_system_prompt": solo} if (solo := solo_prompt(task)) else {}),
             "metadata": {"task_id": task["id"], "domain": files.domain, "upstream_commit": commit},
         })
     if not rows:

@@ -28,9 +28,17 @@ class Tau2State:
     db: dict
     user_db: dict | None
     schemas: dict[str, list] = field(default_factory=dict)  # requestor -> the tool schemas offered
+    solo: bool = False  # solo mode: the agent's calls of user tools run on the user's side, as upstream
 
     def database(self, requestor: str) -> dict | None:
         return self.user_db if requestor == "user" else self.db
+
+    def side(self, name: str, requestor: str) -> str:
+        """Who a call runs as: in solo mode an agent's call of a user tool runs on the user's side."""
+        user = self.domain.user
+        if self.solo and requestor == "assistant" and user is not None and name in user.tools:
+            return "user"
+        return requestor
 
     def hashes(self) -> tuple[str | None, str | None]:
         return table_hash(self.db), table_hash(self.user_db)
@@ -80,6 +88,9 @@ def run_function(state: Tau2State, env_type: str, name: str, arguments: dict) ->
 
 def run_tool(state: Tau2State, name: str, arguments: Any, requestor: str = "assistant",
              synced: bool = True) -> ToolOutput:
+    if state.solo and requestor == "user":  # upstream's solo environment refuses them
+        return ToolOutput("Error: User tool calls are not allowed in solo mode", error=True)
+    requestor = state.side(name, requestor)
     toolkit = state.domain.toolkit(requestor)
     if toolkit is None or name not in toolkit.tools:
         return ToolOutput(f"Error: Tool '{name}' not found.", error=True)
