@@ -96,13 +96,14 @@ def test_scores_outputs_and_hashes_as_upstream(domains, domain, task_id, case):
     assert list(replayed.hashes()) == [want["db_hash"], want["user_db_hash"]]
 
 
-@pytest.mark.parametrize("task_id", sorted(expected_solo("mock")))
-def test_solo_mode_as_upstream(domains, task_id):
+@pytest.mark.parametrize("domain,task_id", [pytest.param(domain, task, id=f"{domain}-{task}")
+                                             for domain in ("mock", "telecom") for task in sorted(expected_solo(domain))])
+def test_solo_mode_as_upstream(domains, domain, task_id):
     """user=none: prepare offers solo mode exactly on the tasks upstream's solo agent accepts; the gold
-    agent working alone (every gold call, then `done`) gets upstream's tool outputs, reward and breakdown,
-    live and from the stored trajectory."""
-    path, rows = domains["mock"]
-    row, want = rows[task_id], expected_solo("mock")[task_id]
+    agent working alone (every gold call, the user's too, then `done`) gets upstream's tool outputs, reward
+    and breakdown, live and from the stored trajectory."""
+    path, rows = domains[domain]
+    row, want = rows[task_id], expected_solo(domain)[task_id]
     assert bool(row.get("solo_system_prompt")) == want["solo_ready"]
     if not want["solo_ready"]:
         return
