@@ -25,8 +25,11 @@ def is_episode_row(row: dict) -> bool:
     return isinstance(row.get("task"), dict) and isinstance(row.get("question"), str)
 
 
-def _history_texts(row: dict) -> set[str]:
+def _history_texts(row: dict, seen_by_user: bool = False) -> set[str]:
+    """The texts of the task's earlier messages (those the user simulator is shown, when `seen_by_user`)."""
     history = ((row["task"].get("initial_state") or {}).get("message_history")) or []
+    if seen_by_user:
+        history = [m for m in history if m.get("role") in ("user", "assistant") and not m.get("tool_calls")]
     return {m["content"].strip() for m in history if isinstance(m.get("content"), str) and m["content"].strip()}
 
 
@@ -36,13 +39,13 @@ class EpisodeIndex:
 
     def __init__(self, rows: Sequence[dict]):
         self.rows: dict[str, list[dict]] = {}
-        self.users: dict[str, dict] = {}  # the user simulator's system prompt -> its row
+        self.users: dict[str, list[dict]] = {}  # the user simulator's system prompt -> the rows that have it
         self.solo: dict[str, dict] = {}  # the solo-mode system prompt -> its row
         for row in rows:
             if is_episode_row(row):
                 self.rows.setdefault(row["question"].strip(), []).append(row)
                 if isinstance(row.get("user_system_prompt"), str):
-                    self.users.setdefault(row["user_system_prompt"].strip(), row)
+                    self.users.setdefault(row["user_system_prompt"].strip(), []).append(row)
                 if isinstance(row.get("solo_system_prompt"), str):
                     self.solo.setdefault(row["solo_system_prompt"].strip(), row)
 
@@ -52,6 +55,16 @@ class EpisodeIndex:
     def _pick(self, candidates: list[dict], said: set[str]) -> dict | None:
         fitting = [row for row in candidates if _history_texts(row) <= said]
         return max(fitting, key=lambda row: len(_history_texts(row)), default=None)
+
+    def find_user(self, messages: list[dict]) -> dict | None:
+        """The row whose user the request asks for: by its system prompt, rows sharing one told apart
+        by the history the conversation holds, as agent requests are."""
+        candidates = self.users.get(str(messages[0].get("content") or "").strip()) if messages else None
+        if not candidates:
+            return None
+        said = {m["content"].strip() for m in messages[1:] if isinstance(m.get("content"), str)}
+        fitting = [row for row in candidates if _history_texts(row, seen_by_user=True) <= said]
+        return max(fitting, key=lambda row: len(_history_texts(row, seen_by_user=True)), default=candidates[0])
 
     def find(self, messages: list[dict], prompt: str) -> dict | None:
         said = {m["content"].strip() for m in messages if isinstance(m.get("content"), str)}
@@ -102,7 +115,7 @@ def episode_turn(index: EpisodeIndex, kind: str, request: dict, prompt: str, rig
     `right(question)` draws whether this episode goes the gold way."""
     messages = request_messages(kind, request)
     if messages and messages[0].get("role") == "system":  # asked to play the user: gym's mock user, over HTTP
-        row = index.users.get(str(messages[0].get("content") or "").strip())
+        row = index.find_user(messages)
         if row is not None:
             from gym.episodes.users import MockUser
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import json
+from collections import Counter
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,6 +83,19 @@ def first_agent_message(orchestrator_py: Path) -> str:
                 if keyword.arg == "content":
                     return ast.literal_eval(keyword.value)
     raise GymError(f"{orchestrator_py}: no DEFAULT_FIRST_AGENT_MESSAGE (has the upstream layout changed?)")
+
+
+def _opening_key(task: dict) -> str:
+    history = (task.get("initial_state") or {}).get("message_history")
+    return json.dumps([opening_line(task["user_scenario"]), history], sort_keys=True)
+
+
+def unique_opening(task: dict, openings: Counter) -> str:
+    """What gym's mock user says first. Tasks that open alike with the same earlier messages (telecom's
+    variants of one issue) name their id too, so the reference server (model=mock) can tell which task's
+    gold actions to play; tasks with their own history are told apart by it."""
+    opening = opening_line(task["user_scenario"])
+    return opening if openings[_opening_key(task)] == 1 else f"{opening} (task {task['id']})"
 
 
 def assemble_policy(spec: str | tuple[tuple[str, str], ...], read: Callable[[str], str]) -> str:
@@ -158,6 +172,7 @@ def prepare_domain(ctx: "PrepareContext", files: DomainFiles, split: str | None 
         "tools": tools, "user_tools": user_tools,
         "nl_judge": nl_judge_prompts(fetch("src/tau2/evaluator/evaluator_nl_assertions.py"))})
     rows = []
+    openings = Counter(_opening_key(task) for task in tasks)
     for task in tasks:
         scenario = task["user_scenario"]
         rows.append({
@@ -165,7 +180,7 @@ def prepare_domain(ctx: "PrepareContext", files: DomainFiles, split: str | None 
             "system_prompt": system_prompt, "first_message": first_message,
             "user_system_prompt": user_template.format(global_user_sim_guidelines_with_persona=guidelines,
                                                        instructions=scenario_text(scenario)),
-            "question": opening_line(scenario), "task": task,
+            "question": unique_opening(task, openings), "task": task,
             **({"solo_system_prompt": solo} if (solo := solo_prompt(task)) else {}),
             "metadata": {"task_id": task["id"], "domain": files.domain, "upstream_commit": commit},
         })
