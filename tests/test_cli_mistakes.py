@@ -15,7 +15,7 @@ import pytest
 import hydra
 from gym.cli import main as entry
 from gym.cli.overrides import known_keys
-from tests.conftest import ROOT, run_gym
+from tests.conftest import assert_clean_failure, ROOT, run_gym
 
 pytestmark = pytest.mark.slow
 
@@ -124,14 +124,26 @@ def test_failed_run_leaves_no_empty_run_dir_but_a_run_with_results_keeps_its_log
 
 
 def test_errors_of_a_run_with_results_go_to_its_log(cwd, tmp_path):
-    """e2e collects, then aggregate fails on a bad k: the run dir stays and gym.log has the error."""
+    """e2e collects, then profile fails on a bucket these rollouts do not have: the run dir stays and
+    gym.log has the error."""
     run = cwd / "run"
     result = run_gym("task=e2e", "benchmark=gsm8k", "model=mock", "limit=2", "num_repeats=2", "progress=false",
-                     "data.offline=true", "aggregate.k=[0]", f"hydra.run.dir={run}", cwd=cwd)
+                     "data.offline=true", "profile.select.buckets=[hard_or_unsolved]", f"hydra.run.dir={run}", cwd=cwd)
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
     error = result.stderr.strip().splitlines()[-1]
-    assert error.startswith("gym: error: ")
+    assert error.startswith("gym: error: ") and "select.buckets" in error
     assert (run / "rollouts.jsonl").is_file() and error[len("gym: error: "):] in (run / "gym.log").read_text()
+
+
+@pytest.mark.parametrize("knob,words", [("aggregate.k=[0]", "k must be"),
+                                        ("profile.samples_per_bucket=-1", "samples_per_bucket"),
+                                        ("profile.expected_repeats=0", "expected_repeats")])
+def test_e2e_checks_the_later_steps_knobs_before_any_model_call(cwd, knob, words):
+    run = cwd / "run"
+    result = run_gym("task=e2e", "benchmark=gsm8k", "model=mock", "limit=2", "progress=false", "data.offline=true",
+                     knob, f"hydra.run.dir={run}", cwd=cwd)
+    assert_clean_failure(result, words)
+    assert not (run / "rollouts.jsonl").exists()  # nothing was asked of the model
 
 
 def test_output_that_cannot_be_written(cwd):

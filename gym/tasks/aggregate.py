@@ -15,27 +15,11 @@ from omegaconf import DictConfig, OmegaConf
 from gym.core.config import run_dir, to_plain
 from gym.core.errors import GymError
 from gym.core.io import write_json_atomic
+from gym.metrics.options import aggregate_options
 from gym.metrics.output import metrics_table, write_metrics
 from gym.metrics.table import format_table
 
 log = logging.getLogger("gym.aggregate")
-
-
-def check_k(value: Any) -> int | list[int] | None:
-    """k: null, a positive integer, or a list of positive integers."""
-    if value is None:
-        return None
-    values = value if isinstance(value, list) else [value]
-    for item in values:
-        if isinstance(item, bool) or not isinstance(item, int) or item < 1:
-            raise GymError(f"k must be null, a positive integer or a list of them, got {value!r}")
-    return values if isinstance(value, list) else value
-
-
-def check_output(value: Any) -> str:
-    if value not in ("table", "json"):
-        raise GymError(f"format must be 'table' or 'json', got {value!r}")
-    return value
 
 
 def aggregate(spec: Any, k: int | list[int] | None = None) -> tuple[dict[str, Any], Any]:
@@ -93,8 +77,7 @@ def compare_text(result: dict[str, Any], max_tasks: int = 20) -> str:
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
-    k = check_k(to_plain(cfg.get("k")))
-    output = check_output(cfg.get("format", "table"))
+    k, output = aggregate_options(cfg)
     out_dir = run_dir(cfg)
     pair = to_plain(cfg.get("compare"))
     has_rollouts = not OmegaConf.is_missing(cfg, "rollouts") and cfg.get("rollouts") is not None

@@ -15,6 +15,7 @@ from omegaconf import DictConfig
 
 from gym.core.config import compose_step, run_dir
 from gym.core.errors import GymError
+from gym.metrics.options import aggregate_options, profile_options
 from gym.tasks import run_task
 
 log = logging.getLogger("gym.e2e")
@@ -53,8 +54,12 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 
 def _run(cfg: DictConfig) -> dict[str, Any]:
     out_dir = run_dir(cfg)
-    run_task("prepare", compose_step(cfg, "prepare", benchmarks=None))
     rollouts = Path(cfg.get("output") or out_dir / "rollouts.jsonl")
+    one_shard = bool(cfg.get("shard"))  # this job's part only: the sweep dir's aggregate merges the shards
+    aggregate_cfg = compose_step(cfg, "aggregate", cfg.get("aggregate"), rollouts=str(rollouts), allow_partial=one_shard)
+    aggregate_options(aggregate_cfg)  # the later steps' knobs, checked before the first model call
+    profile_options(compose_step(cfg, "profile", cfg.get("profile"), rollouts=str(rollouts)))
+    run_task("prepare", compose_step(cfg, "prepare", benchmarks=None))
     collect_error = None
     try:
         collected = run_task("collect", compose_step(cfg, "collect", output=str(rollouts)))
@@ -62,9 +67,7 @@ def _run(cfg: DictConfig) -> dict[str, Any]:
         if not rollouts.is_file():
             raise
         collect_error, collected = exc, {}  # score what finished; report the failures at the end
-    one_shard = bool(cfg.get("shard"))  # this job's part only: the sweep dir's aggregate merges the shards
-    run_task("aggregate", compose_step(cfg, "aggregate", cfg.get("aggregate"), rollouts=str(rollouts),
-                                       allow_partial=one_shard))
+    run_task("aggregate", aggregate_cfg)
     unscored = collect_error is not None or bool(((collected or {}).get("counts") or {}).get("verifier_error"))
     run_task("profile", compose_step(cfg, "profile", cfg.get("profile"), rollouts=str(rollouts),
                                      allow_partial=unscored or one_shard))

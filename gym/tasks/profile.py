@@ -12,69 +12,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
-from gym.core.config import run_dir, to_plain
+from gym.core.config import run_dir
 from gym.core.errors import GymError
 from gym.core.io import write_json_atomic, write_jsonl_atomic
-from gym.metrics.reward_profiles import BucketEdges, Selection
+from gym.metrics.options import profile_options
+from gym.metrics.reward_profiles import Selection
 
 log = logging.getLogger("gym.profile")
-
-
-def _flag(cfg: DictConfig, name: str, default: bool) -> bool:
-    value = cfg.get(name, default)
-    if not isinstance(value, bool):
-        raise GymError(f"{name} must be true or false, got {value!r}")
-    return value
-
-
-def read_options(cfg: DictConfig) -> dict[str, Any]:
-    """Every knob checked before any file is read."""
-    if OmegaConf.is_missing(cfg, "rollouts") or cfg.get("rollouts") is None:
-        raise GymError("rollouts=<file|glob|run dir|sweep dir> is required")
-    buckets = to_plain(cfg.get("buckets")) or {}
-    unknown = set(buckets) - {"hard_max", "easy_min"}
-    if unknown:
-        raise GymError(f"buckets: unknown key(s) {', '.join(sorted(unknown))}; set buckets.hard_max / buckets.easy_min")
-    select = to_plain(cfg.get("select")) or {}
-    unknown = set(select) - {"min_pass_rate", "max_pass_rate", "buckets"}
-    if unknown:
-        raise GymError(f"select: unknown key(s) {', '.join(sorted(unknown))}; "
-                       "use select.min_pass_rate, select.max_pass_rate, select.buckets")
-    chosen = select.get("buckets")
-    if isinstance(chosen, str):
-        chosen = [chosen]
-    expected = cfg.get("expected_repeats")
-    if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int) or expected < 1):
-        raise GymError(f"expected_repeats must be null or a positive integer, got {expected!r}")
-    samples = cfg.get("samples_per_bucket", 2)
-    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 0:
-        raise GymError(f"samples_per_bucket must be a non-negative integer, got {samples!r}")
-    return {
-        "rollouts": to_plain(cfg.rollouts),
-        "edges": BucketEdges(**buckets),
-        "selection": Selection(select.get("min_pass_rate"), select.get("max_pass_rate"),
-                               tuple(chosen) if chosen is not None else None),
-        "allow_partial": _flag(cfg, "allow_partial", False),
-        "expected_repeats": expected,
-        "plots": _flag(cfg, "plots", True),
-        "report": _flag(cfg, "report", True),
-        "samples_per_bucket": samples,
-        "prepared": _prepared(to_plain(cfg.get("prepared"))),
-        "data_root": Path(str(cfg.data.root)) if cfg.get("data") is not None else None,
-    }
-
-
-def _prepared(value: Any) -> dict[str, Path] | Path:
-    """`prepared=<path>` (one file for the one benchmark exported) or a benchmark -> path mapping."""
-    if value is None:
-        return {}
-    if isinstance(value, str):
-        return Path(value).expanduser()
-    if isinstance(value, dict):
-        return {str(k): Path(str(v)).expanduser() for k, v in value.items()}
-    raise GymError(f"prepared must be a path or a mapping benchmark -> path, got {value!r}")
 
 
 def _prepared_paths(opts: dict[str, Any], benchmarks: list[str]) -> dict[str, Path | None]:
@@ -123,7 +69,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     from gym.metrics.compute import CI_METHOD, SCALE
     from gym.rollouts.load import load_rollouts
 
-    opts = read_options(cfg)
+    opts = profile_options(cfg)
     out_dir = run_dir(cfg)
     out_dir.mkdir(parents=True, exist_ok=True)
     from gym.rollouts.shards import check_shards

@@ -1,0 +1,93 @@
+"""The aggregate and profile knobs, read and checked from a composed config before any file is read.
+
+task=e2e checks both before its first model call (a typo in `aggregate.k` must not cost a run), and
+task=aggregate / task=profile read them here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+from gym.core.config import to_plain
+from gym.core.errors import GymError
+from gym.metrics.reward_profiles import BucketEdges, Selection
+
+
+def check_k(value: Any) -> int | list[int] | None:
+    """k: null, a positive integer, or a list of positive integers."""
+    if value is None:
+        return None
+    values = value if isinstance(value, list) else [value]
+    for item in values:
+        if isinstance(item, bool) or not isinstance(item, int) or item < 1:
+            raise GymError(f"k must be null, a positive integer or a list of them, got {value!r}")
+    return values if isinstance(value, list) else value
+
+
+def check_output(value: Any) -> str:
+    if value not in ("table", "json"):
+        raise GymError(f"format must be 'table' or 'json', got {value!r}")
+    return value
+
+
+def aggregate_options(cfg: DictConfig) -> tuple[int | list[int] | None, str]:
+    """(k, format) of task=aggregate."""
+    return check_k(to_plain(cfg.get("k"))), check_output(cfg.get("format", "table"))
+
+
+def _flag(cfg: DictConfig, name: str, default: bool) -> bool:
+    value = cfg.get(name, default)
+    if not isinstance(value, bool):
+        raise GymError(f"{name} must be true or false, got {value!r}")
+    return value
+
+
+def profile_options(cfg: DictConfig) -> dict[str, Any]:
+    """Every knob checked before any file is read."""
+    if OmegaConf.is_missing(cfg, "rollouts") or cfg.get("rollouts") is None:
+        raise GymError("rollouts=<file|glob|run dir|sweep dir> is required")
+    buckets = to_plain(cfg.get("buckets")) or {}
+    unknown = set(buckets) - {"hard_max", "easy_min"}
+    if unknown:
+        raise GymError(f"buckets: unknown key(s) {', '.join(sorted(unknown))}; set buckets.hard_max / buckets.easy_min")
+    select = to_plain(cfg.get("select")) or {}
+    unknown = set(select) - {"min_pass_rate", "max_pass_rate", "buckets"}
+    if unknown:
+        raise GymError(f"select: unknown key(s) {', '.join(sorted(unknown))}; "
+                       "use select.min_pass_rate, select.max_pass_rate, select.buckets")
+    chosen = select.get("buckets")
+    if isinstance(chosen, str):
+        chosen = [chosen]
+    expected = cfg.get("expected_repeats")
+    if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int) or expected < 1):
+        raise GymError(f"expected_repeats must be null or a positive integer, got {expected!r}")
+    samples = cfg.get("samples_per_bucket", 2)
+    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 0:
+        raise GymError(f"samples_per_bucket must be a non-negative integer, got {samples!r}")
+    return {
+        "rollouts": to_plain(cfg.rollouts),
+        "edges": BucketEdges(**buckets),
+        "selection": Selection(select.get("min_pass_rate"), select.get("max_pass_rate"),
+                               tuple(chosen) if chosen is not None else None),
+        "allow_partial": _flag(cfg, "allow_partial", False),
+        "expected_repeats": expected,
+        "plots": _flag(cfg, "plots", True),
+        "report": _flag(cfg, "report", True),
+        "samples_per_bucket": samples,
+        "prepared": _prepared(to_plain(cfg.get("prepared"))),
+        "data_root": Path(str(cfg.data.root)) if cfg.get("data") is not None else None,
+    }
+
+
+def _prepared(value: Any) -> dict[str, Path] | Path:
+    """`prepared=<path>` (one file for the one benchmark exported) or a benchmark -> path mapping."""
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        return Path(value).expanduser()
+    if isinstance(value, dict):
+        return {str(k): Path(str(v)).expanduser() for k, v in value.items()}
+    raise GymError(f"prepared must be a path or a mapping benchmark -> path, got {value!r}")
