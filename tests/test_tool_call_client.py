@@ -83,3 +83,18 @@ def test_the_reference_server_answers_each_api_with_calls():
             assert completion.tool_problems is None and (completion.finish_reason == "tool_calls"), api
             assert api == "completions" or (completion.tool_calls[0].id or "").startswith("call_")
     json.dumps([c.to_row() for c in completion.tool_calls])
+
+
+def test_a_call_in_completions_text_that_does_not_decode_is_counted_unparsed():
+    """On completions the calls are text in the prompt's format: a malformed one yields no call, and the
+    run's counters say so (the real reply of the recording, with a call missing its closing brace)."""
+    record = load("llamacpp_tools_completions_prompt_mode")
+    choice = record["response"]["body"]["choices"][0]
+    choice["text"] = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}\n</tool_call>'
+    with ReplayServer(record) as server:
+        client = ModelClient(server.root + "/v1", model="m", api="completions", max_retries=0)
+        completion = client.complete(CONVERSATION, tools=[WEATHER])
+        assert completion.tool_calls == [] and completion.tool_problems == {"unparsed_tool_calls": 1}
+        choice["text"] = "It is sunny in Paris."  # a plain answer is no trouble
+        assert client.complete(CONVERSATION, tools=[WEATHER]).tool_problems is None
+    assert client.tool_counters.summary()["unparsed_tool_calls"] == 1

@@ -29,8 +29,8 @@ from requests.adapters import HTTPAdapter
 
 from gym.core.errors import GymError
 from gym.model.replies import EmptyReply, ReplyShapeError, parse_chat, parse_completions, parse_responses, split_reasoning
-from gym.toolcalls import (ToolCall, ToolCallCounters, chat_tools, messages_to_prompt, problems,
-                           responses_tool_choice, responses_tools, tool_names, try_parse_calls)
+from gym.toolcalls import (ToolCall, ToolCallCounters, chat_tools, looks_like_tool_call, messages_to_prompt,
+                           problems, responses_tool_choice, responses_tools, tool_names, try_parse_calls)
 
 __all__ = ["Completion", "ModelClient", "api_key_from_env", "split_reasoning"]
 
@@ -208,10 +208,13 @@ class ModelClient:
         if not tools:
             return result
         native = self.api != "completions"
-        if not native:
-            calls = try_parse_calls(result.text or "", self.tool_format) or []
+        undecoded = False
+        if not native:  # the calls are text in the prompt's format: one that does not decode is unparsed
+            decoded = try_parse_calls(result.text or "", self.tool_format)
+            undecoded = decoded is None and looks_like_tool_call(result.text)
+            calls = decoded or []
         result.tool_calls = list(calls)
-        found = problems(result.tool_calls, result.text, tool_names(tools), native=native)
+        found = problems(result.tool_calls, result.text, tool_names(tools), native=native or undecoded)
         if found:
             result.tool_problems = found
             self.tool_counters.add(found)

@@ -1,8 +1,9 @@
 """Per-run counts of tool-call trouble, with a one-line hint the first time each kind appears.
 
-* unparsed_tool_calls: tools were offered natively, the reply has no `tool_calls` but its text looks like
-  a call: the server parsed none (vLLM started without --enable-auto-tool-choice --tool-call-parser, a
-  llama.cpp server without --jinja, a parser that does not match the model's template).
+* unparsed_tool_calls: the reply's text looks like a call that yielded none. Tools offered natively: the
+  server parsed none (vLLM started without --enable-auto-tool-choice --tool-call-parser, a llama.cpp
+  server without --jinja, a parser that does not match the model's template). On completions, where
+  the calls are text in the prompt's format: gym could not decode it (a malformed call).
 * invalid_tool_arguments: a call whose arguments are not a JSON object.
 * unknown_tools: a call to a function that was not offered.
 They are graded as the benchmark says (BFCL: a failed decode is wrong); these counts only explain scores.
@@ -23,7 +24,8 @@ KINDS = ("unparsed_tool_calls", "invalid_tool_arguments", "unknown_tools")
 HINTS = {
     "unparsed_tool_calls": "a reply carries a tool call as text instead of tool_calls: the server parsed none "
                            "(vLLM needs --enable-auto-tool-choice --tool-call-parser <parser>; llama.cpp needs "
-                           "--jinja), or use verifier.options.mode=prompt",
+                           "--jinja), or use verifier.options.mode=prompt; on completions: a call in the text "
+                           "that does not decode in the prompt's format",
     "invalid_tool_arguments": "a tool call's arguments are not a JSON object (counted, graded as the benchmark says)",
     "unknown_tools": "a tool call names a function that was not offered (counted, graded as the benchmark says)",
 }
