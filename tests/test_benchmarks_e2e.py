@@ -25,8 +25,8 @@ FIXTURE_ARGS = {"tau2_telecom": ["benchmark.dataset.prepare_args.split=small"]}
 @pytest.mark.parametrize("name", sorted(benchmark_files()))
 def test_prepare_collect_aggregate(name, tmp_path, data_dir, mirror_url):
     extra = ["judge=mock"] if (CONF_DIR / "judge" / "mock.yaml").is_file() else []
-    if ENTRIES[name].verifier == "episode":  # episodes need a simulated user: gym's deterministic one
-        extra.append("user=mock")
+    if ENTRIES[name].verifier == "episode":  # episodes need a simulated user: the benchmark's own, else gym's mock
+        extra.append(f"user={compose(['task=prepare', f'benchmark={name}']).benchmark.get('default_user') or 'mock'}")
     base = [f"benchmark={name}", f"data.mirror={mirror_url}", *extra, *FIXTURE_ARGS.get(name, [])]
     prepare.run(compose(["task=prepare", *base]))
     rows = (data_dir / name / f"{name}.jsonl").read_text().splitlines()

@@ -44,6 +44,8 @@ def _values(value):
 def _rows() -> dict[str, dict]:
     rows = {}
     for path in sorted(DATA.glob("BFCL_v4_*.json")):
+        if path.stem.startswith("BFCL_v4_multi_turn_"):  # benchmark=bfcl_multi_turn's entries (an episode benchmark)
+            continue
         category = path.stem.removeprefix("BFCL_v4_")
         answers_path = DATA / "possible_answer" / path.name
         answers = {a["id"]: a["ground_truth"] for a in map(json.loads, answers_path.read_text().splitlines())} \

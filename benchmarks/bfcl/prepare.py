@@ -159,11 +159,17 @@ def read_category(ctx: PrepareContext, category: str) -> list[dict]:
                             id_field="id")
 
 
-def prepare(ctx: PrepareContext, categories: Iterable[str] = CATEGORIES) -> Path:
-    categories = [categories] if isinstance(categories, str) else list(categories)
-    unknown = [c for c in categories if c not in CATEGORIES]
+def chosen_categories(categories: str | Iterable[str], known: Iterable[str], benchmark: str = "bfcl") -> list[str]:
+    """prepare_args.categories as a list, each one checked against `known`."""
+    categories, known = ([categories] if isinstance(categories, str) else list(categories)), list(known)
+    unknown = [c for c in categories if c not in known]
     if unknown or not categories:
-        raise GymError(f"bfcl: unknown category {unknown[0] if unknown else '(none given)'}; "
-                       f"categories: {', '.join(CATEGORIES)}")
+        raise GymError(f"{benchmark}: unknown category {unknown[0] if unknown else '(none given)'}; "
+                       f"categories: {', '.join(known)}")
+    return categories
+
+
+def prepare(ctx: PrepareContext, categories: Iterable[str] = CATEGORIES) -> Path:
+    categories = chosen_categories(categories, CATEGORIES)
     rows = [row for category in categories for row in read_category(ctx, category)]
     return ctx.write_rows(rows)

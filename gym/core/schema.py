@@ -62,7 +62,8 @@ class BenchmarkConfig:
     languages: List[str] = field(default_factory=lambda: ["en"])  # languages of the tasks (search facet)
     max_tokens: Optional[int] = None  # default output cap; model.sampling.max_tokens overrides it
     kind: str = "answer"  # answer (one reply per rollout) | episode (a multi-turn episode, gym.episodes)
-    environment: Optional[str] = None  # episode benchmarks: the gym.episodes environment (tau2)
+    environment: Optional[str] = None  # episode benchmarks: the gym.episodes environment (tau2, bfcl)
+    default_user: Optional[str] = None  # episode benchmarks: the user when user=none (mock | scripted; bfcl_multi_turn: scripted)
     dataset: DatasetConfig = field(default_factory=DatasetConfig)
     prompt: PromptConfig = field(default_factory=PromptConfig)
     verifier: VerifierConfig = field(default_factory=VerifierConfig)
@@ -227,6 +228,7 @@ class EpisodeKnobs:
     max_steps: int = 200
     max_errors: int = 10
     max_agent_steps: Optional[int] = None
+    max_steps_per_turn: Optional[int] = None  # None: the environment's own (BFCL multi-turn: 20)
     timeout: Optional[float] = None
     seed: Optional[int] = 300
 

@@ -1,4 +1,4 @@
-"""Episodes: multi-turn, tool-using environments with a simulated user (τ²-bench).
+"""Episodes: multi-turn, tool-using environments with a simulated user (τ²-bench, BFCL multi-turn).
 
 An environment (gym.episodes.base.Environment) per benchmark family, registered here by name; the loop
 (gym.episodes.loop) drives the agent, the user (gym.episodes.users) and the environment until a stop;
@@ -13,7 +13,8 @@ from typing import Any
 from gym.core.errors import GymError, did_you_mean
 
 # name -> "module:class"; imported on first use
-ENVIRONMENTS: dict[str, str] = {"tau2": "gym.episodes.tau2.env:Tau2Environment"}
+ENVIRONMENTS: dict[str, str] = {"tau2": "gym.episodes.tau2.env:Tau2Environment",
+                                 "bfcl": "gym.episodes.bfcl.env:BfclEnvironment"}
 
 
 def make_environment(name: str, data_path: Any, **options: Any) -> Any:

@@ -56,9 +56,11 @@ class Limits:
     max_errors: int = 10
     max_agent_steps: int | None = None  # agent messages (tool-call turns included); None = no limit
     timeout: float | None = None  # seconds for the whole episode; None = no limit
+    # agent replies with calls between two user messages; None = the environment's own (BFCL: 20, else none)
+    max_steps_per_turn: int | None = None
 
     def __post_init__(self) -> None:
-        for name in ("max_steps", "max_errors", "max_agent_steps"):
+        for name in ("max_steps", "max_errors", "max_agent_steps", "max_steps_per_turn"):
             value = getattr(self, name)
             if value is not None and int(value) < 1:
                 raise ValueError(f"episode.{name}={value} must be at least 1")
@@ -102,6 +104,9 @@ class Environment(Protocol):
 
     def call(self, state: Any, name: str, arguments: Any, requestor: str = "assistant") -> ToolOutput:
         """Run one tool call; a tool that raises gives an error output, never an exception."""
+
+    # Optional: `user_spoke(state)`, told after each user message that is not a tool call (an environment
+    # whose tools change per user turn, BFCL's); `max_steps_per_turn`, its own per-turn limit.
 
     def initial_messages(self, row: dict) -> list[dict]:
         """The trajectory an episode starts from: system prompt, any upstream history, the first message."""

@@ -34,6 +34,7 @@ class Episode:
     error: str | None = None
     steps: int = 0
     agent_turns: int = 0
+    turn_steps: int = 0  # agent replies with calls since the user last spoke
     user_turns: int = 0
     tool_calls: int = 0
     user_tool_calls: int = 0
@@ -85,6 +86,7 @@ class EpisodeRunner:
     def __init__(self, env: Environment, agent: Agent, user: Any, limits: Limits):
         self.env, self.agent, self.user, self.limits = env, agent, user, limits
         self.solo = user is None
+        self.max_steps_per_turn = limits.max_steps_per_turn or getattr(env, "max_steps_per_turn", None)
 
     def run(self, row: dict, seed: int | None = None) -> Episode:
         if self.solo:
@@ -153,6 +155,7 @@ class EpisodeRunner:
             turn = replace(turn, text=STOP_TOKENS[0], tool_calls=[])  # upstream drops the turn's other calls
         calls = self._record_calls(episode, turn, "call_", episode.tool_calls)
         episode.tool_calls += len(calls)
+        episode.turn_steps += int(bool(calls))
         episode.trajectory.append(message("assistant", turn.text, calls, turn.reasoning))
         if calls:
             return "agent_tools"
@@ -178,6 +181,9 @@ class EpisodeRunner:
         if is_stop(turn.text):
             episode.termination = Termination.USER_STOP.value
             episode.transfers += int(TRANSFER_TOKEN in (turn.text or ""))
+        episode.turn_steps = 0
+        if hasattr(self.env, "user_spoke"):
+            self.env.user_spoke(state)
         return "agent"
 
     @staticmethod
@@ -193,7 +199,8 @@ class EpisodeRunner:
         return who
 
     def _check_limits(self, episode: Episode, started: float) -> None:
-        if episode.steps >= self.limits.max_steps:
+        if episode.steps >= self.limits.max_steps or (
+                self.max_steps_per_turn is not None and episode.turn_steps > self.max_steps_per_turn):
             episode.termination = Termination.MAX_STEPS.value
         if episode.tool_errors >= self.limits.max_errors:
             episode.termination = Termination.TOO_MANY_ERRORS.value

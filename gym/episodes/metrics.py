@@ -7,6 +7,8 @@
   whose grade ran those checks), means per episode of steps, agent turns, tool calls, tool errors and
   unknown tool names, the share of episodes with a transfer to a human agent, the user simulator's
   tokens, and how many tasks needed NL assertions that were skipped.
+* BFCL multi-turn (environment `bfcl`): accuracy per category, their unweighted mean and the failures'
+  error types (`bfcl_figures`).
 """
 
 from __future__ import annotations
@@ -76,7 +78,22 @@ def episode_metrics(rows: list[dict], mean_ci: Callable) -> dict[str, Any]:
         "user_tokens": {"total": sum(user_tokens), "mean": _mean(user_tokens)},
         "user_models": sorted({str(e.get("user_model") or "none (solo mode)") for e in episodes}),
     })
+    graded_by_bfcl = [(d, r) for d, r in zip(details, ok) if d.get("environment") == "bfcl"]
+    if graded_by_bfcl:
+        out["bfcl"] = bfcl_figures(graded_by_bfcl)
     return out
+
+
+def bfcl_figures(graded: list[tuple[dict, dict]]) -> dict[str, Any]:
+    """BFCL multi-turn's own summary: accuracy per category, their unweighted mean (the leaderboard's
+    "overall" multi-turn figure), and how the failures split by upstream's error types."""
+    by_category: dict[str, list[float]] = {}
+    for details, row in graded:
+        by_category.setdefault(str(details.get("category")), []).append(float(row.get("reward") or 0.0))
+    accuracy = {name: round(100.0 * sum(v) / len(v), 2) for name, v in sorted(by_category.items())}
+    failures = Counter(d.get("error_type") or "unknown" for d, r in graded if not r.get("reward"))
+    return {"accuracy_by_category": accuracy, "overall_accuracy": round(sum(accuracy.values()) / len(accuracy), 2),
+            "error_types": dict(failures.most_common())}
 
 
 def macro_average(entries: list[dict]) -> dict[str, Any] | None:

@@ -14,6 +14,7 @@ user=vllm|openai sends it), it answers as gym's mock user would: so the LLM-user
 
 from __future__ import annotations
 
+import re
 from typing import Any, Sequence
 
 from gym.episodes.agents import gold_turn, wrong_turn
@@ -23,6 +24,41 @@ from gym.episodes.export import items_to_trajectory
 
 def is_episode_row(row: dict) -> bool:
     return isinstance(row.get("task"), dict) and isinstance(row.get("question"), str)
+
+
+def _per_turn(row: dict) -> bool:
+    """A row whose user turns are scripted and whose gold is given per turn (BFCL multi-turn)."""
+    return isinstance(row.get("user_turns"), list) and isinstance(row["task"].get("gold_turns"), list)
+
+
+def _turns_said(row: dict, messages: list[dict], prompt: str) -> list[str]:
+    """The row's user turns said so far: the conversation's user texts, or (completions) those of the
+    row's turns found in order in the prompt."""
+    if messages:
+        return [m["content"] for m in messages if m.get("role") == "user" and isinstance(m.get("content"), str)]
+    said, at = [], 0
+    for text in row["user_turns"]:
+        found = prompt.find(text, at)
+        if found < 0:
+            break
+        said.append(text)
+        at = found + len(text)
+    return said
+
+
+def _still_held(row: dict, turn: int) -> set[str]:
+    """Functions the row holds out after `turn` (miss_func): offered, they tell this row is not the one."""
+    held = row["task"].get("missed_function") or {}
+    return {name for at, names in held.items() if int(at) > turn for name in names}
+
+
+def _turns_fit(row: dict, messages: list[dict], prompt: str, offered: set[str] | None) -> bool:
+    if not _per_turn(row):
+        return True
+    said = _turns_said(row, messages, prompt)
+    if not said or said != row["user_turns"][:len(said)]:
+        return False
+    return offered is None or not (_still_held(row, len(said) - 1) & offered)
 
 
 def _history_texts(row: dict, seen_by_user: bool = False) -> set[str]:
@@ -52,9 +88,19 @@ class EpisodeIndex:
     def __bool__(self) -> bool:
         return bool(self.rows)
 
-    def _pick(self, candidates: list[dict], said: set[str]) -> dict | None:
-        fitting = [row for row in candidates if _history_texts(row) <= said]
-        return max(fitting, key=lambda row: len(_history_texts(row)), default=None)
+    def _pick(self, candidates: list[dict], said: set[str], messages: list[dict] = (), prompt: str = "",
+              offered: set[str] | None = None) -> dict | None:
+        """The row the conversation belongs to; per-turn rows that share an opening are told apart by their
+        later turns and by the functions offered (a miss_func row holds some back; the first row wins a tie)."""
+        fitting = [row for row in candidates
+                   if _history_texts(row) <= said and _turns_fit(row, list(messages), prompt, offered)]
+
+        def closeness(row: dict) -> tuple:  # the most history, turns said (completions), functions held back
+            if not _per_turn(row):
+                return len(_history_texts(row)), 0, 0
+            return 0, len(_turns_said(row, list(messages), prompt)), len(_still_held(row, -1))
+
+        return max(fitting, key=closeness, default=None)
 
     def find_user(self, messages: list[dict]) -> dict | None:
         """The row whose user the request asks for: by its system prompt, rows sharing one told apart
@@ -66,17 +112,21 @@ class EpisodeIndex:
         fitting = [row for row in candidates if _history_texts(row, seen_by_user=True) <= said]
         return max(fitting, key=lambda row: len(_history_texts(row, seen_by_user=True)), default=candidates[0])
 
-    def find(self, messages: list[dict], prompt: str) -> dict | None:
+    def find(self, messages: list[dict], prompt: str, offered: set[str] | None = None) -> dict | None:
         said = {m["content"].strip() for m in messages if isinstance(m.get("content"), str)}
         for message in reversed(messages):
             if message.get("role") == "user" and isinstance(message.get("content"), str):
                 candidates = self.rows.get(message["content"].strip())
                 if candidates:
-                    return self._pick(candidates, said)
+                    picked = self._pick(candidates, said, messages, prompt, offered)
+                    if picked is not None or not _per_turn(candidates[0]):
+                        return picked
         for question, candidates in self.rows.items() if not messages else ():  # completions: one text
             if question in prompt:
-                return self._pick(candidates, {text for row in candidates for text in _history_texts(row)
-                                               if text in prompt})
+                picked = self._pick(candidates, {text for row in candidates for text in _history_texts(row)
+                                                 if text in prompt}, (), prompt, offered)
+                if picked is not None or not _per_turn(candidates[0]):
+                    return picked
         return None
 
 
@@ -109,6 +159,15 @@ def text_calls_done(prompt: str, question: str) -> list[dict]:
         {"role": "assistant", "tool_calls": [{}]} for _ in range(tail.count("<tool_response>"))]
 
 
+def turn_calls_done(prompt: str, row: dict) -> list[dict]:
+    """Completions, per-turn rows: one stand-in user message per turn said, then the calls answered since
+    the last one (counted from the tool-response blocks after it)."""
+    said = _turns_said(row, [], prompt)
+    tail = prompt[prompt.rfind(said[-1]) + len(said[-1]):] if said else ""
+    return [{"role": "user", "content": text} for text in said] + [
+        {"role": "assistant", "tool_calls": [{}]} for _ in range(tail.count("<tool_response>"))]
+
+
 def episode_turn(index: EpisodeIndex, kind: str, request: dict, prompt: str, right: Any) -> Turn | None:
     """The reference agent's turn for an episode request; None when the request is not one.
 
@@ -122,11 +181,16 @@ def episode_turn(index: EpisodeIndex, kind: str, request: dict, prompt: str, rig
             return MockUser()(messages, [t.get("function", t) for t in request.get("tools") or []], row)
     if (not request.get("tools") and kind != "completions") or "expectedOutcomes:" in prompt:
         return None  # not an agent turn (a judge prompt quotes the conversation too)
+    # the functions offered: the request's tools, or (completions) the names documented in the prompt
+    offered = ({str((t.get("function") or t).get("name")) for t in request.get("tools") or []}
+               if kind != "completions" else set(re.findall(r'"name": "([^"]+)"', prompt)))
     solo = _solo_row(index, messages, prompt)
-    row = solo or index.find(messages, prompt)
+    row = solo or index.find(messages, prompt, offered)
     if row is None:
         return None
-    if kind == "completions":  # stand-ins for the calls answered so far (solo: since the ticket)
+    if kind == "completions" and _per_turn(row):
+        messages = turn_calls_done(prompt, row)
+    elif kind == "completions":  # stand-ins for the calls answered so far (solo: since the ticket)
         messages = text_calls_done(prompt, row["solo_system_prompt"].strip() if solo else row["question"])
     return (gold_turn if right(row["question"]) else wrong_turn)(row, messages, solo is not None)
 
@@ -136,9 +200,6 @@ def _solo_row(index: EpisodeIndex, messages: list[dict], prompt: str) -> dict | 
     if messages and messages[0].get("role") == "system":
         return index.solo.get(str(messages[0].get("content") or "").strip())
     return next((row for text, row in index.solo.items() if not messages and text in prompt), None)
-
-
-
 
 
 def shape_turn(kind: str, turn: Turn, prompt_tokens: int, model: str, number: int) -> dict:

@@ -268,6 +268,8 @@ def connect_user(cfg: Any, stack: ExitStack, policy: ModelClient, pool_size: int
 
     user = cfg.get("user") or {}
     kind = str(user.get("kind") or "none")
+    if kind == "none" and cfg.benchmark.get("default_user") in ("mock", "scripted"):
+        kind = str(cfg.benchmark.default_user)  # a benchmark whose user is fixed by its data (BFCL's scripted turns)
     if kind == "none":  # solo mode: the caller checks the environment offers it
         return None, {"kind": "none", "model": None, "solo": True}
     if kind in ("mock", "scripted"):

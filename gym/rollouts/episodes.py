@@ -109,7 +109,8 @@ class EpisodeRun:
         knobs = {"max_steps": 200, "max_errors": 10, **to_plain(cfg.get("episode") or {})}
         try:
             limits = Limits(max_steps=int(knobs["max_steps"]), max_errors=int(knobs["max_errors"]),
-                            max_agent_steps=knobs.get("max_agent_steps"), timeout=knobs.get("timeout"))
+                            max_agent_steps=knobs.get("max_agent_steps"), timeout=knobs.get("timeout"),
+                            max_steps_per_turn=knobs.get("max_steps_per_turn"))
         except ValueError as exc:
             raise GymError(str(exc)) from None
         user, self.user_info = endpoints.connect_user(cfg, stack, client, concurrency)
@@ -118,7 +119,9 @@ class EpisodeRun:
         self.episode_seed = knobs.get("seed")
         identity = {"user": {k: self.user_info.get(k) for k in ("kind", "model", "sampling_sent")},
                     "limits": {"max_steps": limits.max_steps, "max_errors": limits.max_errors,
-                               "max_agent_steps": limits.max_agent_steps}}
+                               "max_agent_steps": limits.max_agent_steps,
+                               **({"max_steps_per_turn": limits.max_steps_per_turn}
+                                  if limits.max_steps_per_turn is not None else {})}}
         self.setup = EpisodeSetup(verifier.env, user, limits, user_model=self.user_info.get("model"), identity=identity)
         self.client, self.verifier, self.cache = client, verifier, cache
         self.row_of = row_of  # a live task's opening messages -> its row

@@ -10,6 +10,7 @@ text, an unknown function the NameError text `eval` would give).
 from __future__ import annotations
 
 import copy
+import inspect
 import json
 from typing import Any
 
@@ -17,6 +18,15 @@ from gym.episodes.bfcl.apis import STATELESS, api_class
 
 # Method names upstream refuses to run whatever the class (they could end the process).
 BLOCKED = {"kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run"}
+
+
+NOT_TOOLS = ("load_scenario", "state")  # the contract's methods, not upstream's
+
+
+def tool_names(cls: type) -> list[str]:
+    """A class's tools: its public methods."""
+    return [name for name in dir(cls) if not name.startswith("_") and name not in NOT_TOOLS
+            and callable(getattr(cls, name))]
 
 
 def build_instances(classes: list[str], config: dict, long_context: dict | None) -> dict[str, Any]:
@@ -32,13 +42,7 @@ def build_instances(classes: list[str], config: dict, long_context: dict | None)
 
 def method_owners(instances: dict[str, Any]) -> dict[str, str]:
     """method name -> class name over the entry's classes; a later class wins a shared name, as upstream."""
-    owners = {}
-    for class_name, instance in instances.items():
-        for attribute in dir(type(instance)):
-            if not attribute.startswith("_") and attribute not in ("load_scenario", "state") \
-                    and callable(getattr(instance, attribute)):
-                owners[attribute] = class_name
-    return owners
+    return {name: class_name for class_name, instance in instances.items() for name in tool_names(type(instance))}
 
 
 def result_text(value: Any) -> str:
@@ -62,3 +66,9 @@ def execute(instances: dict[str, Any], owners: dict[str, str], name: str, argume
         return result_text(getattr(instances[owners[name]], name)(**arguments))
     except Exception as exc:  # the agent sees every failure as text, as upstream
         return f"Error during execution: {exc}"
+
+
+def parameter_names(classes: list[str]) -> dict[str, list[str]]:
+    """method name -> its parameter names, over gym's classes (a later class wins, as in dispatch)."""
+    return {name: [p for p in inspect.signature(getattr(api_class(class_name), name)).parameters if p != "self"]
+            for class_name in classes for name in tool_names(api_class(class_name))}
