@@ -13,6 +13,7 @@ from gym.core.config import compose
 from gym.data.prepare_context import PrepareContext
 from gym.episodes.agents import GoldAgent
 from gym.episodes.base import Limits, Turn
+from gym.episodes.bfcl.apis import API_CLASSES
 from gym.episodes.bfcl.env import BfclEnvironment
 from gym.episodes.bfcl.upstream import ADDED_FUNCTIONS_MESSAGE
 from gym.episodes.loop import EpisodeRunner
@@ -24,7 +25,7 @@ from tests.conftest import UPSTREAM, run_gym
 ROOT = Path(__file__).resolve().parent.parent
 PREPARE = ROOT / "benchmarks" / "bfcl_multi_turn" / "prepare.py"
 MIRROR = f"data.mirror={UPSTREAM}"
-KEPT = 9  # fixture entries whose classes gym builds (base_0 involves TwitterAPI)
+KEPT = 10  # the fixture's entries
 
 
 def load_prepare():
@@ -74,12 +75,20 @@ def play(path: Path, row: dict, agent, limits: Limits = Limits()):
     return episode, env.score(row, episode.trajectory, episode.termination)
 
 
-def test_prepare_keeps_upstream_entries_and_counts_the_ones_left_out(prepared):
+def test_prepare_keeps_upstream_entries_and_counts_the_ones_left_out(prepared, data_dir, monkeypatch):
     rows = rows_of(prepared)
     assert len(rows) == KEPT
     assert sorted({r["metadata"]["category"] for r in rows}) == ["base", "long_context", "miss_func", "miss_param"]
     manifest = json.loads((prepared.parent / "manifest.json").read_text())
+    assert manifest["upstream_rows"]["left_out"] == 0
+    # a class gym did not build: the entries involving it (base_0 has TwitterAPI) are left out and counted
+    monkeypatch.delitem(API_CLASSES, "TwitterAPI")
+    out = data_dir / "without" / "bfcl_multi_turn.jsonl"
+    ctx = PrepareContext(name="bfcl_multi_turn", output_path=out, mirror=str(UPSTREAM), offline=True, progress=False)
+    assert len(rows_of(load_prepare().prepare(ctx))) == KEPT - 1
+    manifest = json.loads((out.parent / "manifest.json").read_text())
     assert manifest["upstream_rows"]["left_out_by_reason"] == {"involves TwitterAPI, not built in gym yet": 1}
+    assert "TwitterAPI" not in json.loads((out.parent / "bfcl_multi_turn.env.json").read_text())["tools"]
     row = row_by_id(prepared, "multi_turn_miss_func_1")
     held_turn = int(next(iter(row["task"]["missed_function"])))
     assert row["user_turns"][held_turn] == ADDED_FUNCTIONS_MESSAGE and row["question"] == row["user_turns"][0]

@@ -40,6 +40,14 @@ if not OmegaConf.has_resolver("gym_family_prompt"):
     OmegaConf.register_new_resolver("gym_family_prompt", family_prompt)
 
 
+def user_kind(user: Any, benchmark: Any) -> str:
+    """The simulated user an episode run gets: user.kind, or with user=none the benchmark's own default_user
+    (bfcl_multi_turn's scripted turns); "none" is solo mode."""
+    kind = str((user or {}).get("kind") or "none")
+    default = (benchmark or {}).get("default_user")
+    return str(default) if kind == "none" and default in ("mock", "scripted") else kind
+
+
 def compose(overrides: Iterable[str] = (), config_dir: str | Path = CONF_DIR) -> DictConfig:
     """Compose gym's config the way the CLI does (for tests, e2e and notebooks)."""
     from hydra import compose as hydra_compose

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 import requests
 
 from gym.model.client import ModelClient, api_key_from_env
-from gym.core.config import to_plain
+from gym.core.config import to_plain, user_kind
 from gym.core.errors import GymError, did_you_mean
 
 log = logging.getLogger("gym.model.endpoints")
@@ -267,9 +267,7 @@ def connect_user(cfg: Any, stack: ExitStack, policy: ModelClient, pool_size: int
     from gym.episodes.users import MockUser, ModelUser, ScriptedUser
 
     user = cfg.get("user") or {}
-    kind = str(user.get("kind") or "none")
-    if kind == "none" and cfg.benchmark.get("default_user") in ("mock", "scripted"):
-        kind = str(cfg.benchmark.default_user)  # a benchmark whose user is fixed by its data (BFCL's scripted turns)
+    kind = user_kind(user, cfg.get("benchmark"))
     if kind == "none":  # solo mode: the caller checks the environment offers it
         return None, {"kind": "none", "model": None, "solo": True}
     if kind in ("mock", "scripted"):

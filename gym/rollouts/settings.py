@@ -38,6 +38,7 @@ class BenchmarkSettings:
     verifier_options: dict[str, Any]
     kind: str = "answer"  # answer | episode (gym.rollouts.episodes)
     environment: str | None = None  # episode benchmarks: the gym.episodes environment
+    default_user: str | None = None  # episode benchmarks: the user when user=none (bfcl_multi_turn: scripted)
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,7 @@ def _benchmark(bench: DictConfig) -> BenchmarkSettings:
     return BenchmarkSettings(name=str(bench.name), system=bench.prompt.system, user=local.user_prompt(bench),
                              subsets=to_plain(bench.get("subsets")), verifier_family=str(bench.verifier.family),
                              verifier_options=to_plain(bench.verifier.options), kind=str(bench.get("kind") or "answer"),
-                             environment=bench.get("environment"))
+                             environment=bench.get("environment"), default_user=bench.get("default_user"))
 
 
 def _sampling(cfg: DictConfig) -> Sampling:

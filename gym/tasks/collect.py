@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator
 
 from omegaconf import DictConfig
 
-from gym.core.config import run_dir
+from gym.core.config import run_dir, user_kind
 from gym.core.errors import GymError, TaskNotSent
 from gym.core.io import JsonlAppender, sha256_file, write_json_atomic
 from gym.core.prompts import build_messages
@@ -100,7 +100,7 @@ def prompt_maker(settings: CollectSettings) -> PromptOf:
         from gym.episodes import make_environment
 
         env = make_environment(bench.environment or "", path)
-        if str((settings.endpoints.get("user") or {}).get("kind") or "none") == "none":  # solo mode
+        if user_kind(settings.endpoints.get("user"), {"default_user": bench.default_user}) == "none":  # solo mode
             check_solo(bench.name, env)
             return lambda row, line: env.initial_messages(row, solo=True)
         return lambda row, line: env.initial_messages(row)
