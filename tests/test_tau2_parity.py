@@ -23,6 +23,7 @@ from gym.data.prepare_context import PrepareContext
 ROOT = Path(__file__).resolve().parent
 MIRROR = ROOT / "fixtures" / "upstream"
 EXPECTED = ROOT / "fixtures" / "tau2_expected"
+DOMAIN_NAMES = ("mock", "retail", "telecom", "airline")
 
 
 def prepared(tmp_path_factory, domain: str) -> Path:
@@ -37,7 +38,7 @@ def prepared(tmp_path_factory, domain: str) -> Path:
 def domains(tmp_path_factory):
     """domain -> (prepared path, rows by task id), prepared once per module."""
     out = {}
-    for domain in ("mock", "retail", "telecom"):
+    for domain in DOMAIN_NAMES:
         path = prepared(tmp_path_factory, domain)
         out[domain] = path, {row["task_id"]: row for row in map(json.loads, path.read_text().splitlines())}
     return out
@@ -76,7 +77,7 @@ def play(env: Tau2Environment, row: dict, want: dict) -> tuple[list[dict], list[
     return trajectory, hashes, state
 
 
-@pytest.mark.parametrize("domain,task_id,case", cases_of("mock", "retail", "telecom"))
+@pytest.mark.parametrize("domain,task_id,case", cases_of(*DOMAIN_NAMES))
 def test_scores_outputs_and_hashes_as_upstream(domains, domain, task_id, case):
     path, rows = domains[domain]
     want = expected(domain)[task_id][case]
@@ -120,9 +121,10 @@ def test_solo_mode_as_upstream(domains, domain, task_id):
 
 
 def test_gold_replay_scores_one_where_the_gold_is_complete():
-    """Every retail task; 8 of the 10 mock tasks: two need more than the gold actions (an env assertion
-    on a task the gold does not update; a notification only the user can dismiss)."""
+    """Every retail and airline task; 8 of the 10 mock tasks: two need more than the gold actions (an env
+    assertion on a task the gold does not update; a notification only the user can dismiss)."""
     assert all(cases["gold"]["reward"] == 1.0 for cases in expected("retail").values())
+    assert all(cases["gold"]["reward"] == 1.0 for cases in expected("airline").values())
     assert sorted(t for t, cases in expected("mock").items() if cases["gold"]["reward"] == 0.0) == [
         "update_task_with_history_and_env_assertions", "update_task_with_user_tools"]
 
@@ -153,7 +155,7 @@ def test_episodes_never_change_the_shared_parsed_database(domains):
     from gym.episodes.tau2.env import load_domain_file
     from gym.episodes.tau2.records import db_hash
 
-    for domain in ("mock", "retail", "telecom"):
+    for domain in DOMAIN_NAMES:
         path, rows = domains[domain]
         env = Tau2Environment(path)
         parsed = load_domain_file(path.parent / next(iter(rows.values()))["env_file"])

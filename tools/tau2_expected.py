@@ -42,6 +42,8 @@ EXTRA_WRITES = {
                                                    "address2": "", "city": "Austin", "state": "TX", "country": "USA",
                                                    "zip": "73301"}, "assistant"),
     "telecom": lambda env: ("toggle_airplane_mode", {}, "user"),
+    "airline": lambda env: ("send_certificate", {"user_id": next(iter(env.tools.db.users)), "amount": 100},
+                            "assistant"),
 }
 USER_READS = ["check_status_bar", "check_network_status", "check_network_mode_preference", "run_speed_test",
               "check_sim_status", "check_data_restriction_status", "check_apn_settings", "check_wifi_status",
@@ -177,11 +179,95 @@ def cases(domain: str, task) -> dict[str, dict]:
     return out
 
 
+def airline_probes(env) -> list:
+    """Calls beyond the gold actions, chosen from the database: every tool, its error paths (pydantic's
+    messages included), certificates and gift cards as payment, the reservation and certificate limits."""
+    db = env.tools.db
+    user = next(u for u in db.users.values() if {m.source for m in u.payment_methods.values()}
+                >= {"credit_card", "certificate"} and u.reservations)
+    card = next(k for k, m in user.payment_methods.items() if m.source == "credit_card")
+    certificate = next(k for k, m in user.payment_methods.items() if m.source == "certificate")
+    gift = next((k for k, m in user.payment_methods.items() if m.source == "gift_card"), None)
+    number, date = next((f.flight_number, d) for f in db.flights.values() for d, s in f.dates.items()
+                        if s.status == "available" and min(s.available_seats.values()) >= 2)
+    flight, status = db.flights[number], db.flights[number].dates[date]
+    landed = next(d for d, s in flight.dates.items() if s.status == "landed")
+    reservation = db.reservations[user.reservations[0]]
+    person = {"first_name": "Ada", "last_name": "Lovelace", "dob": "1990-12-10"}
+
+    def booking(cabin, payments, **extra):
+        return ("book_reservation", {"user_id": user.user_id, "origin": flight.origin,
+                                     "destination": flight.destination, "flight_type": "one_way", "cabin": cabin,
+                                     "flights": [{"flight_number": number, "date": date}], "passengers": [person],
+                                     "payment_methods": payments, "total_baggages": 1, "nonfree_baggages": 1,
+                                     "insurance": "yes", **extra})
+
+    def price(cabin):
+        return status.prices[cabin] + 30 + 50
+
+    cert_amount = int(user.payment_methods[certificate].amount)
+    airports = [a.iata for a in env.tools.list_all_airports()]
+    via = next(a for a in airports if env.tools.search_onestop_flight(origin=flight.origin, destination=a, date=date))
+    calls = [
+        ("list_all_airports", {}), ("get_flight_status", {"flight_number": number, "date": date}),
+        ("get_flight_status", {"flight_number": number, "date": "2024-06-01"}),
+        ("get_flight_status", {"flight_number": "HAT999", "date": date}),
+        ("search_direct_flight", {"origin": flight.origin, "destination": flight.destination, "date": date}),
+        ("search_onestop_flight", {"origin": flight.origin, "destination": via, "date": date}),
+        ("search_onestop_flight", {"origin": flight.origin, "destination": flight.destination, "date": "2024-05-05"}),
+        ("update_reservation_flights", {"reservation_id": reservation.reservation_id, "cabin": "first",
+                                        "flights": [{"flight_number": number, "date": date}], "payment_id": card}),
+        ("update_reservation_flights", {"reservation_id": reservation.reservation_id, "cabin": reservation.cabin,
+                                        "flights": [{"flight_number": number, "date": date}],
+                                        "payment_id": certificate}),
+        booking("first", [{"payment_id": card, "amount": price("economy")}]),
+        ("book_reservation", {**booking("economy", [])[1], "flights": [{"flight_number": number}]}),
+        booking("economy", [{"payment_id": card, "amount": 10.5}]),
+        booking("economy", [{"payment_id": card, "amount": price("economy") + 1}]),
+        ("book_reservation", {**booking("economy", [{"payment_id": card, "amount": 1}])[1],
+                              "flights": [{"flight_number": number, "date": landed}]}),
+        booking("economy", [{"payment_id": "credit_card_0000000", "amount": price("economy")}]),
+        booking("economy", [{"payment_id": card, "amount": price("economy")}]),
+        booking("business", [{"payment_id": certificate, "amount": min(cert_amount, price("business"))},
+                             {"payment_id": card, "amount": price("business") - min(cert_amount, price("business"))}]),
+        booking("basic_economy", [{"payment_id": gift or card, "amount": price("basic_economy")}]),
+        booking("economy", [{"payment_id": card, "amount": price("economy")}]),
+        ("update_reservation_baggages", {"reservation_id": reservation.reservation_id,
+                                         "total_baggages": reservation.total_baggages + 2,
+                                         "nonfree_baggages": reservation.nonfree_baggages + 1,
+                                         "payment_id": gift or card}),
+        ("update_reservation_passengers", {"reservation_id": reservation.reservation_id, "passengers": []}),
+        ("update_reservation_passengers", {"reservation_id": reservation.reservation_id,
+                                           "passengers": [person] * len(reservation.passengers)}),
+        ("send_certificate", {"user_id": user.user_id, "amount": "lots"}),
+        *[("send_certificate", {"user_id": user.user_id, "amount": 150}) for _ in range(4)],
+        ("cancel_reservation", {"reservation_id": reservation.reservation_id}),
+        ("cancel_reservation", {"reservation_id": "NOPE00"}), ("get_user_details", {"user_id": "nobody"}),
+        ("get_reservation_details", {"reservation_id": reservation.reservation_id}),
+        ("get_user_details", {"user_id": user.user_id}), ("calculate", {"expression": "2 * (3 + 4) / 3"}),
+    ]
+    return [(name, arguments, "assistant") for name, arguments in calls]
+
+
+PROBES = {"airline": airline_probes}
+
+
+def probes(domain: str) -> dict:
+    """Upstream's answers to the domain's probe calls, made in order on a fresh environment."""
+    env = registry.get_env_constructor(domain)()
+    calls, outputs = PROBES[domain](env), []
+    for number, (name, arguments, requestor) in enumerate(calls):
+        outputs.append(sha(env.get_response(ToolCall(id=f"probe-{number}", name=name, arguments=arguments,
+                                                     requestor=requestor)).content))
+    return {"calls": [list(c) for c in calls], "tool_output_sha256": outputs, "db_hash": env.get_db_hash()}
+
+
 def main(domain: str, split: str | None = None) -> None:
     """Every task of upstream's default split (base), or of `split` (telecom's fixture: small)."""
     tasks = registry.get_tasks_loader(domain)(*([split] if split else []))
     result = {task.id: cases(domain, task) for task in tasks}
-    json.dump({"domain": domain, "tasks": result}, sys.stdout, indent=1, sort_keys=True)
+    extra = {"probes": probes(domain)} if domain in PROBES else {}
+    json.dump({"domain": domain, "tasks": result, **extra}, sys.stdout, indent=1, sort_keys=True)
     sys.stdout.write("\n")
 
 

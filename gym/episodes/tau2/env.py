@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gym.episodes.base import DONE_SCHEMA, Score, ToolOutput
+from gym.episodes.tau2.airline import DOMAIN as AIRLINE
 from gym.episodes.tau2.judge import judge_assertions
 from gym.episodes.tau2.domain import Domain
 from gym.episodes.tau2.mock import DOMAIN as MOCK
@@ -23,7 +24,7 @@ from gym.episodes.tau2.scoring import score_episode
 from gym.episodes.tau2.state import Tau2State, fresh_state, replay, run_tool
 from gym.core.errors import GymError, TaskNotSent
 
-DOMAINS: dict[str, Domain] = {"mock": MOCK, "retail": RETAIL, "telecom": TELECOM}
+DOMAINS: dict[str, Domain] = {"mock": MOCK, "retail": RETAIL, "telecom": TELECOM, "airline": AIRLINE}
 FIRST_AGENT_MESSAGE = "Hi! How can I help you today?"  # upstream's orchestrator opens every dialogue with it
 
 _loaded: dict[tuple[str, float], dict] = {}

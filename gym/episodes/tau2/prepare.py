@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from gym.episodes.tau2.upstream import (literal_aliases, module_constant, nl_judge_prompts, opening_line,
-                                        scenario_text, tool_schemas)
+from gym.episodes.tau2.upstream import (literal_aliases, model_classes, module_constant, nl_judge_prompts,
+                                        opening_line, scenario_text, tool_schemas)
 from gym.core.errors import GymError
 from gym.episodes.base import DONE_TOOL
 from gym.episodes.messages import STOP_TOKENS
@@ -61,6 +61,7 @@ DOMAINS: dict[str, DomainFiles] = {
                                             ("tech_support_policy", "tech_support_manual.md")),
                            solo_policy=(("main_policy", "main_policy_solo.md"),
                                         ("tech_support_policy", "tech_support_manual.md"))),
+    "airline": DomainFiles(domain="airline", db="db.json"),
 }
 
 
@@ -140,10 +141,12 @@ def prepare_domain(ctx: "PrepareContext", files: DomainFiles, split: str | None 
     fetch = lambda path: ctx.fetch(url(path, commit))  # noqa: E731
     fetch("LICENSE")
     aliases: dict[str, list] = {}
+    models: dict[str, dict] = {}
     for module in files.models:
         aliases.update(literal_aliases(fetch(f"{src_dir}/{module}")))
-    tools = [s for name in files.tools for s in tool_schemas(fetch(f"{src_dir}/{name}"), aliases)]
-    user_tools = [s for name in files.user_tools for s in tool_schemas(fetch(f"{src_dir}/{name}"), aliases)]
+        models.update(model_classes(fetch(f"{src_dir}/{module}")))
+    tools = [s for name in files.tools for s in tool_schemas(fetch(f"{src_dir}/{name}"), aliases, models)]
+    user_tools = [s for name in files.user_tools for s in tool_schemas(fetch(f"{src_dir}/{name}"), aliases, models)]
     policy = domain_policy(files, lambda name: fetch(f"{data_dir}/{name}").read_text(encoding="utf-8"))
     agent_py = fetch("src/tau2/agent/llm_agent.py")
     system_prompt = module_constant(agent_py, "SYSTEM_PROMPT").format(

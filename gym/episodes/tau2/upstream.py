@@ -89,7 +89,40 @@ def _docstring(text: str) -> tuple[str, dict[str, str]]:
     return description, args
 
 
-def _type_schema(annotation: ast.expr | None, aliases: dict[str, Any], where: str) -> dict:
+def model_classes(path: Path) -> dict[str, dict]:
+    """The JSON schemas of a data-model module's pydantic classes whose fields are all simple types
+    (name -> schema as pydantic writes it: properties with description and title, required, title, type)."""
+    out: dict[str, dict] = {}
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        properties, required = {}, []
+        for stmt in node.body:
+            if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
+                continue
+            kind = _SIMPLE.get(ast.unparse(stmt.annotation))
+            if kind is None:
+                break
+            prop = {"type": kind, "title": stmt.target.id.replace("_", " ").title()}
+            call = stmt.value if isinstance(stmt.value, ast.Call) else None
+            for keyword in (call.keywords if call is not None else []):
+                if keyword.arg == "description":
+                    prop["description"] = ast.literal_eval(keyword.value)
+            has_default = stmt.value is not None and not (call is not None and ast.unparse(call.func) == "Field"
+                                                           and not call.args and "default" not in
+                                                           {k.arg for k in call.keywords})
+            properties[stmt.target.id] = dict(sorted(prop.items()))
+            if not has_default:
+                required.append(stmt.target.id)
+        else:
+            if properties:
+                out[node.name] = {"properties": properties, "required": required, "title": node.name,
+                                  "type": "object"}
+    return out
+
+
+def _type_schema(annotation: ast.expr | None, aliases: dict[str, Any], where: str,
+                 models: dict[str, dict] | None = None, defs: dict | None = None) -> dict:
     text = ast.unparse(annotation) if annotation is not None else "Any"
     text = re.sub(r"^Optional\[(.*)\]$", r"\1", text)
     text = re.sub(r"\s*\|\s*None$", "", text)
@@ -108,10 +141,17 @@ def _type_schema(annotation: ast.expr | None, aliases: dict[str, Any], where: st
     listed = re.match(r"^(?:list|List)\[(\w+)\]$", text)
     if listed and listed.group(1) in _SIMPLE:
         return {"items": {"type": _SIMPLE[listed.group(1)]}, "type": "array"}
+    modelled = re.match(r"^(?:list|List)\[(\w+) \| dict\]$", text)  # a list of models or plain objects
+    if modelled and models and modelled.group(1) in models and defs is not None:
+        defs[modelled.group(1)] = models[modelled.group(1)]
+        return {"items": {"anyOf": [{"$ref": f"#/$defs/{modelled.group(1)}"},
+                                    {"additionalProperties": True, "type": "object"}]}, "type": "array"}
     if text == "Any":
         return {}
     if text == "Literal" or text.startswith("Literal["):
-        return {"enum": [ast.literal_eval(item) for item in getattr(annotation.slice, "elts", [annotation.slice])],
+        node = ast.parse(text, mode="eval").body  # the Literal itself, an Optional[...] around it removed above
+        inner = getattr(node, "slice", None)
+        return {"enum": [ast.literal_eval(item) for item in getattr(inner, "elts", [inner])] if inner else [],
                 "type": "string"}
     raise GymError(f"{where}: parameter type {text!r} has no JSON schema mapping in gym")
 
@@ -133,7 +173,7 @@ def _tool_decorator(node: ast.FunctionDef) -> tuple[str, bool] | None:
     return None
 
 
-def tool_schemas(tools_py: Path, aliases: dict[str, list]) -> list[dict]:
+def tool_schemas(tools_py: Path, aliases: dict[str, list], models: dict[str, dict] | None = None) -> list[dict]:
     """Function schemas {name, description, parameters, x-tau2: {type, mutates}} of the tool methods."""
     out = []
     for node in ast.walk(ast.parse(tools_py.read_text(encoding="utf-8"))):
@@ -145,9 +185,9 @@ def tool_schemas(tools_py: Path, aliases: dict[str, list]) -> list[dict]:
         description, arg_docs = _docstring(ast.get_docstring(node, clean=False) or "")
         params = node.args.args[1:]  # drop self
         defaults = [None] * (len(params) - len(node.args.defaults)) + list(node.args.defaults)
-        properties, required = {}, []
+        properties, required, defs = {}, [], {}
         for param, default in zip(params, defaults):
-            prop = _type_schema(param.annotation, aliases, f"{tools_py.name} {node.name}({param.arg})")
+            prop = _type_schema(param.annotation, aliases, f"{tools_py.name} {node.name}({param.arg})", models, defs)
             if default is not None:
                 prop["default"] = ast.literal_eval(default)
             if param.arg in arg_docs:
@@ -156,7 +196,8 @@ def tool_schemas(tools_py: Path, aliases: dict[str, list]) -> list[dict]:
             properties[param.arg] = prop
             if default is None:
                 required.append(param.arg)
-        parameters: dict[str, Any] = {"properties": properties, "title": "parameters", "type": "object"}
+        parameters: dict[str, Any] = {"$defs": dict(sorted(defs.items()))} if defs else {}
+        parameters.update({"properties": properties, "title": "parameters", "type": "object"})
         if required:
             parameters["required"] = required
         out.append({"name": node.name, "description": description or node.name, "parameters": parameters,
