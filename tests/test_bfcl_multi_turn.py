@@ -192,3 +192,20 @@ def test_try_it_command_line(prepared, tmp_path):
     bfcl = entry["family_metrics"]["bfcl"]
     assert bfcl["overall_accuracy"] == 100.0 and set(bfcl["accuracy_by_category"]) == set(entry["subsets"]["category"])
     assert "BFCL overall accuracy 100.0%" in result.stdout and "DB match" not in result.stdout
+
+
+def test_a_call_never_changes_the_arguments_it_was_given():
+    """A class may keep a list it is given (TwitterAPI keeps a post's mentions and appends to them later);
+    each call gets a fresh copy, as upstream evaluates each call's literals anew, so a replayed gold call
+    stays what it was."""
+    from gym.episodes.bfcl.calls import build_instances, execute, method_owners
+
+    config = {"TwitterAPI": {"username": "ann", "password": "pw", "authenticated": True, "tweets": {},
+                             "tweet_counter": 0}}
+    instances = build_instances(["TwitterAPI"], config, None)
+    owners = method_owners(instances)
+    post = {"content": "hello", "tags": ["#a"], "mentions": ["@bob"]}
+    execute(instances, owners, "post_tweet", post)
+    execute(instances, owners, "mention", {"tweet_id": 0, "mentioned_usernames": ["@carl"]})
+    assert post["mentions"] == ["@bob"]
+    assert instances["TwitterAPI"].state()["tweets"]["0"]["mentions"] == ["@bob", "@carl"]

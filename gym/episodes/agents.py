@@ -5,7 +5,7 @@ them into each API's shape or into prompt text) and reads text and tool calls ba
 reference agent's decision for a τ²-style row: the task's gold actions as tool calls, one per turn, then
 a closing message that says every required string (in solo mode, a call to `done`; for a row whose gold
 is given per user turn, BFCL multi-turn's `task.gold_turns`: the calls of the turn the conversation is
-in, then a short answer that ends the turn); `wrong_turn` is what it says in an episode drawn to go
+in, all in one reply, then a short answer that ends the turn); `wrong_turn` is what it says in an episode drawn to go
 wrong. The reference server (model=mock) answers episode requests with these, so a run with model=mock
 and user=mock has a known pass^1.
 """
@@ -59,9 +59,9 @@ def gold_turn(row: dict, messages: list[dict], solo: bool = False) -> Turn:
     if per_turn is not None:
         turn = sum(1 for m in messages if m.get("role") == "user") - 1
         actions = per_turn[turn] if 0 <= turn < len(per_turn) else []
-        if done < len(actions):
-            return Turn(tool_calls=[ToolCall(actions[done]["name"], dict(actions[done]["arguments"]), None,
-                                             f"{GOLD_ID}{done}")], finish_reason="tool_calls")
+        if done == 0 and actions:  # the turn's gold calls in one reply, as upstream's gold is one step
+            return Turn(tool_calls=[ToolCall(a["name"], dict(a["arguments"]), None, f"{GOLD_ID}{n}")
+                                    for n, a in enumerate(actions)], finish_reason="tool_calls")
         return Turn(text=CLOSING, finish_reason="stop")
     # alone, the agent holds the user's tools too: it makes every gold call
     actions = ((row.get("task") or {}).get("evaluation_criteria") or {}).get("actions") or [] if solo \

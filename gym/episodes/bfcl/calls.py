@@ -63,7 +63,8 @@ def execute(instances: dict[str, Any], owners: dict[str, str], name: str, argume
             raise RuntimeError(f"Function call {name} is not allowed.")
         if name not in owners:
             raise NameError(f"name '{name}' is not defined")
-        return result_text(getattr(instances[owners[name]], name)(**arguments))
+        # a fresh copy, as upstream evaluates each call's literals anew: a class may keep a list it is given
+        return result_text(getattr(instances[owners[name]], name)(**copy.deepcopy(arguments)))
     except Exception as exc:  # the agent sees every failure as text, as upstream
         return f"Error during execution: {exc}"
 
