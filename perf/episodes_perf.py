@@ -1,8 +1,9 @@
 """Episode benchmarks' speed: episodes per second and gym's CPU per model call and per episode step,
 against the reference server (model=mock plays the gold agent) in its own process, with gym's mock user.
 
-    .venv/bin/python perf/episodes_perf.py            # tau2_mock and tau2_retail (fixture data), 4 repeats
+    .venv/bin/python perf/episodes_perf.py            # tau2_mock, tau2_retail, tau2_airline (fixture data), 4 repeats
     .venv/bin/python perf/episodes_perf.py --repeats 16 --concurrency 16
+    .venv/bin/python perf/episodes_perf.py --domains airline --mirror <dir>  # e.g. the whole 7 MB database
 
 The CPU charged is this process's (user + system) over the collect run: the episode loop, the mock
 user, the tools over the deep-copied database, the scorer's two replays, the HTTP client and the row
@@ -28,12 +29,12 @@ from bare_loop import served  # noqa: E402
 FIXTURES = ROOT / "tests" / "fixtures" / "upstream"
 
 
-def prepare(domain: str, data_root: Path) -> Path:
+def prepare(domain: str, data_root: Path, mirror: Path = FIXTURES) -> Path:
     from gym.data.prepare_context import PrepareContext
     from gym.episodes.tau2.prepare import DOMAINS, prepare_domain
 
     name = f"tau2_{domain}"
-    ctx = PrepareContext(name=name, output_path=data_root / name / f"{name}.jsonl", mirror=str(FIXTURES),
+    ctx = PrepareContext(name=name, output_path=data_root / name / f"{name}.jsonl", mirror=str(mirror),
                          offline=True, progress=False)
     return prepare_domain(ctx, DOMAINS[domain])
 
@@ -68,12 +69,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=4)
     parser.add_argument("--concurrency", type=int, default=8)
-    parser.add_argument("--domains", nargs="+", default=["mock", "retail"])
+    parser.add_argument("--domains", nargs="+", default=["mock", "retail", "airline"])
+    parser.add_argument("--mirror", type=Path, default=FIXTURES, help="a download mirror laid out as the fixtures")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="gym-episodes-perf-"))
     os.environ["GYM_DATA_DIR"] = str(root / "data")
     for domain in args.domains:
-        data = prepare(domain, root / "data")
+        data = prepare(domain, root / "data", args.mirror)
         result = measure(domain, data, args.repeats, args.concurrency, root / f"run-{domain}")
         print(json.dumps(result))
 
