@@ -53,8 +53,9 @@ FAMILY_NOTES = {
     "typed": "the last answer in the wrapper the prompt asked for (`\\boxed{}` or `((...))`), compared as a whole "
              "count or a yes/no",
     "episode": "a whole multi-turn episode with a simulated user (`user=`) and tools over a database, graded as "
-               "τ²-bench: final database hash vs the gold actions', required strings, environment assertions; "
-               "pass^k beside pass@k; [agents and tools](#agents-and-tools)",
+               "τ²-bench: final database hash vs the gold actions', required strings, environment assertions "
+               "(bfcl_multi_turn: BFCL's multi-turn checker, every turn's API states and results against the gold "
+               "run's); pass^k beside pass@k; [agents and tools](#agents-and-tools)",
 }
 
 

@@ -3,7 +3,10 @@
 Every message is a step: an agent reply, a user reply, and the results of one message's tool calls
 (all calls of a turn run in order; a failing call gives the model an error output and counts toward
 `max_errors`). Limits are checked after each step that does not wait on tool results; an episode that
-reaches max_steps or too many errors ends there (scored 0 by the environment). An agent or user endpoint
+reaches max_steps or too many errors ends there (scored 0 by the environment), as does one whose agent
+replies with calls more than max_steps_per_turn times since the user last spoke (the environment's own
+limit when the knob is null: BFCL's force quit). An environment with `user_spoke(state)` is told of each
+user message (BFCL multi-turn offers different functions per turn). An agent or user endpoint
 that fails in transport ends the episode as `infrastructure_error` with status infra_error (redone on
 resume); one that refuses the request for good ends it as `context_window_exceeded` (agent, when the
 endpoint says so) or `agent_error` / `user_error`, status ok and scored 0.
