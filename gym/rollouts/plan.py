@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterator
 from gym.core.errors import TaskNotSent
 from gym.core.io import iter_jsonl
 from gym.rollouts.adaptive import Rounds
+from gym.rollouts.done_keys import read_done
 from gym.rollouts.row import FINAL, rollout_key
 from gym.rollouts.runner import WorkItem
 from gym.rollouts.settings import CollectSettings
@@ -131,13 +132,3 @@ class Plan:
             self.rounds.forget(task_index)
         self.total += target
         self.rows_by_prompt.pop(id(self.live.pop(task_index).prompt), None)
-
-
-def read_done(path: Path) -> dict[str, tuple[str, float | None]]:
-    """key -> (status, reward) of its last row in an existing rollouts file (a torn last line is ignored)."""
-    done: dict[str, tuple[str, float | None]] = {}
-    if path.is_file():
-        for _, row in iter_jsonl(path, tolerate_torn_tail=True):
-            if "key" in row:
-                done[row["key"]] = (row.get("status", ""), row.get("reward"))
-    return done
