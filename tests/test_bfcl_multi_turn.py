@@ -18,6 +18,7 @@ from gym.episodes.bfcl.env import BfclEnvironment
 from gym.episodes.bfcl.upstream import ADDED_FUNCTIONS_MESSAGE
 from gym.episodes.loop import EpisodeRunner
 from gym.episodes.users import ScriptedUser
+from gym.mock.tasks import unit_draw
 from gym.tasks import collect, run_task
 from gym.toolcalls import ToolCall
 from tests.conftest import UPSTREAM, run_gym
@@ -167,10 +168,16 @@ def test_reference_server_plays_the_gold_turns_in_every_wire_format(prepared, tm
     assert summary["episodes"]["terminations"] == {"user_stop": KEPT}
 
 
-def test_reverify_reproduces_the_rewards(prepared, tmp_path):
+def test_known_accuracy_and_reverify_reproduces_the_rewards(prepared, tmp_path):
     collect.run(compose(["task=collect", "benchmark=bfcl_multi_turn", "model=mock", "user=scripted", "progress=false",
                          "model.mock.accuracy=0.6", f"+run_dir={tmp_path / 'run'}"]))
-    before = {r["key"]: r["reward"] for r in rows_of(tmp_path / "run" / "rollouts.jsonl")}
+    rollouts = rows_of(tmp_path / "run" / "rollouts.jsonl")
+    # the reference server draws each episode right (gold calls) or wrong (a refusal, failing the first
+    # turn with gold calls) from the server seed, the opening request and the episode seed (300)
+    rows = rows_of(prepared)
+    assert {r["task_index"]: r["reward"] for r in rollouts} == {
+        index: float(unit_draw(0, "episode", row["question"], 300) < 0.6) for index, row in enumerate(rows)}
+    before = {r["key"]: r["reward"] for r in rollouts}
     run_task("reverify", compose(["task=reverify", f"rollouts={tmp_path / 'run'}", f"+run_dir={tmp_path / 'rev'}"]))
     after = {r["key"]: r["reward"] for r in rows_of(tmp_path / "run" / "rollouts.reverified.jsonl")}
     assert after == before and set(before.values()) == {0.0, 1.0}
