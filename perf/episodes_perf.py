@@ -1,7 +1,7 @@
 """Episode benchmarks' speed: episodes per second and gym's CPU per model call and per episode step,
 against the reference server (model=mock plays the gold agent) in its own process, with gym's mock user.
 
-    .venv/bin/python perf/episodes_perf.py            # tau2_mock, tau2_retail, tau2_airline (fixture data), 4 repeats
+    .venv/bin/python perf/episodes_perf.py            # tau2_mock, tau2_retail, tau2_airline, tau2_telecom (fixture data), 4 repeats
     .venv/bin/python perf/episodes_perf.py --repeats 16 --concurrency 16
     .venv/bin/python perf/episodes_perf.py --domains airline --mirror <dir>  # e.g. the whole 7 MB database
 
@@ -69,7 +69,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=4)
     parser.add_argument("--concurrency", type=int, default=8)
-    parser.add_argument("--domains", nargs="+", default=["mock", "retail", "airline"])
+    parser.add_argument("--domains", nargs="+", default=["mock", "retail", "airline", "telecom"])
     parser.add_argument("--mirror", type=Path, default=FIXTURES, help="a download mirror laid out as the fixtures")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="gym-episodes-perf-"))

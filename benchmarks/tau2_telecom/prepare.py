@@ -1,8 +1,8 @@
 """τ²-bench `telecom` domain (sierra-research/tau2-bench, MIT): technical support for a phone carrier. The
 agent has tools over the carrier's customers, lines, plans and bills; the user has tools over their own
 phone (airplane mode, SIM, mobile data, roaming, APN, Wi-Fi calling, VPN, app permissions) and is graded
-mostly by checks on the phone's final state. Upstream's tasks.json holds 2,285 generated tasks; its splits
-are base 114, train 74, test 40, small 20, full 2,285. See gym.episodes.tau2.prepare."""
+mostly by checks on the phone's final state. Upstream's tasks.json (over 4 MiB) holds generated tasks; its
+split_tasks.json names base 114, train 74, test 40, small 20 and full 2,285 of them. See gym.episodes.tau2.prepare."""
 
 from __future__ import annotations
 
