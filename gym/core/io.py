@@ -180,3 +180,22 @@ class JsonlAppender:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def line_blocks(path: Path, end: int, size: int = 16 << 20) -> Iterator[bytes]:
+    """The first `end` bytes of a file in blocks of whole lines (about `size` bytes each), for parsers that
+    take many lines at once (pyarrow needs a whole line in a block)."""
+    with Path(path).open("rb") as handle:
+        carry, read = b"", 0
+        while read < end:
+            data = handle.read(min(size, end - read))
+            if not data:
+                break
+            read += len(data)
+            data = carry + data
+            cut = data.rfind(b"\n") + 1
+            carry = data[cut:]
+            if cut:
+                yield data[:cut]
+        if carry:
+            yield carry

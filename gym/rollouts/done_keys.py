@@ -15,12 +15,12 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
 from gym.core.errors import GymError
-from gym.core.io import complete_end
+from gym.core.io import complete_end, line_blocks
 from gym.rollouts.row import STATUSES
 
 _HEX_KEY = re.compile(r"^[0-9a-f]{32}$")
@@ -57,7 +57,7 @@ def read_done(path: Path) -> DoneKeys:
     other: dict[str, tuple[str, float | None]] = {}
     if path.is_file():
         end, _ = complete_end(path)
-        for block in _blocks(path, end):
+        for block in line_blocks(path, end, _BLOCK):
             table = _parse(block)
             fast = _encode_table(table) if table is not None else None
             if fast is None:  # odd types or keys that are not gym's: row by row
@@ -106,23 +106,6 @@ def _encode_table(table: Any) -> tuple[np.ndarray, ...] | None:
     rewards = table["reward"].to_numpy(zero_copy_only=False).astype(np.float32)
     return (np.ascontiguousarray(halves[:, 0]), np.ascontiguousarray(halves[:, 1]),
             codes.to_numpy(zero_copy_only=False).astype(np.uint8), rewards)
-
-
-def _blocks(path: Path, end: int) -> Iterator[bytes]:
-    with path.open("rb") as handle:
-        carry, read = b"", 0
-        while read < end:
-            data = handle.read(min(_BLOCK, end - read))
-            if not data:
-                break
-            read += len(data)
-            data = carry + data
-            cut = data.rfind(b"\n") + 1
-            carry = data[cut:]
-            if cut:
-                yield data[:cut]
-        if carry.strip():
-            yield carry
 
 
 def _encode_rows(block: bytes, other: dict, path: Path) -> tuple[np.ndarray, ...]:

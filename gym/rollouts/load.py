@@ -42,7 +42,7 @@ from gym.rollouts import nemo_gym
 
 from gym.rollouts import scores as rollout_scores
 from gym.core.errors import GymError
-from gym.core.io import complete_end, count_lines, iter_jsonl
+from gym.core.io import complete_end, count_lines, iter_jsonl, line_blocks
 from gym.rollouts.row import STATUSES, STATUSES_BY_VERSION, check_row
 from gym.rollouts.row import number as _number
 from gym.rollouts.files import find_rollout_files
@@ -202,29 +202,11 @@ def _fast_pieces(path: Path, end: int, nemo: bool, score_names: Sequence[str]) -
             scanned.append(rollout_scores.scan_names(path, end, score_names))
         return scanned[0]
 
-    for block in _blocks(path, end):
+    for block in line_blocks(path, end, _READ_BLOCK):
         piece = _read_block(block, path, nemo, score_names, names_in_file)
         if piece is None:
             raise _Unreadable
         yield piece
-
-
-def _blocks(path: Path, end: int) -> Iterator[bytes]:
-    """The first `end` bytes of a file in blocks of whole lines (about _READ_BLOCK bytes each)."""
-    with path.open("rb") as handle:
-        carry, read = b"", 0
-        while read < end:
-            data = handle.read(min(_READ_BLOCK, end - read))
-            if not data:
-                break
-            read += len(data)
-            data = carry + data
-            cut = data.rfind(b"\n") + 1
-            carry = data[cut:]
-            if cut:
-                yield data[:cut]
-        if carry:
-            yield carry
 
 
 def _read_block(block: bytes, path: Path, nemo: bool, score_names: Sequence[str], names_in_file: Any
