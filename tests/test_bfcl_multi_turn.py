@@ -157,6 +157,16 @@ def test_the_per_turn_step_limit_ends_the_episode_as_upstreams_force_quit(prepar
     assert episode.termination == "max_steps" and episode.turn_steps == 4
 
 
+def test_failing_calls_are_counted_but_never_end_the_episode(prepared):
+    """BFCL sets no error limit: calls that raise are tool errors in the episode's figures, and even past
+    episode.max_errors the episode goes on (and the gold calls after them still pass)."""
+    row = row_by_id(prepared, "multi_turn_base_14")
+    failing = lambda turn, calls: [("cd", {"folder": "no_such_dir", "bad": 1})] * 3 + calls  # noqa: E731
+    episode, score = play(prepared, row, ScriptedAgent(row, failing), Limits(max_errors=2))
+    assert episode.termination == "user_stop" and episode.tool_errors == 3 * len(row["user_turns"])
+    assert score.reward == 1.0
+
+
 @pytest.mark.parametrize("api", ["chat", "responses", "completions"])
 def test_reference_server_plays_the_gold_turns_in_every_wire_format(prepared, tmp_path, api):
     cfg = compose(["task=collect", "benchmark=bfcl_multi_turn", "model=mock", "progress=false",

@@ -95,6 +95,7 @@ class Environment(Protocol):
 
     name: str
     supports_solo: bool  # whether user=none (solo mode) can run on it
+    errors_end_episode: bool  # optional, default True: episode.max_errors tool errors end the episode
 
     def reset(self, row: dict, seed: int | None = None) -> Any:
         """A fresh state for the row (the row's initial data and actions applied)."""

@@ -205,7 +205,7 @@ class EpisodeRunner:
         if episode.steps >= self.limits.max_steps or (
                 self.max_steps_per_turn is not None and episode.turn_steps > self.max_steps_per_turn):
             episode.termination = Termination.MAX_STEPS.value
-        if episode.tool_errors >= self.limits.max_errors:
+        if episode.tool_errors >= self.limits.max_errors and getattr(self.env, "errors_end_episode", True):
             episode.termination = Termination.TOO_MANY_ERRORS.value
         if (self.limits.timeout is not None and not episode.termination
                 and time.monotonic() - started >= self.limits.timeout):

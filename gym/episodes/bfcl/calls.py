@@ -56,6 +56,9 @@ def result_text(value: Any) -> str:
     return str(value)
 
 
+EXECUTION_ERROR = "Error during execution: "  # upstream's prefix of a call that raised
+
+
 def execute(instances: dict[str, Any], owners: dict[str, str], name: str, arguments: dict) -> str:
     """One call's result text (upstream's), the instance changed in place."""
     try:
@@ -66,7 +69,7 @@ def execute(instances: dict[str, Any], owners: dict[str, str], name: str, argume
         # a fresh copy, as upstream evaluates each call's literals anew: a class may keep a list it is given
         return result_text(getattr(instances[owners[name]], name)(**copy.deepcopy(arguments)))
     except Exception as exc:  # the agent sees every failure as text, as upstream
-        return f"Error during execution: {exc}"
+        return f"{EXECUTION_ERROR}{exc}"
 
 
 def parameter_names(classes: list[str]) -> dict[str, list[str]]:

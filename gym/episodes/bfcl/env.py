@@ -25,7 +25,7 @@ from typing import Any
 from gym.core.errors import GymError
 from gym.episodes.base import Score, ToolOutput
 from gym.episodes.bfcl.apis import API_CLASSES
-from gym.episodes.bfcl.calls import build_instances, execute, method_owners
+from gym.episodes.bfcl.calls import EXECUTION_ERROR, build_instances, execute, method_owners
 from gym.episodes.bfcl.checker import GoldRun, check_entry, play_gold
 from gym.episodes.messages import is_stop
 
@@ -91,6 +91,7 @@ class BfclState:
 class BfclEnvironment:
     name = "bfcl"
     max_steps_per_turn = MAXIMUM_STEP_LIMIT  # the loop's per-turn limit when episode.max_steps_per_turn is null
+    errors_end_episode = False  # upstream has no error limit: episode.max_errors does not apply
 
     def __init__(self, data_path: str | Path, **options: Any):
         self.data_dir = Path(data_path).parent
@@ -141,9 +142,10 @@ class BfclEnvironment:
 
     def call(self, state: BfclState, name: str, arguments: Any, requestor: str = "assistant") -> ToolOutput:
         if not isinstance(arguments, dict):
-            return ToolOutput("Error during execution: the arguments are not a JSON object")
-        # upstream's error texts are ordinary results the model reads; BFCL has no error limit
-        return ToolOutput(execute(state.instances, state.owners, name, arguments))
+            return ToolOutput(f"{EXECUTION_ERROR}the arguments are not a JSON object", error=True)
+        # a call that raised is counted as a tool error (BFCL sets no limit on them: errors_end_episode)
+        text = execute(state.instances, state.owners, name, arguments)
+        return ToolOutput(text, error=text.startswith(EXECUTION_ERROR))
 
     def initial_messages(self, row: dict) -> list[dict]:
         return [{"role": "user", "content": row["user_turns"][0]}]
