@@ -10,6 +10,9 @@ draws alike), a refusal. Tool calls go out in the request's own shape: chat `too
 
 Asked to play the simulated user (a request whose system prompt is a row's `user_system_prompt`, as
 user=vllm|openai sends it), it answers as gym's mock user would: so the LLM-user path runs offline too.
+Rows that share that prompt are told apart by the earlier messages the user is shown; where nothing tells
+them apart (telecom's pairs of tasks that give one customer's scenario over different phone faults), the
+first such row answers, so that path is a plumbing check there, and user=mock the way to a known pass^k.
 """
 
 from __future__ import annotations
