@@ -10,8 +10,8 @@ the user's request, the gold actions run on upstream's live environment, a closi
 the required strings, the user's stop) plus variants that must fail (a missing write, an extra write, a
 closing message without the strings) and records upstream's reward, breakdown and database hashes.
 Telecom's gold actions include the user's own calls on the phone (requestor "user"): its variants also
-drop the user's last state-changing call, and a `reads` case calls every read tool of both sides (and a
-few failing calls) around the gold. Upstream's phone hands out one VPN-details object per process (a
+drop the user's last state-changing call, a `reads` case calls every read tool of both sides (and a
+few failing calls) around the gold, and a `phone_tour` case works the phone's other settings after it. Upstream's phone hands out one VPN-details object per process (a
 task that breaks the VPN changes it for every later task); each episode here starts from the pristine
 object, as a fresh process does.
 """
@@ -67,6 +67,19 @@ def telecom_reads(task, env) -> tuple[list, list]:
              ("check_app_status", {"app_name": "camera"}), ("grant_app_permission", {"app_name": "messaging", "permission": "gps"}),
              ("set_network_mode_preference", {"mode": "5g_only"})]
     return [(n, a, "assistant") for n, a in agent], [(n, a, "user") for n, a in user]
+
+
+# Every phone setting the gold actions do not reach, changed and read back (Wi-Fi, VPN, airplane mode with
+# a VPN up, an APN reset applied by a reboot, a mode of the wrong type, a permission in capitals).
+PHONE_TOUR = [("set_network_mode_preference", {"mode": {"a": 1}}), ("set_apn_settings", {"apn_settings": {"apn_name": "internet"}}),
+              ("grant_app_permission", {"app_name": "browser", "permission": "SMS"}),
+              ("check_app_status", {"app_name": "browser"}), ("toggle_wifi", {}), ("check_wifi_status", {}),
+              ("connect_vpn", {}), ("connect_vpn", {}), ("check_vpn_status", {}), ("toggle_wifi_calling", {}),
+              ("check_wifi_calling_status", {}), ("toggle_airplane_mode", {}), ("check_status_bar", {}),
+              ("toggle_wifi", {}), ("reset_apn_settings", {}), ("reboot_device", {}), ("toggle_airplane_mode", {}),
+              ("toggle_wifi", {}), ("toggle_data_saver_mode", {}), ("run_speed_test", {}), ("check_network_status", {}),
+              ("disconnect_vpn", {}), ("disconnect_vpn", {}), ("toggle_data", {}), ("run_speed_test", {}),
+              ("check_app_permissions", {"app_name": "messaging"}), ("check_payment_request", {}), ("make_payment", {})]
 
 
 
@@ -174,6 +187,8 @@ def cases(domain: str, task) -> dict[str, dict]:
         set_up.set_state(initial.initialization_data, initial.initialization_actions, [])
         agent_reads, user_reads = telecom_reads(task, set_up)
         out["reads"] = episode(domain, task, agent_reads + agent_gold, closing, user_reads + user_gold + user_reads)
+        out["phone_tour"] = episode(domain, task, agent_gold, closing,
+                                    user_gold + [(n, a, "user") for n, a in PHONE_TOUR] + user_reads)
     if criteria.communicate_info:
         out["no_strings"] = episode(domain, task, agent_gold, "All done.", user_gold)
     return out

@@ -57,7 +57,8 @@ def episode_db(db: dict | None, shared: bool) -> dict | None:
     """A database for one episode over `db` (the parsed copy when `shared`)."""
     if db is None:
         return None
-    return {name: Table(table, shared) if isinstance(table, dict) else fresh_copy(table) for name, table in db.items()}
+    tables = {name: Table(table, shared) if isinstance(table, dict) else fresh_copy(table) for name, table in db.items()}
+    return tables if type(db) is dict else type(db)(tables)  # a domain's own database type (telecom's Phone) kept
 
 
 def _record_text(record: Any, cache: bool) -> str:

@@ -103,8 +103,7 @@ def set_wifi_calling(db: dict, enabled: bool, mms_over_wifi: bool | None = None)
 
 
 def break_vpn(db: dict) -> str:
-    phone.connect_vpn_state(db)
-    db["device"]["vpn_details"]["server_performance"] = "poor"
+    phone.break_vpn_state(db)
     return "VPN connection broken."
 
 

@@ -4,9 +4,10 @@ Behaviour follows upstream's src/tau2/domains/telecom (user_tools.py, user_data_
 database is {"device": ..., "surroundings": ...}; every setting that touches the radio re-runs the network
 search (`simulate_network_search`), which derives the connection, technology and signal from the SIM,
 the preferred mode, airplane mode, the APN and whether the line is active. Tool texts are upstream's,
-emoji included. One deliberate difference: upstream's connect_vpn hands out one VPN-details object shared
-by the whole process, so a task that breaks the VPN makes every later connection in that process poor;
-gym connects with fresh default details every time (a process that has just started, in upstream's terms).
+emoji included. Upstream's connect_vpn hands out one VPN-details object shared by the whole process, so
+once a set-up breaks the VPN (making that object poor) every later connection is poor too, in any task
+the process runs after. gym keeps that within an episode and starts every episode as a fresh process
+would (the `Phone` remembers it beside the hashed data).
 """
 
 from __future__ import annotations
@@ -54,12 +55,26 @@ SURROUNDINGS = Shape("UserSurroundings", (
 DEFAULT_VPN = {"server_address": "192.168.1.1", "protocol": "OpenVPN", "server_performance": "excellent"}
 
 
+class Phone(dict):
+    """The user's database {"device", "surroundings"}. Its attributes are not data (never hashed or shown):
+    whether the device's VPN details are upstream's shared default object, and whether a set-up broke it."""
+
+    details_shared = False
+    default_poor = False
+
+
+def _remember(db: dict, **facts: bool) -> None:
+    if isinstance(db, Phone):
+        for name, value in facts.items():
+            setattr(db, name, value)
+
+
 def normalize_phone(data: dict, where: str) -> dict:
     unknown = set(data) - {"device", "surroundings"}
     if unknown:
         raise ValueError(f"{where}: unknown part(s) {sorted(unknown)} (a telecom user database has device, surroundings)")
-    return {"device": DEVICE.make(data.get("device") or {}, f"{where} device"),
-            "surroundings": SURROUNDINGS.make(data.get("surroundings") or {}, f"{where} surroundings")}
+    return Phone(device=DEVICE.make(data.get("device") or {}, f"{where} device"),
+                 surroundings=SURROUNDINGS.make(data.get("surroundings") or {}, f"{where} surroundings"))
 
 
 def sim_status(device: dict) -> str:
@@ -76,7 +91,8 @@ def simulate_network_search(db: dict) -> None:
     if sim_status(device) == "active":
         device["network_connection_status"] = "connected"
         preference = device["network_mode_preference"]
-        technology = {"4g_only": "4G", "3g_only": "3G", "2g_only": "2G"}.get(preference, "4G")
+        only = {"4g_only": "4G", "3g_only": "3G", "2g_only": "2G"}
+        technology = only.get(preference, "4G") if isinstance(preference, str) else "4G"  # any other value: 4G
         if preference == "4g_5g_preferred" and around["signal_strength"].get("5G", "none") != "none":
             technology = "5G"
         device["network_technology_connected"] = technology
@@ -188,8 +204,19 @@ def connect_vpn_state(db: dict) -> bool | None:
     if device["vpn_connected"]:
         return None
     device["vpn_connected"] = True
-    device["vpn_details"] = VPN.make(DEFAULT_VPN)
+    poor = getattr(db, "default_poor", False)
+    device["vpn_details"] = VPN.make({**DEFAULT_VPN, "server_performance": "poor"} if poor else DEFAULT_VPN)
+    _remember(db, details_shared=True)
     return True
+
+
+def break_vpn_state(db: dict) -> None:
+    """A set-up's broken VPN: connected (if it was not) and made poor; upstream's shared default object
+    with it, when the device holds that object."""
+    connect_vpn_state(db)
+    db["device"]["vpn_details"]["server_performance"] = "poor"
+    if getattr(db, "details_shared", False):
+        _remember(db, default_poor=True)
 
 
 def disconnect_vpn_state(db: dict) -> bool:
@@ -198,6 +225,7 @@ def disconnect_vpn_state(db: dict) -> bool:
         return False
     device["vpn_connected"] = False
     device["vpn_details"] = None
+    _remember(db, details_shared=False)
     return True
 
 

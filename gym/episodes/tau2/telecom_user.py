@@ -46,8 +46,15 @@ def check_network_status(db: dict) -> str:
     return "\n".join(lines)
 
 
+def _value(value: Any) -> str:
+    """An enum setting's value; a setting stored with another type fails as upstream's `.value` does."""
+    if not isinstance(value, str):
+        raise AttributeError(f"'{type(value).__name__}' object has no attribute 'value'")
+    return value
+
+
 def check_network_mode_preference(db: dict) -> str:
-    return f"Network Mode Preference: {db['device']['network_mode_preference']}"
+    return f"Network Mode Preference: {_value(db['device']['network_mode_preference'])}"
 
 
 def set_network_mode_preference(db: dict, mode: Any) -> str:
@@ -56,9 +63,7 @@ def set_network_mode_preference(db: dict, mode: Any) -> str:
                                    f"Please use one of: {', '.join(phone.MODES)}")
     db["device"]["network_mode_preference"] = mode
     phone.simulate_network_search(db)
-    if not isinstance(mode, str):  # upstream stores it, then fails reading the enum's value
-        raise AttributeError(f"'{type(mode).__name__}' object has no attribute 'value'")
-    return with_status_bar(db, f"Preferred Network Mode set to: {mode}")
+    return with_status_bar(db, f"Preferred Network Mode set to: {_value(mode)}")  # stored even if not a str, as upstream
 
 
 def run_speed_test(db: dict) -> str:
