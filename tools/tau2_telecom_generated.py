@@ -1,0 +1,89 @@
+"""Telecom parity beyond the fixture. Upstream's tasks.json (over 4 MiB) is not in the fixture, but upstream's
+own task generator (src/tau2/domains/telecom/tasks) rebuilds its tasks at the pinned commit; this lays them
+out as a download mirror, and compares gym's episodes with upstream's expected values on any split.
+
+    # 1. upstream's python (its checkout's src/ and dependencies): the mirror, from the fixtures and the
+    #    generated tasks, with the real split_tasks.json of the pinned commit (read from a bare git mirror)
+    TAU2_DATA_DIR=tests/fixtures/upstream/raw.githubusercontent.com/sierra-research/tau2-bench/<commit>/data \
+        PYTHONPATH=<checkout>/src <upstream python> tools/tau2_telecom_generated.py generate <git mirror> <out>
+    # 2. upstream's expected values for a split (base: 114 tasks, about 2 minutes; full: 2,285)
+    TAU2_DATA_DIR=<out>/raw.githubusercontent.com/sierra-research/tau2-bench/<commit>/data \
+        PYTHONPATH=<checkout>/src <upstream python> tools/tau2_expected.py telecom base > <out>/expected.json
+    # 3. gym's outputs, rewards and hashes against them (prints the counts that agree)
+    .venv/bin/python tools/tau2_telecom_generated.py compare <out> base
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures" / "upstream"
+REPO_DIR = Path("raw.githubusercontent.com") / "sierra-research" / "tau2-bench"
+
+
+def commit() -> str:
+    (only,) = [path.name for path in (FIXTURES / REPO_DIR).iterdir() if path.is_dir()]
+    return only
+
+
+def generate(git_mirror: str, out: Path) -> None:
+    from tau2.domains.telecom.tasks.mms_issues import mms_issue_task_manager
+    from tau2.domains.telecom.tasks.mobile_data_issues import mobile_data_task_manager
+    from tau2.domains.telecom.tasks.service_issues import service_issues_task_manager
+
+    shutil.copytree(FIXTURES, out, dirs_exist_ok=True)
+    tasks = [task for manager in (mobile_data_task_manager, service_issues_task_manager, mms_issue_task_manager)
+             for task in manager.create_tasks(save_tasks=False)]
+    domain = out / REPO_DIR / commit() / "data" / "tau2" / "domains" / "telecom"
+    (domain / "tasks.json").write_text(json.dumps([task.model_dump() for task in tasks]))
+    splits = subprocess.run(["git", "--git-dir", git_mirror, "show", f"{commit()}:data/tau2/domains/telecom/split_tasks.json"],
+                            check=True, capture_output=True).stdout
+    (domain / "split_tasks.json").write_bytes(splits)
+    named = {name for ids in json.loads(splits).values() for name in ids}
+    print(f"{len(tasks)} tasks generated; {len(named - {t.id for t in tasks})} of the splits' {len(named)} ids missing")
+
+
+def compare(out: Path, split: str) -> None:
+    sys.path.insert(0, str(ROOT))
+    from gym.data.prepare_context import PrepareContext
+    from gym.episodes.tau2.env import Tau2Environment
+    from gym.episodes.tau2.prepare import DOMAINS, prepare_domain
+    from gym.episodes.tau2.state import replay
+    from tests.test_tau2_parity import play
+
+    ctx = PrepareContext(name="tau2_telecom", output_path=out / "prepared" / split / "tau2_telecom.jsonl",
+                         mirror=str(out), offline=True, progress=False)
+    path = prepare_domain(ctx, DOMAINS["telecom"], split=split)
+    rows = {row["task_id"]: row for row in map(json.loads, path.read_text().splitlines())}
+    env, counts, differ = Tau2Environment(path), Counter(), []
+    for task_id, cases in json.loads((out / "expected.json").read_text())["tasks"].items():
+        for case, want in cases.items() if task_id in rows else ():
+            if case == "solo":  # solo mode has its own parity test
+                continue
+            trajectory, hashes, state = play(env, rows[task_id], want)
+            score = env.score(rows[task_id], trajectory, "user_stop", state)
+            replayed = env._fresh(rows[task_id])
+            replay(replayed, trajectory)
+            want_hashes = [want.get("db_hash"), want.get("user_db_hash")]
+            checks = {"outputs": hashes == want["tool_output_sha256"],
+                      "reward": score.reward == want.get("reward") and score.details["breakdown"] == want.get("breakdown"),
+                      "hashes": list(state.hashes()) == want_hashes, "replayed_hashes": list(replayed.hashes()) == want_hashes}
+            counts["episodes"] += 1
+            counts.update(name for name, agree in checks.items() if agree)
+            differ += [(task_id, case, name) for name, agree in checks.items() if not agree]
+    print(json.dumps({"split": split, "agree": dict(counts), "differ": differ[:20]}))
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["generate"]:
+        generate(sys.argv[2], Path(sys.argv[3]))
+    elif sys.argv[1:2] == ["compare"]:
+        compare(Path(sys.argv[2]), sys.argv[3])
+    else:
+        sys.exit(__doc__)
