@@ -106,10 +106,13 @@ def test_a_worker_that_dies_is_a_verifier_error_not_a_wrong_answer(baseline):
             outcome["error"] = exc
 
     (pid,) = verifier.worker_pids()
+    sent = verifier._pool.requests_sent
     thread = threading.Thread(target=check)
     thread.start()
-    wait_until(lambda: not verifier._pool._idle, "the check to take the only worker")
-    os.kill(pid, signal.SIGKILL)  # before or after the request reached it: either way it dies holding it
+    # killed only once the request is on its way: killed earlier, while still idle, it would be replaced
+    # before the request goes out (the pool's liveness check), and the replacement would answer
+    wait_until(lambda: verifier._pool.requests_sent > sent, "the check to send its request to the only worker")
+    os.kill(pid, signal.SIGKILL)  # before or after the worker read it: either way it dies holding it
     thread.join(60)
     assert "verdict" not in outcome and "crashed" in str(outcome["error"])
     verifier._sleep = 0

@@ -115,6 +115,7 @@ class WorkerPool:
         self._started = self._closed = False
         self._pid = os.getpid()
         self.antlr_version: str | None = None  # the ANTLR runtime the workers loaded
+        self.requests_sent = 0  # requests handed to a live worker (tests wait on it)
 
     def pids(self) -> list[int]:
         return sorted(w.proc.pid for w in list(self._all))
@@ -176,6 +177,7 @@ class WorkerPool:
             return {"reward": 0.0, "predicted": None, "error": "verifier closed"}
         try:
             worker.conn.send(request)
+            self.requests_sent += 1
             if not worker.conn.poll(self.timeout):
                 self._replace(worker)
                 return {"reward": 0.0, "predicted": None, "error": "timeout"}
