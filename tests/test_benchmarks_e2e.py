@@ -19,7 +19,7 @@ UNSOLVABLE_BY_MOCK = {"ifeval", "ifbench"}
 ENTRIES = {e.name: e for e in load_catalog()}
 # Fixtures that hold another split than the benchmark's default (telecom's 2,285-task file is not in the
 # fixture: its tasks.json carries upstream's small split).
-FIXTURE_ARGS = {"tau2_telecom": ["benchmark.dataset.prepare_args.split=small"]}
+FIXTURE_ARGS = {name: ["benchmark.dataset.prepare_args.split=small"] for name in ("tau2_telecom", "tau2_telecom_workflow")}
 
 
 @pytest.mark.parametrize("name", sorted(benchmark_files()))

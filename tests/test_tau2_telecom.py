@@ -73,3 +73,20 @@ def test_try_it_command_line(tmp_path):
     outputs = [m["content"] for r in rows for m in r["trajectory"] if m["role"] == "tool"]
     assert any("Status Bar:" in text for text in outputs)  # the phone answered the user's calls
     assert "pass^1 100.00" in result.stdout
+
+
+def test_workflow_variant_is_the_same_domain_under_the_workflow_policy(tau2_telecom, data_dir):
+    out = data_dir / "tau2_telecom_workflow" / "tau2_telecom_workflow.jsonl"
+    ctx = PrepareContext(name="tau2_telecom_workflow", output_path=out, mirror=str(UPSTREAM), offline=True,
+                         progress=False)
+    workflow = rows_of(prepare_domain(ctx, DOMAINS["telecom-workflow"], split="small"))
+    manual = rows_of(tau2_telecom)
+    assert [r["task"] for r in workflow] == [r["task"] for r in manual]
+    assert [r["question"] for r in workflow] == [r["question"] for r in manual]
+    heading = "Technical Support Troubleshooting Workflow"
+    assert all(heading in r["system_prompt"] and "<tech_support_policy>" in r["system_prompt"] for r in workflow)
+    assert not any(heading in r["system_prompt"] for r in manual)
+    solo = [r["solo_system_prompt"] for r in workflow if r.get("solo_system_prompt")]
+    assert solo and all(heading in text for text in solo)
+    data = json.loads((out.parent / workflow[0]["env_file"]).read_text())
+    assert data["domain"] == "telecom" and len(data["user_tools"]) == 30

@@ -15,7 +15,7 @@ import ast
 import json
 from collections import Counter
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -63,6 +63,10 @@ DOMAINS: dict[str, DomainFiles] = {
                                         ("tech_support_policy", "tech_support_manual.md"))),
     "airline": DomainFiles(domain="airline", db="db.json"),
 }
+# upstream's telecom-workflow: the same domain and tasks, the tech-support manual replaced by a workflow
+DOMAINS["telecom-workflow"] = replace(
+    DOMAINS["telecom"], policy_sections=(("main_policy", "main_policy.md"), ("tech_support_policy", "tech_support_workflow.md")),
+    solo_policy=(("main_policy", "main_policy_solo.md"), ("tech_support_policy", "tech_support_workflow_solo.md")))
 
 
 def url(path: str, commit: str = COMMIT) -> str:
