@@ -153,3 +153,16 @@ def test_episode_metrics_from_rows():
     assert m["user_tokens"]["total"] == 80 and m["no_tool_call_rate"] == pytest.approx(12.5)
     macro = macro_average([m, {"pass^k": {"1": {"value": 50.0}, "2": {"value": 10.0}}}])
     assert macro["pass^k"]["1"] == pytest.approx((75.0 + 50.0) / 2) and set(macro["pass^k"]) == {"1", "2"}
+
+
+def test_family_line_reads_rates_as_percentages_and_says_n_a_where_no_episode_had_the_check():
+    from gym.episodes.metrics import episode_metrics
+    from gym.metrics.compute import mean_ci
+    from gym.metrics.family import episode_text
+
+    rows = [{"status": "ok", "task_index": task, "reward": reward, "verifier": {"db_match": reward == 1.0},
+             "episode": {"termination": "user_stop", "steps": 4, "tool_calls": 1, "transfers": 0}}
+            for task, reward in ((0, 1.0), (1, 0.0), (2, 0.0))]
+    metrics = episode_metrics(rows, mean_ci)
+    line = episode_text({"family_metrics": metrics, "pass^k": metrics["pass^k"]})
+    assert "DB match 33.33%, communicate n/a" in line and "transfers 0.00%" in line

