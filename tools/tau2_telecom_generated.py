@@ -11,6 +11,8 @@ out as a download mirror, and compares gym's episodes with upstream's expected v
         PYTHONPATH=<checkout>/src <upstream python> tools/tau2_expected.py telecom base > <out>/expected.json
     # 3. gym's outputs, rewards and hashes against them (prints the counts that agree)
     .venv/bin/python tools/tau2_telecom_generated.py compare <out> base
+`compare <out> <split> <domain>` does step 3 for another domain, e.g. retail with its whole database and
+all 114 tasks laid over a copy of the fixtures (upstream's expected values from tools/tau2_expected.py).
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ def generate(git_mirror: str, out: Path) -> None:
     print(f"{len(tasks)} tasks generated; {len(named - {t.id for t in tasks})} of the splits' {len(named)} ids missing")
 
 
-def compare(out: Path, split: str) -> None:
+def compare(out: Path, split: str, domain: str = "telecom") -> None:
     sys.path.insert(0, str(ROOT))
     from gym.data.prepare_context import PrepareContext
     from gym.episodes.tau2.env import Tau2Environment
@@ -57,9 +59,9 @@ def compare(out: Path, split: str) -> None:
     from gym.episodes.tau2.state import replay
     from tests.test_tau2_parity import play
 
-    ctx = PrepareContext(name="tau2_telecom", output_path=out / "prepared" / split / "tau2_telecom.jsonl",
+    ctx = PrepareContext(name=f"tau2_{domain}", output_path=out / "prepared" / split / f"tau2_{domain}.jsonl",
                          mirror=str(out), offline=True, progress=False)
-    path = prepare_domain(ctx, DOMAINS["telecom"], split=split)
+    path = prepare_domain(ctx, DOMAINS[domain], split=split)
     rows = {row["task_id"]: row for row in map(json.loads, path.read_text().splitlines())}
     env, counts, differ = Tau2Environment(path), Counter(), []
     for task_id, cases in json.loads((out / "expected.json").read_text())["tasks"].items():
@@ -84,6 +86,6 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["generate"]:
         generate(sys.argv[2], Path(sys.argv[3]))
     elif sys.argv[1:2] == ["compare"]:
-        compare(Path(sys.argv[2]), sys.argv[3])
+        compare(Path(sys.argv[2]), *sys.argv[3:5])
     else:
         sys.exit(__doc__)
