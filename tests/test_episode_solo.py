@@ -66,3 +66,21 @@ def test_a_benchmark_without_solo_tasks_stops_in_one_line(tau2_retail, tmp_path)
                      "data.offline=true", f"hydra.run.dir={tmp_path}",
                      env={"GYM_DATA_DIR": str(Path(tau2_retail).parent.parent)})
     assert_clean_failure(result, "none of the 40 tasks", "solo mode")
+
+
+def test_only_the_done_call_stops_a_solo_episode(tau2_mock):  # noqa: F811
+    """A stop token written as text is still a reply without calls: agent_error, as upstream's solo agent
+    refuses it; `done` beside other calls stops at once and the other calls are dropped, as upstream."""
+    from gym.episodes.base import Limits, Turn
+    from gym.episodes.loop import EpisodeRunner
+    from gym.episodes.tau2.env import Tau2Environment
+    from gym.toolcalls import ToolCall
+
+    env = Tau2Environment(tau2_mock)
+    row = next(r for r in rows_of(tau2_mock) if r.get("solo_system_prompt"))
+    said = EpisodeRunner(env, lambda messages, tools: Turn(text="###STOP###"), None, Limits()).run(row, 0)
+    assert said.termination == "agent_error" and said.tool_calls == 0
+    both = [ToolCall("get_users", {}, None, "a"), ToolCall("done", {}, None, "b")]
+    done = EpisodeRunner(env, lambda messages, tools: Turn(tool_calls=both), None, Limits()).run(row, 0)
+    assert done.termination == "agent_stop" and done.tool_calls == 0
+    assert done.trajectory[-1] == {"role": "assistant", "content": "###STOP###"}

@@ -13,7 +13,7 @@ endpoint says so) or `agent_error` / `user_error`, status ok and scored 0.
 
 Solo mode (no user): the agent may only call tools. Its `done` call ends the episode as agent_stop (the
 message becomes the stop token with no calls, as upstream's solo agent rewrites it); a reply without tool
-calls ends it as agent_error, unless it says a stop token itself.
+calls ends it as agent_error, even one that says a stop token (upstream's solo agent takes calls only).
 """
 
 from __future__ import annotations
@@ -154,7 +154,8 @@ class EpisodeRunner:
             episode.finish_reasons[turn.finish_reason] = episode.finish_reasons.get(turn.finish_reason, 0) + 1
         if turn.status != "ok":
             return self._failed(episode, turn, "agent")
-        if self.solo and any(call.name == DONE_TOOL for call in turn.tool_calls):
+        done = self.solo and any(call.name == DONE_TOOL for call in turn.tool_calls)
+        if done:
             turn = replace(turn, text=STOP_TOKENS[0], tool_calls=[])  # upstream drops the turn's other calls
         calls = self._record_calls(episode, turn, "call_", episode.tool_calls)
         episode.tool_calls += len(calls)
@@ -162,9 +163,9 @@ class EpisodeRunner:
         episode.trajectory.append(message("assistant", turn.text, calls, turn.reasoning))
         if calls:
             return "agent_tools"
-        if is_stop(turn.text):
+        if done or (not self.solo and is_stop(turn.text)):
             episode.termination = Termination.AGENT_STOP.value
-        elif self.solo:
+        elif self.solo:  # upstream's solo agent takes tool calls only (a stop token in text included)
             episode.termination = Termination.AGENT_ERROR.value
             episode.error = "agent: a reply without tool calls in solo mode"
         return "user"
