@@ -81,3 +81,22 @@ def test_pass_at_k_over_ranges_of_tasks_equals_the_whole(monkeypatch):
     monkeypatch.setattr(estimators, "_ROWS_AT_A_TIME", 11)
     ranged = estimators.pass_at_k_by_ranges(arrays.task_codes, arrays.reward, arrays.n_tasks, [1, 2, 4])
     np.testing.assert_array_equal(ranged, whole)
+
+
+def test_task_and_rollout_indices_are_held_in_32_bits_and_larger_ones_are_refused(tmp_path):
+    import json
+
+    import pytest
+
+    from gym.core.errors import GymError
+    from gym.rollouts import load
+
+    row = {"schema_version": 2, "benchmark": "b", "model": "m", "task_index": 2**31 - 1, "rollout_index": 0,
+           "key": "k", "status": "ok", "reward": 1.0}
+    path = tmp_path / "rollouts.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    frame = load.load_rollouts(str(path)).frame
+    assert frame["task_index"].dtype == np.int32 and int(frame["task_index"].iloc[0]) == 2**31 - 1
+    path.write_text(json.dumps({**row, "task_index": 2**31}) + "\n")
+    with pytest.raises(GymError, match="task_index is beyond"):
+        load.load_rollouts(str(path))

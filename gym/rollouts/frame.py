@@ -3,8 +3,9 @@
 gym.rollouts.load parses a file a block of lines at a time; each block's table is added here at once:
 numbers go into arrays sized for every row of the files (counted before reading), strings (key,
 extracted answer) stay in arrow and become pyarrow-backed pandas strings without a copy, and the few
-repeated names (benchmark, model, status, adaptive rule) become categories. So ten million rows cost the
-frame (about 100 bytes a row) plus one block, not the frame two or three times over.
+repeated names (benchmark, model, status, adaptive rule) become categories, task and rollout indices take
+32 bits. So ten million rows cost the frame (about 100 bytes a row) plus one block, not the frame two or
+three times over.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger("gym.rollouts.load")
 CATEGORIES = ("benchmark", "model", "status", "adaptive")
 STRINGS = ("key", "extracted_answer")
-INTEGERS = {"task_index": np.int64, "rollout_index": np.int64, "source": np.int32, "ordinal": np.int32,
+INT32_MAX = 2**31 - 1
+INTEGERS = {"task_index": np.int32, "rollout_index": np.int32, "source": np.int32, "ordinal": np.int32,
             "key hash": np.int64}
 
 
@@ -118,7 +120,13 @@ class FrameBuilder:
             codes[low:high] = self._encode(name, column)
         else:
             values = column if isinstance(column, np.ndarray) else column.to_numpy()
-            self._numbers(name)[low:high] = values
+            target = self._numbers(name)
+            if target.dtype == np.int32 and values.dtype.kind in "iu" and len(values) \
+                    and (values.max() > INT32_MAX or values.min() < -INT32_MAX):
+                from gym.core.errors import GymError
+
+                raise GymError(f"a rollout's {name} is beyond {INT32_MAX:,}, more than gym's frame holds")
+            target[low:high] = values
 
     def key_hashes(self) -> np.ndarray:
         return self.numbers["key hash"][: self.rows]
