@@ -17,6 +17,7 @@ first such row answers, so that path is a plumbing check there, and user=mock th
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any, Sequence
 
@@ -87,6 +88,8 @@ class EpisodeIndex:
                     self.users.setdefault(row["user_system_prompt"].strip(), []).append(row)
                 if isinstance(row.get("solo_system_prompt"), str):
                     self.solo.setdefault(row["solo_system_prompt"].strip(), row)
+        # what every solo prompt starts with (instruction and policy): one search rules a completions prompt out
+        self.solo_opening = os.path.commonprefix(list(self.solo))
 
     def __bool__(self) -> bool:
         return bool(self.rows)
@@ -200,9 +203,12 @@ def episode_turn(index: EpisodeIndex, kind: str, request: dict, prompt: str, rig
 
 def _solo_row(index: EpisodeIndex, messages: list[dict], prompt: str) -> dict | None:
     """The row of a solo-mode request (its system prompt is the row's solo prompt)."""
-    if messages and messages[0].get("role") == "system":
-        return index.solo.get(str(messages[0].get("content") or "").strip())
-    return next((row for text, row in index.solo.items() if not messages and text in prompt), None)
+    if messages:
+        first = messages[0]
+        return index.solo.get(str(first.get("content") or "").strip()) if first.get("role") == "system" else None
+    if not index.solo or index.solo_opening not in prompt:
+        return None
+    return next((row for text, row in index.solo.items() if text in prompt), None)
 
 
 def shape_turn(kind: str, turn: Turn, prompt_tokens: int, model: str, number: int) -> dict:

@@ -113,9 +113,8 @@ class EpisodeRun:
                             max_steps_per_turn=knobs.get("max_steps_per_turn"))
         except ValueError as exc:
             raise GymError(str(exc)) from None
-        user, self.user_info = endpoints.connect_user(cfg, stack, client, concurrency)
-        if user is None:
-            check_solo(cfg.benchmark.name, verifier.env)
+        user, self.user_info = endpoints.connect_user(cfg, stack, client, concurrency)  # None: solo mode,
+        # which collect's prompt_maker checked the environment offers before any endpoint started
         self.episode_seed = knobs.get("seed")
         identity = {"user": {k: self.user_info.get(k) for k in ("kind", "model", "sampling_sent")},
                     "limits": {"max_steps": limits.max_steps, "max_errors": limits.max_errors,
