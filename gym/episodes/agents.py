@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from gym.episodes.base import DONE_TOOL, Turn
-from gym.episodes.users import turn_of
+from gym.episodes.users import gold_actions, turn_of
 from gym.toolcalls import ToolCall
 
 GOLD_ID = "gold-"  # call ids of the reference agent's calls
@@ -35,11 +35,6 @@ class ClientAgent:
         if self.tool_choice is not None and tools:
             return turn_of(self.client.complete(messages, seed=self.seed, tools=tools, tool_choice=self.tool_choice))
         return turn_of(self.client.complete(messages, seed=self.seed, tools=tools or None))
-
-
-def agent_gold_actions(row: dict) -> list[dict]:
-    actions = ((row.get("task") or {}).get("evaluation_criteria") or {}).get("actions") or []
-    return [a for a in actions if a.get("requestor", "assistant") == "assistant"]
 
 
 def closing_text(row: dict) -> str:
@@ -63,9 +58,7 @@ def gold_turn(row: dict, messages: list[dict], solo: bool = False) -> Turn:
             return Turn(tool_calls=[ToolCall(a["name"], dict(a["arguments"]), None, f"{GOLD_ID}{n}")
                                     for n, a in enumerate(actions)], finish_reason="tool_calls")
         return Turn(text=CLOSING, finish_reason="stop")
-    # alone, the agent holds the user's tools too: it makes every gold call
-    actions = ((row.get("task") or {}).get("evaluation_criteria") or {}).get("actions") or [] if solo \
-        else agent_gold_actions(row)
+    actions = gold_actions(row, None if solo else "assistant")  # alone, it holds the user's tools too
     if done < len(actions):
         action = actions[done]
         return Turn(tool_calls=[ToolCall(action["name"], dict(action.get("arguments") or {}), None,

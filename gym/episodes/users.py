@@ -24,9 +24,10 @@ def _own_turns(view: list[dict]) -> list[dict]:
     return [m for m in view if m.get("role") == "assistant"]
 
 
-def user_gold_actions(row: dict) -> list[dict]:
+def gold_actions(row: dict, requestor: str | None = None) -> list[dict]:
+    """A τ² row's gold actions, all of them or those of one requestor ("assistant" or "user")."""
     actions = ((row.get("task") or {}).get("evaluation_criteria") or {}).get("actions") or []
-    return [a for a in actions if a.get("requestor", "assistant") == "user"]
+    return actions if requestor is None else [a for a in actions if a.get("requestor", "assistant") == requestor]
 
 
 class MockUser:
@@ -38,7 +39,7 @@ class MockUser:
         if not any(m.get("content") == opening for m in own):  # a task's history may hold earlier turns
             return Turn(text=opening)
         done_calls = sum(len(m.get("tool_calls") or []) for m in own)
-        pending = user_gold_actions(row)[done_calls:]
+        pending = gold_actions(row, "user")[done_calls:]
         if pending and tools:
             action = pending[0]
             return Turn(tool_calls=[ToolCall(action["name"], dict(action.get("arguments") or {}), None,
