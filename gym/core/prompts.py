@@ -2,15 +2,17 @@
 
 Unlike str.format, LaTeX such as `\\boxed{}` or `\\frac{a}{b}` needs no escaping in templates; `{{`/`}}`
 still give literal braces. Multiple-choice rows also get `{options_text}` and `{letters}` derived
-from their `options`.
+from their `options`. A row's `images` follow the user message's text as image parts (gym.core.images).
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from gym.core.errors import GymError
+from gym.core.images import image_parts, with_images
 
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -45,14 +47,15 @@ def render(template: str, row: dict[str, Any], where: str = "row") -> str:
     return _PLACEHOLDER.sub(fill, template)
 
 
-def build_messages(system: str | None, user: str, row: dict[str, Any], where: str = "row") -> list[dict[str, str]]:
+def build_messages(system: str | None, user: str, row: dict[str, Any], where: str = "row",
+                   data_dir: Path | None = None, image_detail: str | None = None) -> list[dict[str, Any]]:
+    """The task's messages; `data_dir` is where the row's image files are (the prepared data's folder)."""
     if user.strip() == "{messages}":  # a multi-turn task (mrcr): the row's conversation is sent as it is
-        return conversation(row.get("messages"), where)
-    messages = []
-    if system:
-        messages.append({"role": "system", "content": render(system, row, where)})
-    messages.append({"role": "user", "content": render(user, row, where)})
-    return messages
+        messages = conversation(row.get("messages"), where)
+    else:
+        messages = [{"role": "system", "content": render(system, row, where)}] if system else []
+        messages.append({"role": "user", "content": render(user, row, where)})
+    return with_images(messages, image_parts(row, data_dir, image_detail, where))
 
 
 ROLES = ("system", "user", "assistant")

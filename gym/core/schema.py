@@ -20,6 +20,7 @@ from gym.core.errors import GymError
 class PromptConfig:
     system: Optional[str] = None  # system message template ({field} placeholders from the row)
     user: str = "{question}"  # user message template
+    image_detail: Optional[str] = None  # rows with images: auto | low | high, sent with each image (null: server's default)
 
 
 @dataclass

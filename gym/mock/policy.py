@@ -14,6 +14,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from gym.core.errors import GymError
+from gym.core.images import decode_data_url
 from gym.mock.formats import pairwise_verdict, shape_answer
 from gym.mock.tasks import Task, TaskIndex, unit_draw
 from gym.mock.judge import judge_verdict
@@ -261,12 +263,35 @@ def _invalid(message: str) -> ApiError:
 
 
 def _text_of(content: Any) -> str:
-    """Message content as text: a string, or a list of parts with `text`."""
+    """Message content as text: a string, or a list of parts with `text`; image parts are checked as a
+    vision server checks them (a data URL must hold base64 image bytes) and add no text."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(part.get("text", "") if isinstance(part, dict) else str(part) for part in content)
+        texts = []
+        for part in content:
+            if isinstance(part, dict) and part.get("type") in IMAGE_PARTS:
+                _check_image(part)
+            else:
+                texts.append(part.get("text", "") if isinstance(part, dict) else str(part))
+        return "\n".join(texts)
     return "" if content is None else str(content)
+
+
+IMAGE_PARTS = ("image_url", "input_image")  # chat and Responses forms
+
+
+def _check_image(part: dict) -> None:
+    url = part.get("image_url")
+    if part["type"] == "image_url":
+        url = url.get("url") if isinstance(url, dict) else None
+    if not isinstance(url, str) or not url.startswith(("data:", "http://", "https://")):
+        raise _invalid(f"{part['type']} needs an image URL (data: or http(s)://)")
+    if url.startswith("data:"):
+        try:
+            decode_data_url(url)
+        except GymError as exc:
+            raise _invalid(str(exc)) from None
 
 
 def prompt_text(kind: str, request: dict) -> str:

@@ -22,12 +22,14 @@ import random
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import requests
 from requests.adapters import HTTPAdapter
 
 from gym.core.errors import GymError
+from gym.model.images import chat_messages, no_images, responses_items
 from gym.model.replies import EmptyReply, ReplyShapeError, parse_chat, parse_completions, parse_responses, split_reasoning
 from gym.toolcalls import (ToolCall, ToolCallCounters, chat_tools, looks_like_tool_call, messages_to_prompt,
                            problems, responses_tool_choice, responses_tools, tool_names, try_parse_calls)
@@ -78,6 +80,7 @@ class ModelClient:
         self.api = api
         self.timeout = float(timeout)
         self.rollout_timeout = float(rollout_timeout) if rollout_timeout else None
+        self.image_root: Path | None = None  # the folder image files of prompts are read from (the data folder)
         self.max_retries = int(max_retries)
         self.sampling = dict(sampling or {})
         self.backoff_base = backoff_base
@@ -169,8 +172,10 @@ class ModelClient:
             offered = {"tools": chat_tools(tools)} if tools else {}
             if tools and tool_choice is not None:
                 offered["tool_choice"] = tool_choice
-            return "/chat/completions", {"model": self.model, "messages": messages, **offered, **sampling, **extra}
+            return "/chat/completions", {"model": self.model, "messages": chat_messages(messages, self.image_root),
+                                         **offered, **sampling, **extra}
         if self.api == "completions":
+            no_images(messages)
             if tools or any(m.get("role") == "tool" or m.get("tool_calls") for m in messages):
                 prompt = messages_to_prompt(messages, tools, self.tool_format)
             else:
@@ -182,7 +187,8 @@ class ModelClient:
         offered = {"tools": responses_tools(tools)} if tools else {}
         if tools and tool_choice is not None:
             offered["tool_choice"] = responses_tool_choice(tool_choice)
-        return "/responses", {"model": self.model, "input": responses_input(messages), **offered, **sampling, **extra}
+        return "/responses", {"model": self.model, "input": responses_items(responses_input(messages), self.image_root),
+                              **offered, **sampling, **extra}
 
     def _parse(self, body: dict[str, Any], tools: list[dict] | None = None) -> Completion:
         if self.api == "chat":

@@ -36,6 +36,7 @@ class BenchmarkSettings:
     subsets: Any  # benchmark.subsets, as plain data
     verifier_family: str
     verifier_options: dict[str, Any]
+    image_detail: str | None = None  # rows with images: the detail asked of each image (gym.core.images)
     kind: str = "answer"  # answer | episode (gym.rollouts.episodes)
     environment: str | None = None  # episode benchmarks: the gym.episodes environment
     default_user: str | None = None  # episode benchmarks: the user when user=none (bfcl_multi_turn: scripted)
@@ -137,6 +138,7 @@ def _task_limit(limit: Any) -> int | None:
 
 def _benchmark(bench: DictConfig) -> BenchmarkSettings:
     return BenchmarkSettings(name=str(bench.name), system=bench.prompt.system, user=local.user_prompt(bench),
+                             image_detail=bench.prompt.get("image_detail"),
                              subsets=to_plain(bench.get("subsets")), verifier_family=str(bench.verifier.family),
                              verifier_options=to_plain(bench.verifier.options), kind=str(bench.get("kind") or "answer"),
                              environment=bench.get("environment"), default_user=bench.get("default_user"))

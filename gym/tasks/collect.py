@@ -32,6 +32,7 @@ from gym.model import endpoints
 from gym.model.calls import ModelCalls, model_time_lines
 from gym.model.client import ModelClient
 from gym.model.concurrency import AdaptiveLimit
+from gym.model.images import no_images
 from gym.model.replicas import replica_lines
 from gym.model.response_cache import open_cache
 from gym.rollouts import resume
@@ -104,7 +105,8 @@ def prompt_maker(settings: CollectSettings) -> PromptOf:
             check_solo(bench.name, env)
             return lambda row, line: env.initial_messages(row, solo=True)
         return lambda row, line: env.initial_messages(row)
-    return lambda row, line: build_messages(bench.system, bench.user, row, f"{path} line {line}")
+    return lambda row, line: build_messages(bench.system, bench.user, row, f"{path} line {line}", path.parent,
+                                            bench.image_detail)
 
 
 def check_tasks(settings: CollectSettings, prompt_of: PromptOf) -> int:
@@ -112,9 +114,12 @@ def check_tasks(settings: CollectSettings, prompt_of: PromptOf) -> int:
     before the first request."""
     path, shard = settings.paths.data, settings.shard
     count, not_sent = 0, Counter()
+    completions = settings.endpoints.model.get("api") == "completions"
     for _, line, row in task_rows(path, settings.limits.tasks, shard):
         try:
-            prompt_of(row, line)
+            messages = prompt_of(row, line)
+            if completions:
+                no_images(messages, f"{path} line {line}")
         except TaskNotSent as exc:
             not_sent[str(exc)] += 1
         count += 1
@@ -149,6 +154,7 @@ def start_endpoints(settings: CollectSettings, stack: ExitStack, row_of: Callabl
     cfg, data, limits, sampling = settings.endpoints, settings.paths.data, settings.limits, settings.sampling
     base_url = endpoints.start_policy(cfg, stack, data, limits.concurrency)
     client, endpoint = endpoints.connect_policy(cfg, stack, base_url, limits.concurrency, sampling.sent)
+    client.image_root = data.parent  # image files of prompts are named relative to the data folder
     verifier = make_verifier(settings.benchmark.verifier_family, settings.benchmark.verifier_options)
     stack.callback(verifier.close)
     cache = open_cache({"cache": settings.cache}, stack)
