@@ -122,6 +122,12 @@ def save_image(data_dir: Path, content: bytes, suffix: str, folder: str = "image
 
 
 def data_url(path: Path) -> str:
-    """The file as a base64 data URL."""
-    mime = MIME_BY_SUFFIX[path.suffix.lower()]
-    return f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
+    """The file as a base64 data URL (the last few kept: a task's repeats are asked back to back)."""
+    stat = path.stat()
+    return _data_url(str(path), stat.st_size, stat.st_mtime_ns)
+
+
+@lru_cache(maxsize=16)
+def _data_url(path: str, size: int, mtime_ns: int) -> str:
+    mime = MIME_BY_SUFFIX[Path(path).suffix.lower()]
+    return f"data:{mime};base64,{base64.b64encode(Path(path).read_bytes()).decode('ascii')}"
