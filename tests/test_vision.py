@@ -157,9 +157,18 @@ def test_responses_api_sends_input_image_items(prepared, tmp_path):
         server.shutdown()
 
 
-def test_completions_refuses_image_rows_in_one_line(prepared, tmp_path):
+def test_completions_refuses_image_rows_and_a_missing_image_is_one_line(prepared, tmp_path):
     result = collect(prepared, tmp_path / "c" / "rollouts.jsonl", "http://127.0.0.1:9/v1", "model.api=completions")
     assert_clean_failure(result, "model.api=completions cannot send images", "hle_vision.jsonl line 3")
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+    (image,) = (prepared / "images").iterdir()
+    moved = image.rename(tmp_path / image.name)
+    try:
+        result = collect(prepared, tmp_path / "m" / "rollouts.jsonl", "http://127.0.0.1:9/v1")
+        assert_clean_failure(result, "hle_vision.jsonl line 3", f"image file {image} is missing")
+    finally:
+        moved.rename(image)
 
 
 def test_reference_server_answers_image_prompts_and_rejects_broken_images(prepared):

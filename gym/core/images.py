@@ -91,6 +91,15 @@ def has_images(messages: list[dict[str, Any]]) -> bool:
                                                           if isinstance(p, dict)) for m in messages)
 
 
+def content_text(content: Any) -> str:
+    """A message's content as text: a string as it is, parts as their text with `[image: <name>]` for each
+    image (reports and prompt-length buckets read this, never the image)."""
+    if not isinstance(content, list):
+        return "" if content is None else str(content)
+    return "\n".join(f"[image: {part.get('file') or part.get('url')}]" if part.get("type") == "image"
+                      else str(part.get("text", "")) for part in content if isinstance(part, dict))
+
+
 def decode_data_url(value: str) -> tuple[bytes, str]:
     """(bytes, suffix) of a base64 image data URL such as HLE's `data:image/png;base64,…`; a bare base64
     payload is taken for a PNG, as the reference does."""

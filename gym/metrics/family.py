@@ -31,6 +31,7 @@ import math
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any, Callable
 
+from gym.core.images import content_text
 from gym.metrics.estimators import mean_ci
 
 from gym.rollouts.row import SCORED
@@ -182,7 +183,7 @@ def translation(rows: list[dict]) -> dict[str, Any]:
 def prompt_bucket(row: dict) -> str:
     prompt = row.get("prompt")
     messages = prompt if isinstance(prompt, list) else [{"content": prompt}]
-    chars = sum(len(m.get("content") or "") if isinstance(m, dict) else len(str(m)) for m in messages)
+    chars = sum(len(content_text(m.get("content"))) if isinstance(m, dict) else len(str(m)) for m in messages)
     tokens = chars / 4
     return next((name for edge, name in BUCKETS if tokens <= edge), ">1M")
 

@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
+from gym.core.images import content_text
 from gym.rollouts.row import UNSCORED
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -167,7 +168,7 @@ def _image(path: Path) -> str:
 def _prompt_text(row: dict[str, Any]) -> str:
     prompt = row.get("prompt")
     if isinstance(prompt, list):
-        parts = [f"[{m.get('role', '?')}] {m.get('content', '')}" for m in prompt if isinstance(m, dict)]
+        parts = [f"[{m.get('role', '?')}] {content_text(m.get('content', ''))}" for m in prompt if isinstance(m, dict)]
         return "\n\n".join(parts)
     if isinstance(prompt, str):
         return prompt
