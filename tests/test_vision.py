@@ -190,3 +190,19 @@ def test_reference_server_answers_image_prompts_and_rejects_broken_images(prepar
                                          {"type": "image_url", "image_url": {"url": "data:image/png;base64,@@"}}]}]},
                                timeout=30)
         assert broken.status_code == 400 and "base64" in broken.json()["error"]["message"]
+
+
+def test_e2e_offline_then_export_in_the_reference_form(tmp_path, data_dir):
+    run = tmp_path / "run"
+    result = run_gym("task=e2e", "benchmark=hle_vision", "model=mock", "judge=mock",
+                     "data.mirror=tests/fixtures/upstream", f"hydra.run.dir={run}")
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for line in (run / "rollouts.jsonl").read_text().splitlines()]
+    assert len(rows) == 5 and {r["status"] for r in rows} == {"ok"}
+    exported = run_gym("task=export", "format=nemo_gym", f"rollouts={run}", f"output_dir={tmp_path / 'nemo'}")
+    assert exported.returncode == 0, exported.stderr
+    lines = [json.loads(line) for line in (tmp_path / "nemo" / "hle_vision_rollouts.jsonl").read_text().splitlines()]
+    (content,) = [line["responses_create_params"]["input"][-1]["content"] for line in lines
+                  if line["_ng_task_index"] == IMAGE_ROW]
+    assert content[0]["type"] == "input_text" and content[1]["type"] == "input_image"
+    assert content[1]["detail"] == "high" and decoded(content[1]["image_url"]) == fixture_image()

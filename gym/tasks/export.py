@@ -65,6 +65,26 @@ def task_row_source(cfg: DictConfig, task_rows: Any, cache: dict, benchmark: str
     return lambda path, where, row: task_rows.lookup(path, bench, row, where)
 
 
+def image_inliner(cfg: DictConfig, cache: dict, benchmark: str):
+    """A function row -> row whose prompt's image references are the reference's Responses items
+    (input_text, input_image with a base64 data URL read from the prepared data's folder)."""
+    from gym.core.images import has_images
+    from gym.model.images import responses_items
+    from gym.rollouts.sources import resolve_benchmark
+
+    def inline(row: Rollout) -> Rollout:
+        prompt = row.get("prompt")
+        if not isinstance(prompt, list) or not has_images(prompt):
+            return row
+        try:
+            root = Path(str(resolve_benchmark(cfg, benchmark, cache).dataset.path)).parent
+            return {**row, "prompt": responses_items(prompt, root)}  # type: ignore[typeddict-item]
+        except GymError as exc:
+            log.warning("%s: images left as references (%s)", benchmark, exc)
+            return row
+    return inline
+
+
 def export_nemo_gym(cfg: DictConfig, files: list[Path], out_dir: Path) -> dict[str, Any]:
     from gym.rollouts.sources import TaskRows
 
@@ -75,7 +95,8 @@ def export_nemo_gym(cfg: DictConfig, files: list[Path], out_dir: Path) -> dict[s
     task_rows, cache, written = TaskRows(), {}, {}
     for (bench, model), items in sorted(groups.items()):
         label = _file_label(bench if per_bench[bench] == 1 else f"{bench}@{model}")
-        lookup = task_row_source(cfg, task_rows, cache, bench)
+        lookup, inline = task_row_source(cfg, task_rows, cache, bench), image_inliner(cfg, cache, bench)
+        items = [(path, where, inline(row)) for path, where, row in items]
         scored = [nemo_gym.to_nemo(row) for _, _, row in items if row["status"] in SCORED]
         failed = [nemo_gym.to_nemo(row) for _, _, row in items if row["status"] not in SCORED]
         inputs = [nemo_gym.materialized_input(row, lookup(path, where, row)) for path, where, row in items]
