@@ -39,7 +39,7 @@ def image_parts(row: dict[str, Any], data_dir: Path | None, detail: str | None =
     if not isinstance(names, list) or not all(isinstance(name, str) and name for name in names):
         raise GymError(f"{where}: '{IMAGES_FIELD}' must be a list of image files (relative to the data folder) or URLs")
     if detail is not None and detail not in DETAILS:
-        raise GymError(f"prompt.image_detail={detail} is not one of: {', '.join(DETAILS)}")
+        raise GymError(f"benchmark.prompt.image_detail={detail} is not one of: {', '.join(DETAILS)}")
     extra = {"detail": detail} if detail else {}
     parts = []
     for name in names:
