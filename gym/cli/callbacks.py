@@ -10,7 +10,7 @@ from typing import Any
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
-JOB_STATUS_FILE = "job_status.json"
+from gym.core.paths import JOB_STATUS_FILE
 
 
 def collect_jobs(sweep_dir: Path) -> list[dict[str, Any]]:
