@@ -14,14 +14,13 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 # States in which a job is over (squeue's names); any other state (PENDING, RUNNING, REQUEUED, COMPLETING,
 # SUSPENDED, PREEMPTED while it is requeued, ...) means it may still run.
 ENDED = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE",
          "SPECIAL_EXIT", "REVOKED"}
-WAITING = {"PENDING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "CONFIGURING"}
 RESULT_GRACE_S = 15.0  # a COMPLETED job's result file may show up late on a network file system
 POLL_S = (1.0, 10.0)  # squeue every second at first, backing off to every 10 s while nothing changes
 
@@ -33,20 +32,20 @@ class Followed:
     name: Callable[[], str]  # the job's dir name, made only when a message needs it
     result_file: Any  # pathlib.Path
     state: str = "PENDING"
-    ran: bool = False  # seen RUNNING at least once
-    requeues: int = 0  # requeues seen (the job counts its own in run.json)
+    requeues: int = 0  # times requeued, as squeue counts them (the job counts its own in run.json)
     ended_at: float | None = None
     done: bool = False
     missing: int = 0  # squeue polls in a row that did not list it
-    notes: list[str] = field(default_factory=list)
 
 
-def squeue_states(job_ids: list[str]) -> dict[str, str] | None:
-    """Job id (array tasks as <array>_<index>) -> state, for every job squeue still knows; None if squeue failed."""
+def squeue_states(job_ids: list[str]) -> dict[str, tuple[str, int]] | None:
+    """Job id (array tasks as <array>_<index>) -> (state, times requeued), for every job squeue still knows;
+    None if squeue failed."""
     bases = sorted({job.split("_")[0] for job in job_ids})
     try:
         done = subprocess.run(["squeue", "--noheader", "--array", "--states=all", f"--jobs={','.join(bases)}",
-                               "--format=%i|%T"], capture_output=True, text=True, timeout=60)
+                               "--Format=JobArrayID:|,State:|,RestartCnt:"], capture_output=True, text=True,
+                              timeout=60)
     except (OSError, subprocess.TimeoutExpired):
         return None
     if done.returncode != 0:
@@ -54,9 +53,9 @@ def squeue_states(job_ids: list[str]) -> dict[str, str] | None:
         return {} if "invalid job id" in (done.stderr or "").lower() else None
     states = {}
     for line in done.stdout.splitlines():
-        job, _, state = line.strip().partition("|")
-        if job:
-            states[job] = state.split()[0] if state else ""
+        job, state, restarts = (line.split("|") + ["", ""])[:3]
+        if job.strip():
+            states[job.strip()] = (state.strip(), int(restarts) if restarts.strip().isdigit() else 0)
     return states
 
 
@@ -122,18 +121,15 @@ class Follower:
                     changed = True
                 continue
             job.missing = 0
-            changed = self._update(job, state) or changed
+            changed = self._update(job, *state) or changed
         return changed
 
-    def _update(self, job: Followed, state: str) -> bool:
+    def _update(self, job: Followed, state: str, restarts: int) -> bool:
         previous, job.state = job.state, state
-        if state == "RUNNING":
-            job.ran = True
-        elif job.ran and state in WAITING and previous not in WAITING:
-            job.requeues += 1
-            job.ran = False
-            self.say(f"gym: SLURM job {job.job_id} ({job.name()}) was requeued; it continues its rollouts when it "
-                     "runs again")
+        if restarts > job.requeues:
+            job.requeues = restarts
+            self.say(f"gym: SLURM job {job.job_id} ({job.name()}) was requeued ({restarts}×); it continues its "
+                     "rollouts when it runs again")
         if state in ENDED:
             job.ended_at = job.ended_at or time.monotonic()
             if state != "COMPLETED" or time.monotonic() - job.ended_at > RESULT_GRACE_S:
