@@ -198,3 +198,18 @@ class SlurmCluster:
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
             self.root = None
+
+
+def cluster_fixture():
+    """A pytest fixture (module scope) of a running cluster; its tests skip with one reason where there is none."""
+    import pytest
+
+    @pytest.fixture(scope="module")
+    def slurm():
+        try:
+            with SlurmCluster() as cluster:
+                yield cluster
+        except ClusterUnavailable as exc:
+            pytest.skip(f"no SLURM cluster: {exc}")
+
+    return slurm

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -100,7 +101,8 @@ def dry_run_text(launcher: Any, executor: Any, job_overrides: Sequence[Sequence[
     lines = [f"gym: dry run, nothing submitted: {len(nums)} job(s)"
              + (" as one SLURM array" if len(nums) > 1 else "") + ", each with its overrides and job dir:"]
     for overrides, num in zip(job_overrides, nums):
-        lines.append(f"  #{num} {' '.join(filter_overrides(overrides))}")
+        shown = re.sub(r"\\(.)", r"\1", " ".join(filter_overrides(overrides)))  # as typed, without Hydra's escapes
+        lines.append(f"  #{num} {shown}")
         lines.append(f"      dir {job_dir(launcher, overrides, num)}")
     lines += ["", "sbatch script:", sbatch_script(executor, len(nums)).rstrip()]
     return "\n".join(lines)
