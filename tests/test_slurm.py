@@ -252,7 +252,7 @@ def test_model_local_runs_inside_the_job_and_stops_with_it_also_on_requeue(tmp_p
     assert run["slurm"]["requeued"] == 1 and run["endpoint"]["server"] == "llama.cpp"
     assert not servers_of(job, slurm.env["SLURM_CONF"])  # the second server went with the job
     log = (sweep / ".submitit" / job / f"{job}_0_log.err").read_text()
-    assert "SLURM requeues the job and it continues them" in log and "Requeued job" in log
+    assert "submitit requeues the job and it continues them" in log and "Requeued job" in log
 
 
 FAKE_VLLM = """#!{python}

@@ -85,10 +85,10 @@ def run_task(cfg: Any) -> Any:
         print(message, file=sys.stderr, flush=True)
         to_file(logging.WARNING, message)
         sys.stdout.flush()
-        resume.hand_on(getattr(exc, "signum", 2))  # a SLURM job's pre-emption signal: submitit requeues it
+        handed = resume.hand_on(getattr(exc, "signum", 2))  # a SLURM job's pre-emption signal: submitit requeues it
         # Everything finished is already on disk (rows are flushed as they complete); exit now rather than
         # wait for requests still in flight, which can take up to the model timeout.
-        os._exit(getattr(exc, "exit_code", 130))
+        os._exit(handed if handed is not None else getattr(exc, "exit_code", 130))
     finally:
         if multirun:
             write_json_atomic(run_dir(cfg) / JOB_STATUS_FILE, json.loads(json.dumps(status, default=str)))

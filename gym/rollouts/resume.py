@@ -58,17 +58,19 @@ def preemption_signal() -> signal.Signals | None:
     return getattr(signal.Signals, name if name.startswith("SIG") else f"SIG{name}", None)
 
 
-def hand_on(signum: int) -> None:
-    """Give a pre-emption signal to whoever handled it before gym (submitit: checkpoint and requeue the job)."""
+def hand_on(signum: int) -> int | None:
+    """Give a pre-emption signal to whoever handled it before gym (submitit: checkpoint and requeue the job);
+    the exit code it asked for (submitit's local executor reads it), or None."""
     handler = signal.getsignal(signum)
     if not callable(handler) or signum != preemption_signal():
-        return
+        return None
     try:
         handler(signum, None)
-    except SystemExit:  # submitit exits once the job is requeued
-        pass
+    except SystemExit as exc:  # submitit exits once the job is requeued
+        return exc.code if isinstance(exc.code, int) else 1
     except Exception as exc:  # e.g. timed out too many times: the job is not requeued
         print(f"gym: error: SLURM job not requeued: {str(exc).strip().splitlines()[0]}", file=sys.stderr, flush=True)
+    return None
 
 
 def slurm_job() -> dict[str, Any] | None:

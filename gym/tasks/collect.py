@@ -55,7 +55,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         except KeyboardInterrupt as exc:
             signum = getattr(exc, "signum", 2)
             _mark(home, "interrupted", signal=signum)
-            then = ("SLURM requeues the job and it continues them" if signum == resume.preemption_signal()
+            then = ("submitit requeues the job and it continues them" if signum == resume.preemption_signal()
                     else f"continue with: {hint}")
             to_file(logging.WARNING, f"interrupted by {signal.Signals(signum).name}; {then}")
             raise resume.Interrupted(signum, f"finished rollouts are in {out_path}; {then}") from None
