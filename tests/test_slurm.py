@@ -208,6 +208,8 @@ def test_a_requeued_job_continues_its_rollouts_each_exactly_once(tmp_path, slurm
     assert run["status"] == "done" and run["slurm"]["job_id"] == job and run["slurm"]["requeued"] == 1
     (resumed,) = run["resumes"]
     assert 4 <= resumed["rollouts_done"] < 24 and resumed["slurm_requeue"] == 1
+    (summary,) = json.loads((sweep / "summary.json").read_text())["jobs"]
+    assert summary["pass@1"] == round(100 * sum(r["reward"] for r in rows) / 24, 2)  # all of them, not the last part
     assert f"gym: SLURM job {job} (0_gsm8k_mock) was requeued (1×)" in out
     assert re.search(rf"0_gsm8k_mock +ok +{job} requeued 1× \(resumed with {resumed['rollouts_done']} done\)", out)
     assert_quiet(out + err)

@@ -275,8 +275,9 @@ def summarise(settings: CollectSettings, ends: RunEndpoints, plan: Plan, tally: 
         summary["tool_calls"] = client.tool_counters.summary()
     if hasattr(ends.verifier, "run_info"):  # e.g. the code sandbox's mechanism, and whether it ran unsandboxed
         summary["verifier"] = ends.verifier.run_info()
-    summary["headline"] = {"benchmark": settings.benchmark.name, "model": client.model,
-                           "pass@1": summary["accuracy_percent_this_run"], "ci95": None}
+    scored = tally.scored + plan.done_scored  # a resumed run's headline covers the rollouts it found done too
+    summary["headline"] = {"benchmark": settings.benchmark.name, "model": client.model, "ci95": None,
+                           "pass@1": round(100 * (tally.reward_sum + plan.done_reward) / scored, 2) if scored else None}
     unfinished = counts["infra_error"] + counts["verifier_error"]
     write_json_atomic(settings.paths.run_dir / "run.json", {
         **summary, "status": "incomplete" if unfinished else "done", "rollouts": str(out_path),
