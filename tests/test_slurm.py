@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 
 from gym.core.config import compose
-from gym.tasks import aggregate, collect, profile
+from gym.tasks import collect
 from tests.conftest import ROOT, UPSTREAM, assert_clean_failure, run_gym, wait_until
 from tests.slurm_cluster import cluster_fixture
 from tests.test_collect import prepared, read_rollouts  # noqa: F401  (fixture)
+from tests.test_shards import merged, read_merged
 
 slurm = cluster_fixture()
 pytestmark = pytest.mark.slow
@@ -151,15 +152,6 @@ def write_prompts(path: Path, count: int) -> Path:
     return path
 
 
-def merged(rollouts: Path, out: Path) -> tuple[dict, list]:
-    metrics = json.loads((out / "metrics.json").read_text())["benchmarks"]
-    for entry in metrics.values():
-        entry.pop("latency_s")  # timing, not a score
-    records = sorted((json.loads(line) for line in (out / "reward_profile.jsonl").read_text().splitlines()),
-                     key=lambda r: r["task_index"])
-    return metrics, records
-
-
 def test_a_shard_array_with_a_replica_list_merges_into_the_unsharded_run(tmp_path, slurm, data_dir):
     prompts = write_prompts(tmp_path / "prompts.jsonl", 14)
     servers = [mock_server(tmp_path, prompts, "qwen") for _ in range(2)]
@@ -185,10 +177,7 @@ def test_a_shard_array_with_a_replica_list_merges_into_the_unsharded_run(tmp_pat
         merge = replace(doc_command(f"task={step}"), "sweeps/prompts", str(sweep))
         done = run_gym(*merge, f"hydra.run.dir={tmp_path / 'merged'}")
         assert done.returncode == 0, done.stderr
-    aggregate.run(compose(["task=aggregate", f"rollouts={whole}", f"+run_dir={tmp_path / 'unsharded'}"]))
-    profile.run(compose(["task=profile", f"rollouts={whole}", f"+run_dir={tmp_path / 'unsharded'}", "plots=false",
-                         "report=false"]))
-    assert merged(sweep, tmp_path / "merged") == merged(whole, tmp_path / "unsharded")
+    assert read_merged(tmp_path / "merged") == merged(whole, tmp_path / "unsharded")
 
 
 def test_a_requeued_job_continues_its_rollouts_each_exactly_once(tmp_path, slurm, prepared):
