@@ -271,3 +271,17 @@ def test_model_vllm_local_serves_on_each_jobs_own_gpus(tmp_path, slurm, prepared
         assert argv[:6] == ["serve", "Qwen/Qwen3-8B", "--host", "127.0.0.1", "--port", argv[5]]
         assert argv[6:] == ["--tensor-parallel-size", "1"]  # the job's one GPU
     assert sorted(job["gpus"] for job in started) == ["0", "1"]  # each job its own
+
+
+def test_vllm_local_spreads_over_every_gpu_of_the_job(monkeypatch):
+    from gym.model import local_servers
+
+    monkeypatch.setattr(local_servers.shutil, "which", lambda name: f"/opt/bin/{name}")
+    cfg = compose(["task=collect", "benchmark=gsm8k", *doc_command("model=vllm_local")[3:5]])
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,3")  # what SLURM sets for a job given two GPUs
+    assert local_servers.vllm_command(cfg.model, 8000)[-2:] == ["--tensor-parallel-size", "2"]
+    cfg.model.serve.args = ["--tensor-parallel-size=1"]  # said among the args: left to them
+    assert "--tensor-parallel-size" not in local_servers.vllm_command(cfg.model, 8000)
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
+    cfg.model.serve.args = []
+    assert "--tensor-parallel-size" not in local_servers.vllm_command(cfg.model, 8000)  # no GPU seen: vLLM's default
