@@ -5,6 +5,8 @@ Loopback only (the controller and the node listen on free ports of 127.0.0.1), n
 described as the machine is (`slurmd -C`: its CPUs and memory) plus two GPUs backed by /dev/null and
 /dev/zero, so a job asking for GPUs gets CUDA_VISIBLE_DEVICES as on a GPU node. Client commands (sbatch,
 squeue, scontrol) find the cluster through SLURM_CONF, which `env` holds; nothing under /etc is touched.
+The daemons run in the foreground as children of the test run and get SIGTERM when it dies, however it
+dies, so no cluster outlives the tests.
 Two settings differ from SLURM's defaults to keep the tests short: a requeued job may start again after
 6 s instead of 121 s (cred_expire=5) and the scheduler looks at pending jobs every second (sched_interval=1).
 """
@@ -38,6 +40,13 @@ def _free_port() -> int:
 def _find(name: str) -> str | None:
     return shutil.which(name) or next((str(p) for p in (Path("/usr/sbin") / name, Path("/sbin") / name)
                                        if p.is_file()), None)
+
+
+def _stop_with_parent() -> None:
+    """In the child before exec: SIGTERM when the parent (the test run) dies (Linux prctl PR_SET_PDEATHSIG)."""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG = 1
 
 
 def _node_line() -> str:
@@ -117,34 +126,32 @@ class SlurmCluster:
         key.write_bytes(os.urandom(1024))
         key.chmod(0o400)
         socket_path = root / "sock" / "munge.socket"
-        self._run(_find("munged"), f"--key-file={key}", f"--socket={socket_path}",
-                  f"--pid-file={root / 'munge' / 'munged.pid'}", f"--log-file={root / 'log' / 'munged.log'}",
-                  f"--seed-file={root / 'munge' / 'munged.seed'}", what="munged")
-        self.pids.append(self._pid(root / "munge" / "munged.pid", "munged"))
+        self._start_daemon(_find("munged"), "--foreground", f"--key-file={key}", f"--socket={socket_path}",
+                           f"--pid-file={root / 'munge' / 'munged.pid'}", f"--log-file={root / 'log' / 'munged.log'}",
+                           f"--seed-file={root / 'munge' / 'munged.seed'}", what="munged", ready=socket_path.exists)
         conf = root / "slurm.conf"
         conf.write_text(SLURM_CONF.format(host=socket.gethostname().split(".")[0], root=root, node=_node_line(),
                                           ctld_port=_free_port(), d_port=_free_port()))
         (root / "gres.conf").write_text("Name=gpu File=/dev/null\nName=gpu File=/dev/zero\n")
         self.env = {"SLURM_CONF": str(conf)}
-        self._run(_find("slurmctld"), "-i", what="slurmctld")
-        self.pids.append(self._pid(root / "slurmctld.pid", "slurmctld"))
-        self._run(_find("slurmd"), what="slurmd")
-        self.pids.append(self._pid(root / "slurmd.pid", "slurmd"))
+        self._start_daemon(_find("slurmctld"), "-D", "-i", what="slurmctld",
+                           ready=lambda: self.command("sinfo", "--noheader", check=False).returncode == 0)
+        self._start_daemon(_find("slurmd"), "-D", what="slurmd", ready=lambda: True)
         self._wait_idle()
 
-    def _run(self, *command: str, what: str) -> None:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=60, env={**os.environ, **self.env})
-        if done.returncode != 0:
-            raise ClusterUnavailable(f"{what} did not start: {(done.stderr or done.stdout).strip()[-300:]}")
-
-    def _pid(self, path: Path, what: str) -> int:
+    def _start_daemon(self, *command: str, what: str, ready) -> None:
+        """A daemon in the foreground as this process's child, told to stop when this process dies (so a
+        killed test run leaves no cluster behind); waits until `ready()`."""
+        log = open(self.root / "log" / f"{what}.out", "w")
+        proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                env={**os.environ, **self.env}, preexec_fn=_stop_with_parent)
+        self.pids.append(proc.pid)
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                return int(path.read_text().strip())
-            except (OSError, ValueError):
-                time.sleep(0.02)
-        raise ClusterUnavailable(f"{what} wrote no pid file: {self.log_tail(what)}")
+        while not ready():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                out = (self.root / "log" / f"{what}.out").read_text(errors="replace").strip()
+                raise ClusterUnavailable(f"{what} did not start: {(out or self.log_tail(what))[-300:]}")
+            time.sleep(0.02)
 
     def _wait_idle(self) -> None:
         deadline = time.monotonic() + 30
@@ -186,14 +193,17 @@ class SlurmCluster:
                 os.kill(pid, signal.SIGTERM)
             except OSError:
                 pass
-        for pid in self.pids:
+        for pid in self.pids:  # our children: reaped, not left as zombies; killed if they do not stop
             deadline = time.monotonic() + 15
-            while time.monotonic() < deadline:
-                try:
-                    os.kill(pid, 0)
-                except OSError:
-                    break
-                time.sleep(0.02)
+            try:
+                while os.waitpid(pid, os.WNOHANG) == (0, 0):
+                    if time.monotonic() > deadline:
+                        os.kill(pid, signal.SIGKILL)
+                        os.waitpid(pid, 0)
+                        break
+                    time.sleep(0.02)
+            except (ChildProcessError, ProcessLookupError):
+                pass
         self.pids = []
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
