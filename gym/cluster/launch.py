@@ -115,8 +115,8 @@ def _namer(launcher: Any, overrides: Sequence[str], num: int):
 def _outcome(launcher: Any, job: Any, followed: Followed, overrides: list[str], num: int, shown: list[str]) -> Any:
     """The job's JobReturn for Hydra; a job that ended without one is recorded as failed in its job dir."""
     from hydra.core.utils import JobReturn, JobStatus
+    from omegaconf import OmegaConf
 
-    home = job_dir(launcher, overrides, num)
     state = followed.state if followed.state in ENDED or not job.paths.result_pickle.exists() else "COMPLETED"
     slurm = {"job_id": job.job_id, "state": state, "log": str(job.paths.stderr), "stdout": str(job.paths.stdout)}
     returned, error = None, None
@@ -125,6 +125,9 @@ def _outcome(launcher: Any, job: Any, followed: Followed, overrides: list[str], 
             returned = job.results()[0]
         except Exception as exc:  # the job's own Python failed outside gym's task (submitit's trace)
             error = _first_line(exc, last=True)
+    hydra_cfg = getattr(returned, "hydra_cfg", None)
+    ran_in = OmegaConf.select(hydra_cfg, "hydra.runtime.output_dir") if hydra_cfg is not None else None
+    home = Path(ran_in) if ran_in else job_dir(launcher, overrides, num)  # composing again only when it never ran
     status = _read_status(home)
     if returned is None and error is None:
         error = f"SLURM state {slurm['state']}" + (f": {tail}" if (tail := _log_error(job.paths.stderr)) else "")
