@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from gym.core.errors import GymError
 from gym.core.io import write_json_atomic
+from gym.episodes.messages import STOP_TOKENS
 from gym.episodes.tau2.banking_kb import VARIANT_TOOLS
 from gym.episodes.tau2.prepare import COMMIT, REPO, _opening_key, first_agent_message, unique_opening, url
 from gym.episodes.tau2.upstream import (literal_aliases, module_constant, nl_judge_prompts, scenario_text,
@@ -116,6 +117,15 @@ def documents(ctx: "PrepareContext", commit: str) -> list[dict]:
     return docs
 
 
+def mock_opening(task: dict, openings: Counter) -> str:
+    """What gym's mock user says first: the scenario, without the stop tokens some banking scenarios
+    quote (telling the simulator when to end), which would end the episode at its first line."""
+    text = unique_opening(task, openings)
+    for token in STOP_TOKENS:
+        text = text.replace(token, token.strip("#").lower())
+    return text
+
+
 def prepare_banking(ctx: "PrepareContext", variant: str, commit: str = COMMIT) -> Path:
     if variant not in VARIANT_TOOLS:
         raise GymError(f"banking retrieval variant {variant!r}: gym runs {', '.join(VARIANT_TOOLS)}")
@@ -143,7 +153,7 @@ def prepare_banking(ctx: "PrepareContext", variant: str, commit: str = COMMIT) -
     openings = Counter(_opening_key(task) for task in tasks)
     rows = [{
         "task_id": task["id"], "subset": "banking_knowledge", "env_file": env_name, "system_prompt": system_prompt,
-        "first_message": first_message, "question": unique_opening(task, openings), "task": task,
+        "first_message": first_message, "question": mock_opening(task, openings), "task": task,
         "user_system_prompt": user_template.format(global_user_sim_guidelines_with_persona=guidelines,
                                                    instructions=scenario_text(task["user_scenario"])),
         "metadata": {"task_id": task["id"], "domain": "banking_knowledge", "variant": variant, "upstream_commit": commit},

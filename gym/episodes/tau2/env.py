@@ -134,11 +134,15 @@ class Tau2Environment:
                               "domains upstream gives a solo mode (mock, telecom)")
         return row["solo_system_prompt"]
 
-    def reset(self, row: dict, seed: int | None = None, solo: bool = False) -> Tau2State:
+    def _runnable(self, row: dict) -> None:
+        """TaskNotSent for a task gym's domain code cannot run yet (banking: a discoverable tool it lacks)."""
         unsupported = DOMAINS[self._domain_file(row)["domain"]].unsupported
         reason = unsupported(row["task"]) if unsupported is not None else None
         if reason:
             raise TaskNotSent(reason)
+
+    def reset(self, row: dict, seed: int | None = None, solo: bool = False) -> Tau2State:
+        self._runnable(row)
         if solo:
             self._solo_prompt(row)
         state = self._fresh(row, solo)
@@ -155,6 +159,7 @@ class Tau2Environment:
         return run_tool(state, name, arguments, requestor)
 
     def initial_messages(self, row: dict, solo: bool = False) -> list[dict]:
+        self._runnable(row)
         history = ((row["task"].get("initial_state") or {}).get("message_history")) or []
         if solo:  # no opening message: the agent starts, from the ticket
             return [{"role": "system", "content": self._solo_prompt(row)}] + chat_history(history)
