@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
+from gym.episodes.tau2.banking_accounts import ACCOUNT_TOOLS
+from gym.episodes.tau2.banking_cards import CARD_TOOLS
 from gym.episodes.tau2.banking_db import BankDB, add, by_field, deterministic_id, query_text, update
 from gym.episodes.tau2.domain import Tool
 
@@ -106,9 +108,10 @@ class NotImplementedInGym(Exception):
     """A discoverable tool upstream has and gym does not implement yet."""
 
 
-def call_discoverable(db: BankDB, table: dict, name: str, arguments: str,
+def call_discoverable(db: BankDB, table: dict, name: str, arguments: str, owner: str = "KnowledgeTools",
                       check: Callable[[dict], str | None] = lambda args: None) -> tuple[Any, bool]:
-    """(output, whether the tool ran) of a discoverable tool called with JSON `arguments`."""
+    """(output, whether the tool ran) of a discoverable tool called with JSON `arguments`; a call that does
+    not fit the tool's parameters is told so in Python's words for upstream's method (`owner`.name)."""
     if name not in table:
         raise NotImplementedInGym(f"the discoverable tool {name} is not implemented in gym yet")
     try:
@@ -121,7 +124,9 @@ def call_discoverable(db: BankDB, table: dict, name: str, arguments: str,
     try:
         return table[name].fn(db, **args), True
     except TypeError as exc:
-        return f"Error: Invalid arguments: {exc}", False
+        message = str(exc).replace(f"{name}()", f"{owner}.{name}()", 1)
+        return (f"Error: Invalid arguments: {message}" if owner == "KnowledgeTools"
+                else f"Error: Invalid arguments for tool '{name}': {message}"), False
 
 
 def call_discoverable_agent_tool(db: BankDB, agent_tool_name: str, arguments: str = "{}") -> str:
@@ -194,4 +199,5 @@ AGENT_DISCOVERABLE: dict[str, Tool] = {
         "Emergency escalation logged. Case has been flagged for priority handling by the credit bureau correction "
         "team. Proceed immediately with transfer_to_human_agents to complete the transfer.")),
     "get_all_user_accounts_by_user_id_3847": Tool(get_all_user_accounts_by_user_id_3847),
+    **CARD_TOOLS, **ACCOUNT_TOOLS,
 }

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
 
 from gym.episodes.tau2 import banking as agent
+from gym.episodes.tau2.banking_accounts import account_balance
 from gym.episodes.tau2.banking_db import TODAY, BankDB, add, by_field, deterministic_id, normalize, query_text, table
 from gym.episodes.tau2.banking_kb import ALL_RETRIEVAL_TOOLS, RETRIEVAL_TOOLS, knowledge_base
 from gym.episodes.tau2.domain import Domain, Tool, Toolkit
@@ -157,14 +157,6 @@ def get_card_last_4_digits(db: dict, credit_card_account_id: str) -> str:
     return _done("Card information retrieved successfully.", name, args).rstrip("\n") + f"\nLast 4 digits of card: {last_4}"
 
 
-def _balance(value: Any) -> float:
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        return float(value.replace("$", "").replace(",", ""))
-    return 0.0
-
-
 def deposit_check_3847(db: dict, account_id: str, check_amount: float) -> str:
     name, args = "deposit_check_3847", {"account_id": account_id, "check_amount": check_amount}
     error = _given(db, name)
@@ -183,7 +175,7 @@ def deposit_check_3847(db: dict, account_id: str, check_amount: float) -> str:
     account = accounts[account_id]
     if account.get("status") not in ("ACTIVE", "OPEN"):
         return f"Error: Account '{account_id}' is not active."
-    before = _balance(account.get("current_holdings", account.get("balance", 0)))
+    before = account_balance(account)
     after = before + check_amount
     account["current_holdings"] = f"${after:.2f}"
     return (_done("Check deposited successfully. Funds will be available according to your account's deposit "
@@ -211,7 +203,8 @@ def call_discoverable_user_tool(db: BankDB, discoverable_tool_name: str, argumen
                 return f"Error: Missing required parameter: {name}"
         return next((f"Error: Unexpected parameter: {name}" for name in args if name not in signature), None)
 
-    return agent.call_discoverable(db, USER_DISCOVERABLE, discoverable_tool_name, arguments, check)[0]
+    return agent.call_discoverable(db, USER_DISCOVERABLE, discoverable_tool_name, arguments, "KnowledgeUserTools",
+                                   check)[0]
 
 
 def list_discoverable_user_tools(db: dict) -> str:
