@@ -21,6 +21,7 @@ from gym.episodes.tau2.banking_cards import CARD_TOOLS
 from gym.episodes.tau2.banking_db import BankDB, add, by_field, deterministic_id, query_text, update
 from gym.episodes.tau2.banking_disputes import DISPUTE_TOOLS
 from gym.episodes.tau2.banking_order import ORDER_TOOLS
+from gym.episodes.tau2.banking_pins import PIN_TOOLS
 from gym.episodes.tau2.domain import Tool
 
 TRANSFER_REASONS = (
@@ -201,5 +202,5 @@ AGENT_DISCOVERABLE: dict[str, Tool] = {
         "Emergency escalation logged. Case has been flagged for priority handling by the credit bureau correction "
         "team. Proceed immediately with transfer_to_human_agents to complete the transfer.")),
     "get_all_user_accounts_by_user_id_3847": Tool(get_all_user_accounts_by_user_id_3847),
-    **CARD_TOOLS, **ACCOUNT_TOOLS, **DISPUTE_TOOLS, **ORDER_TOOLS,
+    **CARD_TOOLS, **ACCOUNT_TOOLS, **DISPUTE_TOOLS, **ORDER_TOOLS, **PIN_TOOLS,
 }
