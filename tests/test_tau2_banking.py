@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parent
 MIRROR = ROOT / "fixtures" / "upstream"
 ALL = json.loads((ROOT / "fixtures" / "tau2_expected" / "banking_knowledge.json").read_text())
 WANT = ALL["tasks"]
-NOT_IN_GYM = {"task_036"}  # its gold actions need a discoverable tool gym does not implement yet
+NOT_IN_GYM = {"task_044"}  # its gold actions need a discoverable tool gym does not implement yet
+MISSING_TOOL = "log_credit_card_closure_reason_4521"
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +80,7 @@ def test_gold_is_complete_and_tasks_gym_cannot_run_are_not_sent(prepared):
     assert all(cases["gold"]["reward"] == 1.0 and cases["reads"]["reward"] == 1.0 for cases in WANT.values())
     env = Tau2Environment(path)
     for task_id in NOT_IN_GYM:
-        with pytest.raises(TaskNotSent, match="order_replacement_credit_card_7291"):
+        with pytest.raises(TaskNotSent, match=MISSING_TOOL):
             env.reset(rows[task_id])
 
 
@@ -93,7 +94,9 @@ def test_prepare_keeps_every_task_and_offers_the_variants_tools(prepared):
                                                         "call_discoverable_user_tool", "list_discoverable_user_tools",
                                                         "request_human_agent_transfer", "submit_transaction"}
     assert "KB_search" in data["policy"] and "{{component" not in data["policy"]
-    assert len(data["documents"]) == 52 and len(data["discoverable"]["user"]) == 4
+    listing = json.loads(next((MIRROR / "api.github.com").rglob("trees/*")).read_text())["tree"]
+    assert [d["id"] + ".json" for d in data["documents"]] == [e["path"] for e in listing]
+    assert len(data["discoverable"]["user"]) == 4 and len(data["discoverable"]["agent"]) > 40
 
 
 def _groups(ranked: list) -> list:
@@ -150,4 +153,4 @@ def test_e2e_offline_through_the_command_line(tmp_path):
     rows = [json.loads(line) for line in (tmp_path / "rollouts.jsonl").read_text().splitlines()]
     assert len(rows) == len(WANT) - len(NOT_IN_GYM) and all(r["status"] == "ok" for r in rows)
     assert sum(r["reward"] for r in rows) >= 5  # the gold agent and mock user solve most fixture tasks
-    assert "order_replacement_credit_card_7291" in done.stdout + done.stderr  # why a task was not sent
+    assert MISSING_TOOL in done.stdout + done.stderr  # why a task was not sent
