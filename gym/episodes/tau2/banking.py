@@ -21,6 +21,7 @@ from gym.episodes.tau2.banking_cards import CARD_TOOLS
 from gym.episodes.tau2.banking_credit import CREDIT_TOOLS
 from gym.episodes.tau2.banking_db import BankDB, add, by_field, deterministic_id, query_text, update
 from gym.episodes.tau2.banking_disputes import DISPUTE_TOOLS
+from gym.episodes.tau2.banking_limits import LIMIT_TOOLS
 from gym.episodes.tau2.banking_order import ORDER_TOOLS
 from gym.episodes.tau2.banking_pins import PIN_TOOLS
 from gym.episodes.tau2.domain import Tool
@@ -204,5 +205,5 @@ AGENT_DISCOVERABLE: dict[str, Tool] = {
         "team. Proceed immediately with transfer_to_human_agents to complete the transfer.")),
     "get_all_user_accounts_by_user_id_3847": Tool(get_all_user_accounts_by_user_id_3847),
     **CARD_TOOLS, **ACCOUNT_TOOLS, **DISPUTE_TOOLS, **ORDER_TOOLS, **PIN_TOOLS,
-    **CREDIT_TOOLS,
+    **CREDIT_TOOLS, **LIMIT_TOOLS,
 }
