@@ -1,5 +1,5 @@
-"""τ² banking's discoverable agent tools for debit-card PINs and checking-account credits (upstream's
-KnowledgeTools methods of the same names; checks and texts as upstream's)."""
+"""τ² banking's discoverable agent tools for debit-card PINs, account credits, transfers and interest
+reports (upstream's KnowledgeTools methods of the same names; checks and texts as upstream's)."""
 
 from __future__ import annotations
 
@@ -106,3 +106,104 @@ PIN_TOOLS: dict[str, Tool] = {
     "change_debit_card_pin_6285": Tool(change_debit_card_pin_6285, mutates=True),
     "apply_checking_account_credit_5829": Tool(apply_checking_account_credit_5829, mutates=True),
 }
+
+
+SAVINGS_CREDITS = {"interest_correction": "INTEREST CORRECTION - CUSTOMER SERVICE",
+                   "fee_refund": "FEE REFUND - CUSTOMER SERVICE", "goodwill_credit": "GOODWILL CREDIT - CUSTOMER SERVICE"}
+
+
+def apply_savings_account_credit_6831(db: dict, account_id: str, amount: float, credit_type: str) -> str:
+    if not account_id or amount is None or not credit_type:
+        return "Error: Missing required parameters."
+    try:
+        amount = float(amount)
+    except (TypeError, ValueError):
+        return "Error: Invalid credit amount. Must be a number."
+    if amount <= 0:
+        return "Error: Credit amount must be positive."
+    if credit_type not in SAVINGS_CREDITS:
+        return f"Error: Invalid credit_type. Must be one of: {list(SAVINGS_CREDITS)}"
+    accounts = table(db, "accounts")
+    if account_id not in accounts:
+        return f"Error: Account '{account_id}' not found."
+    account = accounts[account_id]
+    if account.get("class", "").lower() not in ("saving", "savings"):
+        return (f"Error: Account '{account_id}' is not a savings account. "
+                "This tool only applies to savings accounts.")
+    if account.get("status") not in ("ACTIVE", "OPEN"):
+        return f"Error: Account '{account_id}' is not active."
+    before = account_balance(account)
+    after = before + amount
+    account["current_holdings"] = f"{after:.2f}"
+    transaction_id = f"txn_{deterministic_id(f'savings_credit:{account_id}:{credit_type}:{amount}:{TODAY}')}"
+    table(db, "bank_account_transaction_history")[transaction_id] = {
+        "transaction_id": transaction_id, "account_id": account_id, "date": TODAY,
+        "description": SAVINGS_CREDITS[credit_type], "amount": amount, "type": credit_type, "status": "posted"}
+    return (f"\nCredit applied successfully!\n  - Transaction ID: {transaction_id}\n  - Account: {account_id}\n"
+            f"  - Credit Type: {credit_type}\n  - Amount: ${amount:.2f}\n  - Previous Balance: ${before:.2f}\n"
+            f"  - New Balance: ${after:.2f}")
+
+
+def submit_interest_discrepancy_report_7294(db: dict, account_id: str, user_id: str, expected_apy: float,
+                                            actual_apy: float, amount_difference: float) -> str:
+    if not account_id or not user_id or expected_apy is None or actual_apy is None or amount_difference is None:
+        return "Error: Missing required parameters."
+    try:
+        expected_apy, actual_apy, amount_difference = float(expected_apy), float(actual_apy), float(amount_difference)
+    except (ValueError, TypeError):
+        return "Error: expected_apy, actual_apy, and amount_difference must be numbers."
+    account = table(db, "accounts").get(account_id)
+    if account is None:
+        return f"Error: Account '{account_id}' not found."
+    user = table(db, "users").get(user_id)
+    if user is None:
+        return f"Error: User '{user_id}' not found."
+    report_id = f"IDR_{deterministic_id(f'interest_report:{account_id}:{user_id}:{expected_apy}:{actual_apy}:{TODAY}')}"
+    # upstream adds the report to a table its database does not have: nothing is stored, as there
+    level = account.get("level", "Unknown")
+    return (f"\nInterest Discrepancy Report Submitted Successfully!\n  - Report ID: {report_id}\n"
+            f"  - Account: {account_id} ({level})\n  - Customer: {user.get('name', 'Unknown')}\n"
+            f"  - Expected APY: {expected_apy}%\n  - Actual APY: {actual_apy}%\n"
+            f"  - APY Difference: {round(expected_apy - actual_apy, 4)}%\n"
+            f"  - Amount Difference: ${amount_difference:.2f}\n  - Status: PENDING_REVIEW\n"
+            "\nThe backend team will investigate this discrepancy and ensure "
+            "correct APY calculations are applied going forward.")
+
+
+def transfer_funds_between_bank_accounts_7291(db: dict, source_account_id: str, destination_account_id: str,
+                                              amount: float) -> str:
+    if not source_account_id or not destination_account_id or amount is None:
+        return "Error: Missing required parameters (source_account_id, destination_account_id, amount)."
+    try:
+        amount = float(amount)
+    except (ValueError, TypeError):
+        return f"Error: Invalid amount '{amount}'. Must be a number."
+    if amount <= 0:
+        return "Error: Transfer amount must be positive."
+    if source_account_id == destination_account_id:
+        return "Error: Source and destination accounts cannot be the same."
+    accounts = table(db, "accounts")
+    for role, key in (("Source", source_account_id), ("Destination", destination_account_id)):
+        if key not in accounts:
+            return f"Error: {role} account '{key}' not found."
+    source, dest = accounts[source_account_id], accounts[destination_account_id]
+    for role, key, account in (("Source", source_account_id, source), ("Destination", destination_account_id, dest)):
+        if account.get("status") not in ("ACTIVE", "OPEN"):
+            return f"Error: {role} account '{key}' is not active."
+    held = account_balance(source)
+    if held < amount:
+        return (f"Error: Insufficient funds. Source account balance is ${held:.2f}, "
+                f"but transfer amount is ${amount:.2f}.")
+    new_source, new_dest = held - amount, account_balance(dest) + amount
+    source["current_holdings"] = f"${new_source:.2f}"
+    dest["current_holdings"] = f"${new_dest:.2f}"
+    return (f"Transfer completed successfully!\n  - Amount: ${amount:.2f}\n"
+            f"  - From: {source_account_id} (new balance: ${new_source:.2f})\n"
+            f"  - To: {destination_account_id} (new balance: ${new_dest:.2f})")
+
+
+PIN_TOOLS.update({
+    "apply_savings_account_credit_6831": Tool(apply_savings_account_credit_6831, mutates=True),
+    "submit_interest_discrepancy_report_7294": Tool(submit_interest_discrepancy_report_7294, mutates=True),
+    "transfer_funds_between_bank_accounts_7291": Tool(transfer_funds_between_bank_accounts_7291, mutates=True),
+})
