@@ -17,6 +17,7 @@ import json
 from typing import Any, Callable
 
 from gym.episodes.tau2.banking_accounts import ACCOUNT_TOOLS
+from gym.episodes.tau2.banking_activation import ACTIVATION_TOOLS
 from gym.episodes.tau2.banking_cards import CARD_TOOLS
 from gym.episodes.tau2.banking_credit import CREDIT_TOOLS
 from gym.episodes.tau2.banking_db import BankDB, add, by_field, deterministic_id, query_text, update
@@ -205,5 +206,5 @@ AGENT_DISCOVERABLE: dict[str, Tool] = {
         "team. Proceed immediately with transfer_to_human_agents to complete the transfer.")),
     "get_all_user_accounts_by_user_id_3847": Tool(get_all_user_accounts_by_user_id_3847),
     **CARD_TOOLS, **ACCOUNT_TOOLS, **DISPUTE_TOOLS, **ORDER_TOOLS, **PIN_TOOLS,
-    **CREDIT_TOOLS, **LIMIT_TOOLS,
+    **CREDIT_TOOLS, **LIMIT_TOOLS, **ACTIVATION_TOOLS,
 }
