@@ -245,3 +245,55 @@ ACTIVATION_TOOLS.update({
     "request_temporary_debit_card_limit_increase_8374": Tool(request_temporary_debit_card_limit_increase_8374,
                                                              mutates=True),
 })
+
+
+def set_debit_card_recurring_block_7382(db: dict, card_id: str, block_recurring: bool) -> str:
+    if not card_id:
+        return "Error: Missing required parameter: card_id"
+    card = table(db, "debit_cards").get(card_id)
+    if not card:
+        return f"Error: Debit card '{card_id}' not found."
+    status = card.get("status", "").upper()
+    if status != "ACTIVE":
+        return f"Error: Cannot update recurring block settings for a card with status '{status}'. Card must be ACTIVE."
+    card["recurring_blocked"] = block_recurring
+    if block_recurring:
+        return (f"Recurring payments BLOCKED for debit card {card_id}.\nAll recurring/subscription charges will be "
+                "declined.\nOne-time purchases are not affected.\nThis change takes effect within 24 hours.")
+    return (f"Recurring payments UNBLOCKED for debit card {card_id}.\nRecurring/subscription charges will now be "
+            "allowed.\nThis change takes effect within 24 hours.")
+
+
+def get_atm_deposit_images_8473(db: dict, transaction_id: str) -> str:
+    from gym.episodes.tau2.banking_scans import SCANS
+
+    if not transaction_id:
+        return "Error: Missing required parameter: transaction_id"
+    history = table(db, "bank_account_transaction_history")
+    if transaction_id not in history:
+        return f"Error: Transaction '{transaction_id}' not found."
+    txn = history[transaction_id]
+    if txn.get("type") != "atm_deposit":
+        return (f"Error: Transaction '{transaction_id}' is not an ATM deposit. "
+                "This tool only works for ATM deposit transactions.")
+    description = txn.get("description", "")
+    if "RHO-BANK" not in description.upper() and "RHOBANK" not in description.upper():
+        return (f"Error: Transaction '{transaction_id}' is from a third-party ATM. Deposit images are only available "
+                "for Rho-Bank ATM deposits. For third-party ATM disputes, a chargeback request must be submitted to "
+                "the ATM network.")
+    head = f"ATM Deposit Image Retrieval Results\n=====================================\nTransaction ID: {transaction_id}\n"
+    if transaction_id in SCANS:
+        atm, scan, notes = SCANS[transaction_id]
+        return (f"{head}ATM: {atm}\nDeposit Date: {txn.get('date', 'Unknown')}\n\n{scan}\n\n"
+                f"--- VERIFICATION NOTES ---\n{notes}\n")
+    return (f"{head}ATM: {description}\nDeposit Date: {txn.get('date', 'Unknown')}\n"
+            f"Amount Recorded: ${abs(txn.get('amount', 0)):.2f}\n\n--- IMAGE STATUS ---\nStatus: IMAGES NOT AVAILABLE\n"
+            "Reason: Deposit images for this transaction have either expired (older than 90 days) or were not captured "
+            "by the ATM system.\n\nFor deposits without available images, the dispute will proceed based on customer "
+            "statement and ATM journal records only. Investigation timeline may be extended.\n")
+
+
+ACTIVATION_TOOLS.update({
+    "set_debit_card_recurring_block_7382": Tool(set_debit_card_recurring_block_7382, mutates=True),
+    "get_atm_deposit_images_8473": Tool(get_atm_deposit_images_8473),
+})
