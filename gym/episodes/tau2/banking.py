@@ -20,7 +20,7 @@ from gym.episodes.tau2.banking_accounts import ACCOUNT_TOOLS
 from gym.episodes.tau2.banking_activation import ACTIVATION_TOOLS
 from gym.episodes.tau2.banking_cards import CARD_TOOLS
 from gym.episodes.tau2.banking_credit import CREDIT_TOOLS
-from gym.episodes.tau2.banking_db import BankDB, add, by_field, deterministic_id, query_text, update
+from gym.episodes.tau2.banking_db import BankDB, add, by_field, deterministic_id, one_argument, query_text, update
 from gym.episodes.tau2.banking_disputes import DISPUTE_TOOLS
 from gym.episodes.tau2.banking_limits import LIMIT_TOOLS
 from gym.episodes.tau2.banking_order import ORDER_TOOLS
@@ -158,13 +158,14 @@ def list_discoverable_agent_tools(db: dict) -> str:
     return f"Your called agent tools:\n{result}"
 
 
-def reader(table: str, field: str, parameter: str) -> Callable[..., str]:
+def reader(name: str, table: str, field: str, parameter: str) -> Callable[..., str]:
+    """A tool listing the records of `table` whose `field` is the argument `parameter`."""
     def read(db: dict, **arguments: str) -> str:
-        return by_field(db, table, field, arguments[parameter])
+        return by_field(db, table, field, one_argument(name, parameter, arguments))
     return read
 
 
-# -- the agent's discoverable tools that gym implements --------------------------------------------------
+# -- the agent's discoverable tools ----------------------------------------------------------------------
 def _fixed(name: str, message: str) -> Callable[[dict], str]:
     return lambda db: f"{message}\n\n{_executed(name, None)}"
 

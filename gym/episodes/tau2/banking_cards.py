@@ -7,7 +7,7 @@ import json
 from datetime import datetime
 from typing import Callable
 
-from gym.episodes.tau2.banking_db import TODAY, by_field, query, table
+from gym.episodes.tau2.banking_db import TODAY, by_field, one_argument, query, table
 from gym.episodes.tau2.domain import Tool
 
 
@@ -15,11 +15,7 @@ def _history(name: str, done: str, heading: str, table_name: str, field: str, pa
              none: str) -> Callable[..., str]:
     """A tool that lists one table's records for an id, under upstream's heading, or says there are none."""
     def read(db: dict, **arguments: str) -> str:
-        for unexpected in set(arguments) - {parameter}:
-            raise TypeError(f"{name}() got an unexpected keyword argument '{unexpected}'")
-        if parameter not in arguments:
-            raise TypeError(f"{name}() missing 1 required positional argument: '{parameter}'")
-        value = arguments[parameter]
+        value = one_argument(name, parameter, arguments)
         if not value:
             return f"Error: Missing required parameter: {parameter}"
         found = by_field(db, table_name, field, value)

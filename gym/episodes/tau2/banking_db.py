@@ -130,3 +130,12 @@ def query_text(db: dict, name: str, constraints: str = "{}") -> str:
 def by_field(db: dict, name: str, field: str, value: str) -> str:
     """query_text with one equality constraint, spelled as upstream builds it (a JSON text by hand)."""
     return query_text(db, name, '{"%s": "%s"}' % (field, value))
+
+
+def one_argument(name: str, parameter: str, arguments: dict) -> str:
+    """The single argument of a tool that takes one, refused in Python's words as upstream's method would."""
+    for unexpected in set(arguments) - {parameter}:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{unexpected}'")
+    if parameter not in arguments:
+        raise TypeError(f"{name}() missing 1 required positional argument: '{parameter}'")
+    return arguments[parameter]
