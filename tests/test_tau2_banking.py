@@ -147,14 +147,24 @@ def test_retrieval_tools_answer_in_upstreams_format(prepared):
     assert refused.error and refused.content == "Error: Tool 'shell' not found."
 
 
+def gym(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "gym", *args], cwd=ROOT.parent, capture_output=True, text=True,
+                          timeout=600)
+
+
 def test_e2e_offline_through_the_command_line(tmp_path):
     """The documented offline run: prepare from the fixtures, the reference agent and mock user, every
-    task run and scored."""
-    done = subprocess.run([sys.executable, "-m", "gym", "task=e2e", "benchmark=banking_bm25_grep", "model=mock",
-                           "user=mock", "data.mirror=tests/fixtures/upstream", f"data.root={tmp_path}/data",
-                           f"output={tmp_path}/rollouts.jsonl", "num_repeats=1", "progress=false"],
-                          cwd=ROOT.parent, capture_output=True, text=True, timeout=600)
+    task run and scored; task=reverify scores the stored episodes the same; task=search finds it."""
+    done = gym("task=e2e", "benchmark=banking_bm25_grep", "model=mock", "user=mock", "data.mirror=tests/fixtures/upstream",
+               f"data.root={tmp_path}/data", f"output={tmp_path}/rollouts.jsonl", "num_repeats=1", "progress=false")
     assert done.returncode == 0, done.stderr[-2000:]
     rows = [json.loads(line) for line in (tmp_path / "rollouts.jsonl").read_text().splitlines()]
     assert len(rows) == len(WANT) and all(r["status"] == "ok" for r in rows)
     assert sum(r["reward"] for r in rows) >= len(WANT) // 2  # the reference agent and mock user solve most
+    again = gym("task=reverify", f"rollouts={tmp_path}/rollouts.jsonl", f"data.root={tmp_path}/data",
+                f"hydra.run.dir={tmp_path}/rev")
+    assert again.returncode == 0, again.stderr[-2000:]
+    report = json.loads((tmp_path / "rev" / "reverify.json").read_text())
+    assert report["reverified"] == len(rows) and report["changed"] == 0
+    found = gym("task=search", "query=banking", "format=json", f"hydra.run.dir={tmp_path}/search")
+    assert found.returncode == 0 and "banking_bm25_grep" in found.stdout
