@@ -73,7 +73,7 @@ def main() -> None:
         episode_ms = (cpu() - started) * 1000 / max(episodes, 1)
     print(f"documents {len(documents)}; index {index_ms:.0f} ms; KB_search {search_ms:.2f} ms/call; "
           f"grep {grep_ms:.2f} ms/call")
-    print(f"gold episodes {episodes} of {len(rows)} tasks (the rest need tools gym lacks): "
+    print(f"gold episodes {episodes} of {len(rows)} tasks (others: not sent, needing a tool gym lacks): "
           f"{episode_ms:.1f} ms CPU per episode, {steps / max(episodes, 1):.1f} steps each, reward {solved / max(episodes, 1):.2f}")
 
 
