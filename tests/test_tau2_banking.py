@@ -168,3 +168,20 @@ def test_e2e_offline_through_the_command_line(tmp_path):
     assert report["reverified"] == len(rows) and report["changed"] == 0
     found = gym("task=search", "query=banking", "format=json", f"hydra.run.dir={tmp_path}/search")
     assert found.returncode == 0 and "banking_bm25_grep" in found.stdout
+
+
+def test_episodes_never_change_the_shared_parsed_database(prepared):
+    """Every case of every fixture task (writes, task data merged in, tools of both sides) leaves the parsed
+    database the episodes share as the file has it."""
+    from gym.episodes.tau2.env import load_domain_file
+    from gym.episodes.tau2.records import db_hash
+
+    path, rows = prepared
+    env = Tau2Environment(path)
+    parsed = load_domain_file(path.parent / "banking_bm25_grep.env.json")
+    before = db_hash(parsed["db"])
+    for task_id, cases in WANT.items():
+        for want in cases.values():
+            trajectory, _, state = play(env, rows[task_id], want)
+            env.score(rows[task_id], trajectory, "user_stop")
+    assert db_hash(parsed["db"]) == before
