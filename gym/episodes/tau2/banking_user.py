@@ -253,6 +253,7 @@ AGENT_TOOLS: dict[str, Tool] = {
     **RETRIEVAL_TOOLS,
 }
 
+
 def setup(db: BankDB, data: dict, task: dict) -> None:
     db.kb = knowledge_base(id(data), data.get("documents") or [])
     db.catalog = data.get("discoverable") or {}
