@@ -1,7 +1,9 @@
 """Expected τ² banking_knowledge scores for gym's parity tests, computed by upstream's own evaluator.
 
 Run with a checkout of sierra-research/tau2-bench at gym.episodes.tau2.prepare.COMMIT on the path (its
-`src/`; dependencies from PyPI, `rank-bm25` among them) and the fixture's data dir, e.g.
+`src/`) and its dependencies from PyPI in a scratch venv (pydantic loguru docstring-parser deepdiff addict
+pyyaml toml python-dotenv typer requests numpy httpx rich tabulate pandas psutil tenacity rank-bm25
+"litellm>=1.80.15,<1.82.7"; its code imports on Python 3.11 too), and the fixture's data dir, e.g.
     TAU2_DATA_DIR=tests/fixtures/upstream/raw.githubusercontent.com/sierra-research/tau2-bench/<commit>/data \\
     PYTHONPATH=<checkout>/src python tools/tau2_banking_expected.py > tests/fixtures/tau2_expected/banking_knowledge.json
 For every fixture task (data/.../banking_knowledge/tasks.json) it builds episodes in the shape gym records
