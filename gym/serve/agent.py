@@ -102,6 +102,7 @@ class Agent:
             raise RequestError(f"the rollout did not finish: {rollout.get('error')}", 502)
         nemo = dict(to_nemo(rollout))
         nemo.pop("gym", None)
+        nemo["response"] = responses_object(nemo["response"], key)
         reward = self.on_verifier_error if rollout["status"] in UNFINISHED else rollout["reward"]
         own = {k: v for k, v in body.items() if k not in CONTRACT_FIELDS or k in ("task_index", "task_id")}
         return {**own, **nemo, "reward": reward, "status": rollout["status"], "rollout": rollout}
@@ -125,3 +126,18 @@ def given_input(body: dict) -> list[dict] | None:
             content = "".join(part.get("text") or "" for part in content if isinstance(part, dict))
         messages.append({"role": "system" if item["role"] == "developer" else item["role"], "content": content})
     return messages
+
+
+def responses_object(response: dict, key: str) -> dict:
+    """The response as a complete Responses object (what NeMo Gym's response model requires): every output
+    item with an id, text parts with annotations, the request echo fields."""
+    for number, item in enumerate(response.get("output") or []):
+        item.setdefault("id", f"{item.get('type', 'item')[:2]}_{key[-16:]}_{number}")
+        if item.get("type") == "message":
+            item.setdefault("status", "completed")
+            for part in item.get("content") or []:
+                if part.get("type") == "output_text":
+                    part.setdefault("annotations", [])
+        elif item.get("type") == "function_call":
+            item.setdefault("status", "completed")
+    return {"parallel_tool_calls": True, "tool_choice": "auto", "tools": [], **response}
