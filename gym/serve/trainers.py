@@ -19,6 +19,7 @@ completion gets here the reward collect gives it. A completion the verifier cann
 from __future__ import annotations
 
 import atexit
+import os
 import threading
 from contextlib import ExitStack
 from typing import Any, Callable, Sequence
@@ -37,7 +38,7 @@ TRL_EXTRAS = frozenset({"prompts", "completions", "completion_ids", "trainer_sta
 
 def benchmark(name: str, overrides: Sequence[str] = ()) -> Served:
     """The benchmark `name` composed as the command line would (`overrides`: e.g. ["judge=mock"])."""
-    key = (name, tuple(overrides))
+    key = (name, tuple(overrides), os.environ.get("GYM_DATA_DIR"))  # the data root decides which rows
     with _lock:
         if key not in _loaded:
             from gym.core.config import compose
