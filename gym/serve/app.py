@@ -21,7 +21,7 @@ from __future__ import annotations
 import hmac
 import json
 import logging
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
@@ -76,20 +76,17 @@ def tool_response(reply: ToolReply) -> Response:
     return Response(text, media_type=kind, headers={"x-gym-tool-error": "true" if reply.error else "false"})
 
 
-def build_app(service: Service, token: str | None, max_body_bytes: int) -> FastAPI:
-    app = FastAPI(title="gym serve", docs_url=None, redoc_url=None, openapi_url=None)
+def build_app(service: Service, token: str | None, max_body_bytes: int, threads: int = 40) -> Any:
+    from contextlib import asynccontextmanager
 
-    @app.middleware("http")
-    async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        if token is not None and request.url.path not in OPEN_PATHS:
-            given = request.headers.get("authorization", "")
-            if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
-                return error(401, "missing or wrong bearer token (Authorization: Bearer <the serve.token_env value>)")
-        try:
-            return await call_next(request)
-        except Exception as exc:  # a bug of gym's: say so in one line and keep serving
-            log.exception("request %s %s failed", request.method, request.url.path)
-            return error(500, f"internal error: {exc.__class__.__name__}: {exc}")
+    import anyio.to_thread
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):  # blocking work (math workers, episodes, /run) runs on this many threads
+        anyio.to_thread.current_default_thread_limiter().total_tokens = threads
+        yield
+
+    app = FastAPI(title="gym serve", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan)
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> Response:
@@ -108,7 +105,10 @@ def build_app(service: Service, token: str | None, max_body_bytes: int) -> FastA
         try:
             body = await read_json(request, max_body_bytes)
             session = request.cookies.get(COOKIE)
-            result, new_session = await run_in_threadpool(service.handle, benchmark, action, body, session)
+            if service.inline(benchmark, action):  # a verifier that answers in microseconds: no thread hop
+                result, new_session = service.handle(benchmark, action, body, session)
+            else:
+                result, new_session = await run_in_threadpool(service.handle, benchmark, action, body, session)
         except RequestError as exc:
             return error(exc.status, str(exc))
         except GymError as exc:  # bad data behind a request (a row the verifier cannot read, ...)
@@ -127,4 +127,35 @@ def build_app(service: Service, token: str | None, max_body_bytes: int) -> FastA
         return await answer(request, benchmark, action)
 
     app.state.actions = ACTIONS
-    return app
+    return Guard(app, token)
+
+
+class Guard:
+    """Pure ASGI in front of the app: the bearer token (constant-time check) and a last-resort one-line 500
+    (a bug of gym's, logged with its traceback; the server keeps serving). No per-request middleware stack."""
+
+    def __init__(self, app: Any, token: str | None):
+        self.app, self.token = app, token
+        self.wanted = f"Bearer {token}".encode() if token else b""
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        if self.token is not None and scope["path"] not in OPEN_PATHS:
+            given = dict(scope.get("headers") or ()).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.wanted):
+                reply = error(401, "missing or wrong bearer token (Authorization: Bearer <the serve.token_env value>)")
+                return await reply(scope, receive, send)
+        started = False
+
+        async def tracked(message: dict) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except Exception as exc:
+            log.exception("request %s %s failed", scope.get("method"), scope.get("path"))
+            if not started:
+                await error(500, f"internal error: {exc.__class__.__name__}: {exc}")(scope, receive, send)

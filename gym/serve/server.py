@@ -119,7 +119,6 @@ def build_service(cfg: DictConfig, stack: ExitStack, settings: ServeSettings) ->
 
 
 def serve(cfg: DictConfig) -> dict[str, Any]:
-    import anyio.to_thread
     import uvicorn
 
     from gym.serve.app import build_app
@@ -128,12 +127,7 @@ def serve(cfg: DictConfig) -> dict[str, Any]:
     home = run_dir(cfg)
     with ExitStack() as stack:
         service = build_service(cfg, stack, settings)
-        app = build_app(service, settings.token, settings.max_body_bytes)
-
-        @app.on_event("startup")
-        async def more_threads() -> None:  # blocking work (verifiers, episodes) runs on this many threads
-            anyio.to_thread.current_default_thread_limiter().total_tokens = settings.threads
-
+        app = build_app(service, settings.token, settings.max_body_bytes, settings.threads)
         sock = _listen(settings.host, settings.port)
         stack.callback(sock.close)
         url = _url(settings.host, sock.getsockname()[1])

@@ -22,6 +22,9 @@ from gym.serve.steps import StepSession, seed_tool_session
 
 ACTIONS = ("verify", "seed_session", "aggregate_metrics", "reset", "step", "close", "run")
 UNFINISHED = ("verifier_error", "infra_error")  # the verifier (or its judge) could not decide
+# Families whose verify is pure in-process text work of microseconds: /verify runs on the event loop. The
+# others (math workers, code sandboxes, judges, episodes) block, and run on the server's threads.
+INLINE_FAMILIES = frozenset({"mcq", "exact", "qa", "label", "typed", "tool_call", "long_context"})
 
 
 @dataclass
@@ -61,6 +64,11 @@ class Service:
             raise RequestError(f"unknown benchmark {name!r}{did_you_mean(name, self.served)}; "
                                f"served: {', '.join(self.served)}", 404)
         return self.served[name]
+
+    def inline(self, benchmark: str | None, action: str) -> bool:
+        served = self.served.get(benchmark) if benchmark is not None else (
+            next(iter(self.served.values())) if len(self.served) == 1 else None)
+        return action == "verify" and served is not None and served.family in INLINE_FAMILIES
 
     def handle(self, benchmark: str | None, action: str, body: Any, session: str | None) -> tuple[Any, str | None]:
         """(result, a session id to set as the cookie or None)."""
