@@ -170,7 +170,7 @@ class EpisodeRunner:
         calls = self._record_calls(episode, turn, "call_", episode.tool_calls)
         episode.tool_calls += len(calls)
         episode.turn_steps += int(bool(calls))
-        episode.trajectory.append(message("assistant", turn.text, calls, turn.reasoning))
+        episode.trajectory.append(message("assistant", turn.text, calls, turn.reasoning, turn.tokens))
         if calls:
             return "agent_tools"
         if done or (not self.solo and is_stop(turn.text)):
