@@ -23,13 +23,13 @@ def prepare(data_dir: Path, *names: str) -> None:
 
 
 @contextmanager
-def served(run_dir: Path, data_dir: Path, *overrides: str, env: dict | None = None) -> Iterator[str]:
+def served(run_dir: Path, data_dir: Path, *overrides: str, env: dict | None = None, cwd: Path = ROOT) -> Iterator[str]:
     """`python -m gym task=serve <overrides>` until the block ends; yields its URL (from serve.json)."""
     full_env = {**os.environ, "GYM_DATA_DIR": str(data_dir), **(env or {})}
     full_env.pop("HYDRA_FULL_ERROR", None)
     log = open(run_dir.parent / f"{run_dir.name}.log", "w")
     proc = subprocess.Popen([sys.executable, "-m", "gym", "task=serve", *overrides, f"hydra.run.dir={run_dir}"],
-                            cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT, text=True)
+                            cwd=cwd, env=full_env, stdout=log, stderr=subprocess.STDOUT, text=True)
     info = run_dir / "serve.json"
     try:
         wait_until(lambda: info.is_file() or proc.poll() is not None, "serve.json", 120)
