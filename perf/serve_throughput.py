@@ -2,6 +2,7 @@
 
     .venv/bin/python perf/serve_throughput.py [--benchmark mmlu] [--clients 64] [--seconds 20]
                                               [--memory-requests 10000,200000] [--tool-calls 5000]
+                                              [--only verify|tools|memory]
 
 Starts `python -m gym task=serve` (the real CLI) on prepared fixture data, then:
 1. /verify throughput: `--clients` concurrent keep-alive connections (a lean asyncio HTTP/1.1 client, so the
@@ -135,23 +136,19 @@ def tool_calls(url: str, pid: int, data: Path, calls: int) -> dict:
 
     rows = [json.loads(line) for line in (data / "tau2_retail" / "tau2_retail.jsonl").read_text().splitlines()]
     plan = [(row, action) for row in rows for action in gold_actions(row, "assistant")]
-    http, made, cpu_total = requests.Session(), 0, 0.0
+    http, made, seeded = requests.Session(), 0, 0
+    before, wall = cpu_seconds(pid), time.monotonic()
     while made < calls:
         for row, action in plan:
-            if made % 20 == 0:
+            if made % 20 == 0:  # a fresh episode every 20 calls: its state is reset and deep-copied too
                 http.cookies.clear()
                 http.post(f"{url}/tau2_retail/seed_session", json={"task_id": row["task_id"]}).raise_for_status()
-            before = cpu_seconds(pid)
+                seeded += 1
             http.post(f"{url}/tau2_retail/{action['name']}", json=action.get("arguments") or {}).raise_for_status()
-            cpu_total += cpu_seconds(pid) - before
             made += 1
-    before, wall = cpu_seconds(pid), time.monotonic()
-    for row, action in plan[:200]:  # a steadier figure: a batch of calls, CPU over the batch
-        http.post(f"{url}/tau2_retail/{action['name']}", json=action.get("arguments") or {})
-    batch = min(200, len(plan))
-    return {"tool_calls": made, "server_cpu_ms_per_call": round(1000 * cpu_total / made, 3),
-            "batch_server_cpu_ms_per_call": round(1000 * (cpu_seconds(pid) - before) / batch, 3),
-            "batch_wall_ms_per_call": round(1000 * (time.monotonic() - wall) / batch, 3)}
+    cpu, wall = cpu_seconds(pid) - before, time.monotonic() - wall
+    return {"tool_calls": made, "sessions": seeded, "server_cpu_ms_per_call": round(1000 * cpu / made, 3),
+            "wall_ms_per_call": round(1000 * wall / made, 3)}
 
 
 def memory(url: str, pid: int, benchmark: str, data: Path, clients: int, marks: list[int]) -> dict:
@@ -179,6 +176,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--memory-requests", default="10000,200000")
     parser.add_argument("--tool-calls", type=int, default=5000)
+    parser.add_argument("--only", choices=("verify", "tools", "memory"), default=None)
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="gym-serve-perf-"))
     env = {**os.environ, "GYM_DATA_DIR": str(root / "data")}
@@ -186,12 +184,15 @@ def main() -> None:
     gym("task=prepare", f"benchmarks=[{','.join(names)}]", f"data.mirror={MIRROR}", "data.offline=true", env=env)
     proc, url = start(names, env, root / "run")
     try:
-        figures = {"cores": os.cpu_count(), "verify": [throughput(url, proc.pid, name, root / "data", args.clients,
-                                                                  args.seconds)
-                                                       for name in dict.fromkeys([args.benchmark, "gsm8k"])],
-                   "episode_tools": tool_calls(url, proc.pid, root / "data", args.tool_calls),
-                   "memory": memory(url, proc.pid, args.benchmark, root / "data", args.clients,
-                                    [int(n) for n in args.memory_requests.split(",")])}
+        figures: dict = {"cores": os.cpu_count()}
+        if args.only in (None, "verify"):
+            figures["verify"] = [throughput(url, proc.pid, name, root / "data", args.clients, args.seconds)
+                                 for name in dict.fromkeys([args.benchmark, "gsm8k"])]
+        if args.only in (None, "tools"):
+            figures["episode_tools"] = tool_calls(url, proc.pid, root / "data", args.tool_calls)
+        if args.only in (None, "memory"):
+            figures["memory"] = memory(url, proc.pid, args.benchmark, root / "data", args.clients,
+                                       [int(n) for n in args.memory_requests.split(",")])
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(30)

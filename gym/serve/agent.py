@@ -47,6 +47,13 @@ class Agent:
             sent["max_tokens"] = int(served.max_tokens)
         return sent
 
+    def seed(self, served: Served, rollout_index: int) -> int | None:
+        """collect's seed for the rollout: model.sampling.seed (episodes: else episode.seed) + rollout index."""
+        base = self.cfg.model.sampling.get("seed")
+        if base is None and served.kind == "episode":
+            base = (self.cfg.get("episode") or {}).get("seed")
+        return None if base is None else int(base) + rollout_index
+
     def client(self, served: Served, policy: Any) -> Any:
         from gym.model import endpoints
 
@@ -80,9 +87,9 @@ class Agent:
         body = object_body(body)
         row = task_row(served, body)
         client = self.client(served, body.get("policy"))
-        seed = body.get("seed", self.cfg.model.sampling.get("seed"))
         task_index = body["task_index"] if isinstance(body.get("task_index"), int) else -1
         rollout_index = int(body.get("_ng_rollout_index") or body.get("rollout_index") or 0)
+        seed = body["seed"] if "seed" in body else self.seed(served, rollout_index)
         key = f"serve:{served.name}:{task_index}:{secrets.token_hex(8)}"
         if served.kind == "episode":
             user = self.users.get(served.name)
