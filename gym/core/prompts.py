@@ -19,6 +19,7 @@ _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
 # the assistant's turn and sent back unchanged on the next request (the reference's on-policy correction).
 TOKEN_KEYS = ("prompt_token_ids", "generation_token_ids", "generation_log_probs")
 
+
 def derived_fields(row: dict[str, Any]) -> dict[str, Any]:
     options = row.get("options")
     if isinstance(options, dict) and options:

@@ -58,7 +58,7 @@ class Completion:
     from_cache: bool = False  # read back from the response cache: no request was made
     tool_calls: list[ToolCall] | None = None  # the reply's calls when tools were offered (None: none offered)
     tool_problems: dict[str, int] | None = None  # gym.toolcalls.problems of this reply, when there were any
-    tokens: dict | None = None  # token ids / log-probs the server returned (gym.model.replies.TOKEN_KEYS)
+    tokens: dict | None = None  # token ids / log-probs the server returned (gym.core.prompts.TOKEN_KEYS)
 
 
 class _Transient(Exception):

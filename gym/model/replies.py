@@ -46,7 +46,6 @@ class Parsed:
     tokens: dict | None = None  # TOKEN_KEYS the server returned (vLLM return_token_ids / logprobs), else None
 
 
-
 def chat_tokens(body: dict, choice: dict) -> dict | None:
     """vLLM's `return_token_ids` (top-level prompt_token_ids, the choice's token_ids) and `logprobs`."""
     found = {"prompt_token_ids": body.get("prompt_token_ids"), "generation_token_ids": choice.get("token_ids")}
