@@ -111,6 +111,15 @@ def test_bad_input_gets_one_line_4xx_and_the_server_keeps_serving(many):
     assert requests.get(many + "/health").json()["status"] == "ok"
 
 
+def test_an_undecided_verify_is_verifier_error_with_the_configured_reward(many):
+    before = requests.get(many + "/health").json()["counts"].get("verifier_error", 0)
+    out = post(many, "/gsm8k/verify", {"row": {"expected_answer": "7", "unscorable": "no gold upstream"},
+                                       "response": "\\boxed{7}"})
+    assert out.status_code == 200 and out.json()["status"] == "verifier_error" and out.json()["reward"] == 0.0
+    assert "unscorable" in out.json()["error"]
+    assert requests.get(many + "/health").json()["counts"]["verifier_error"] == before + 1
+
+
 def play_gold_over_the_contract(url: str, row: dict, prefix: str = "", headers: dict | None = None) -> dict:
     """/seed_session -> each gold call as /<tool> (the session in its cookie) -> /verify."""
     session = requests.Session()

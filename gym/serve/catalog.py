@@ -87,12 +87,10 @@ class Served:
         return getattr(self.verifier, "request", None) is not None and self.answer_tools(row)[1] is not None
 
     def tool_names(self) -> list[str]:
+        """An episode environment's tools (the same for every task of a τ² domain; BFCL's first task's)."""
         if self.kind == "episode" and self.rows:
             env = self.env
             return [t["name"] for t in env.tools(env.reset(self.rows[0], 0))]
-        if self.rows and getattr(self.verifier, "request", None) is not None:
-            tools = self.answer_tools(self.rows[0])[1] or []
-            return sorted({(t.get("function") or t).get("name") for t in tools})
         return []
 
     def verdict(self, row: dict, text: str, tool_calls: list | None = None) -> dict[str, Any]:
@@ -106,7 +104,7 @@ class Served:
 
     def summary(self) -> dict[str, Any]:
         return {"name": self.name, "kind": self.kind, "verifier": self.family, "tools": self.tool_names(),
-                "rows": len(self.rows)}
+                "tools_per_task": getattr(self.verifier, "request", None) is not None, "rows": len(self.rows)}
 
 
 def load(cfg: DictConfig, bench: DictConfig, stack: ExitStack) -> Served:
