@@ -2,7 +2,7 @@
 
     .venv/bin/python perf/serve_throughput.py [--benchmark mmlu] [--clients 64] [--seconds 20]
                                               [--memory-requests 10000,200000] [--tool-calls 5000]
-                                              [--only verify|tools|memory]
+                                              [--only verify|tools|memory|in-process]
 
 Starts `python -m gym task=serve` (the real CLI) on prepared fixture data, then:
 1. /verify throughput: `--clients` concurrent keep-alive connections (a lean asyncio HTTP/1.1 client, so the
@@ -10,7 +10,9 @@ Starts `python -m gym task=serve` (the real CLI) on prepared fixture data, then:
    right or wrong) as fast as answers come; requests/s and the server's CPU seconds per request.
 2. Episode tool calls: /seed_session on tau2_retail, then gold tool calls one after another; the server's
    CPU time (utime + stime from /proc) per call.
-3. Memory: the server's RSS after each count in `--memory-requests` /verify requests.
+3. Memory: the server's RSS after each count in `--memory-requests` /verify requests; `--only in-process`:
+   the same service without HTTP to `--in-process-requests` (a million in a minute or two), with one whole
+   τ² episode (seed_session, its gold tool calls, verify) every 100 verifies.
 Figures go to stdout as one JSON object (docs/training.md quotes them).
 """
 
@@ -163,6 +165,44 @@ def memory(url: str, pid: int, benchmark: str, data: Path, clients: int, marks: 
     return {"rss_mb_after_requests": out, "growth": round(last / first, 3)}
 
 
+def in_process_memory(data: Path, benchmark: str, marks: list[int]) -> dict:
+    """The service without HTTP (gym.serve.service, what every route calls): /verify and whole
+    seed_session -> tool -> verify episodes, RSS of this process after each count."""
+    from contextlib import ExitStack
+
+    from gym.core.config import compose
+    from gym.episodes.users import gold_actions
+    from gym.serve.catalog import load
+    from gym.serve.service import Service
+    from gym.serve.sessions import Sessions
+
+    os.environ["GYM_DATA_DIR"] = str(data)
+    with ExitStack() as stack:
+        served = {}
+        for name in (benchmark, "tau2_retail"):
+            cfg = compose([f"benchmark={name}"])
+            served[name] = load(cfg, cfg.benchmark, stack)
+        service = Service(served, Sessions(1000, 600))
+        rows = served[benchmark].rows
+        bodies = [{"task_index": i, "response": f"Answer: {r['expected_answer']}"} for i, r in enumerate(rows)]
+        retail = served["tau2_retail"].rows
+        episodes = [(r["task_id"], gold_actions(r, "assistant")) for r in retail]
+        out, done, started = {}, 0, time.monotonic()
+        for mark in marks:
+            while done < mark:
+                service.handle(benchmark, "verify", bodies[done % len(bodies)], None)
+                if done % 100 == 0:  # one whole episode every 100 verifies
+                    task_id, actions = episodes[(done // 100) % len(episodes)]
+                    _, sid = service.handle("tau2_retail", "seed_session", {"task_id": task_id}, None)
+                    for action in actions:
+                        service.handle("tau2_retail", action["name"], dict(action.get("arguments") or {}), sid)
+                    service.handle("tau2_retail", "verify", {"response": {"output": []}}, sid)
+                done += 1
+            out[str(mark)] = round(rss_mb(os.getpid()), 1)
+        return {"rss_mb_after_requests": out, "growth": round(out[str(marks[-1])] / out[str(marks[0])], 3),
+                "open_sessions_at_end": len(service.sessions), "seconds": round(time.monotonic() - started, 1)}
+
+
 def main() -> None:
     try:  # the load generator shares the machine: uvloop keeps its own CPU cost low
         import uvloop
@@ -176,12 +216,17 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--memory-requests", default="10000,200000")
     parser.add_argument("--tool-calls", type=int, default=5000)
-    parser.add_argument("--only", choices=("verify", "tools", "memory"), default=None)
+    parser.add_argument("--only", choices=("verify", "tools", "memory", "in-process"), default=None)
+    parser.add_argument("--in-process-requests", default="10000,1000000")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="gym-serve-perf-"))
     env = {**os.environ, "GYM_DATA_DIR": str(root / "data")}
     names = sorted({args.benchmark, "gsm8k", "tau2_retail"})
     gym("task=prepare", f"benchmarks=[{','.join(names)}]", f"data.mirror={MIRROR}", "data.offline=true", env=env)
+    if args.only == "in-process":
+        marks = [int(n) for n in args.in_process_requests.split(",")]
+        print(json.dumps({"in_process_memory": in_process_memory(root / "data", args.benchmark, marks)}, indent=2))
+        return
     proc, url = start(names, env, root / "run")
     try:
         figures: dict = {"cores": os.cpu_count()}
