@@ -16,7 +16,7 @@ from tests.serve_helpers import post, prepare, rows_of, served
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
     path = tmp_path_factory.mktemp("parity_data")
-    prepare(path, "gsm8k", "tau2_mock")
+    prepare(path, "gsm8k", "tau2_mock", "bfcl_multi_turn")
     return path
 
 
@@ -41,6 +41,11 @@ def answers(data, tmp_path_factory):
 @pytest.fixture(scope="module")
 def episodes(data, tmp_path_factory):
     return collect(data, tmp_path_factory.mktemp("collect_tau2"), "benchmark=tau2_mock", "user=mock", "num_repeats=2")
+
+
+@pytest.fixture(scope="module")
+def bfcl_episodes(data, tmp_path_factory):  # BFCL multi-turn: the scripted user (its default), tools per turn
+    return collect(data, tmp_path_factory.mktemp("collect_bfcl"), "benchmark=bfcl_multi_turn", "num_repeats=2")
 
 
 def test_trl_and_verl_rewards_equal_collects(answers, data_env):
@@ -69,11 +74,13 @@ def test_verify_over_http_equals_collect(answers, episodes, data, tmp_path):
             assert post(url, "/tau2_mock/verify", body).json()["reward"] == row["reward"], row["key"]
 
 
-def test_step_environment_replays_collects_episodes_to_the_same_reward(episodes, data_env):
-    rewards = [row["reward"] for row in episodes]
+@pytest.mark.parametrize("name, rows", [("tau2_mock", "episodes"), ("bfcl_multi_turn", "bfcl_episodes")])
+def test_step_environment_replays_collects_episodes_to_the_same_reward(name, rows, request, data_env):
+    rows = request.getfixturevalue(rows)
+    rewards = [row["reward"] for row in rows]
     assert 0 < sum(rewards) < len(rewards)
-    env = Environment("tau2_mock", user="mock")
-    for row in episodes:
+    env = Environment(name)
+    for row in rows:
         observation, info = env.reset(task_index=row["task_index"], seed=300 + row["rollout_index"])
         assert info["tools"]
         replies = [m for m in agent_view(row["trajectory"])[len(observation):] if m["role"] == "assistant"]

@@ -42,6 +42,7 @@ class Served:
     system: str | None = None
     user: str = "{question}"
     max_tokens: int | None = None  # the benchmark's default output cap (/run sends it as collect does)
+    default_user: str | None = None  # episodes: the user when none is chosen (bfcl_multi_turn: scripted)
     _by_id: dict | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -125,7 +126,8 @@ def load(cfg: DictConfig, bench: DictConfig, stack: ExitStack) -> Served:
         raise GymError(f"{path} has no tasks")
     served = Served(name=str(bench.name), kind=str(bench.get("kind") or "answer"), family=str(bench.verifier.family),
                     data_path=path, rows=rows, verifier=verifier, system=bench.prompt.system,
-                    user=local.user_prompt(bench), max_tokens=bench.get("max_tokens"))
+                    user=local.user_prompt(bench), max_tokens=bench.get("max_tokens"),
+                    default_user=bench.get("default_user"))
     if served.kind == "episode":
         served.env  # noqa: B018 - build the environment now: a broken domain fails at start, not per request
     return served

@@ -105,9 +105,10 @@ class Environment:
     An episode benchmark runs collect's episode loop with the trainer as the agent: `step` takes the
     agent's reply (a chat message with `content` and/or `tool_calls`, Responses items, or text), runs its
     calls, lets the simulated user (`user`: mock, scripted, or None for solo mode) answer, and returns
-    what the agent sees next. A single-answer benchmark is a one-step episode."""
+    what the agent sees next; `user="auto"` is the benchmark's own default (bfcl_multi_turn: its scripted
+    turns), else mock. A single-answer benchmark is a one-step episode."""
 
-    def __init__(self, name: str, user: str | None = "mock", overrides: Sequence[str] = (), **limits: Any):
+    def __init__(self, name: str, user: str | None = "auto", overrides: Sequence[str] = (), **limits: Any):
         from gym.episodes.base import Limits
 
         self.served = benchmark(name, overrides)
@@ -141,8 +142,11 @@ def _user(kind: str | None, served: Served) -> Any:
 
     if served.kind != "episode" or kind is None:
         return None
+    if kind == "auto":
+        kind = served.default_user or "mock"
     if kind == "mock":
         return MockUser()
     if kind == "scripted":
         return ScriptedUser()
-    raise GymError(f"user={kind!r}: the in-process environment takes user='mock', 'scripted' or None (solo mode)")
+    raise GymError(f"user={kind!r}: the in-process environment takes user='auto', 'mock', 'scripted' or None "
+                   "(solo mode)")
