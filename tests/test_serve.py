@@ -241,3 +241,15 @@ def test_command_line_checks(data):
     assert_clean_failure(missing, "GYM_NO_SUCH_VAR is not set")
     assert_clean_failure(run_gym("task=serve", "benchmarks=[aime24]", env={"GYM_DATA_DIR": str(data)}),
                          "aime24 is not prepared")
+
+
+def test_a_judged_benchmark_is_graded_by_the_judge_endpoint(tmp_path):
+    data = tmp_path / "data"
+    prepare(data, "simpleqa")
+    assert_clean_failure(run_gym("task=serve", "benchmark=simpleqa", env={"GYM_DATA_DIR": str(data)}), "judge=")
+    gold = rows_of(data / "simpleqa" / "simpleqa.jsonl")[0]["expected_answer"]
+    with served(tmp_path / "run", data, "benchmark=simpleqa", "judge=mock") as url:
+        right = post(url, "/verify", {"task_index": 0, "response": f"Answer: {gold}"}).json()
+        wrong = post(url, "/verify", {"task_index": 0, "response": "Answer: Atlantis"}).json()
+    assert (right["reward"], wrong["reward"]) == (1.0, 0.0), (right, wrong)
+    assert right["details"]["judged"] is True and right["details"]["judge_model"] == "gym-mock-judge"
