@@ -30,7 +30,7 @@ from starlette.exceptions import HTTPException
 
 from gym.core.errors import GymError
 from gym.serve.catalog import RequestError
-from gym.serve.service import ACTIONS, Service, ToolReply
+from gym.serve.service import Service, ToolReply
 
 log = logging.getLogger("gym.serve")
 COOKIE = "gym_session"
@@ -126,7 +126,6 @@ def build_app(service: Service, token: str | None, max_body_bytes: int, threads:
     async def at_benchmark(request: Request, benchmark: str, action: str) -> Response:
         return await answer(request, benchmark, action)
 
-    app.state.actions = ACTIONS
     return Guard(app, token)
 
 
