@@ -153,7 +153,8 @@ def test_episode_contract_isolated_sessions_and_the_single_benchmark_root(single
     second = post(single, "/tau2_mock/seed_session", {"task_index": 0}, headers=AUTH)
     assert first.json()["session_id"] != second.json()["session_id"]
     action = gold_actions(rows[0], "assistant")[0]
-    assert post(single, f"/{action['name']}", action["arguments"], headers=AUTH, cookies=first.cookies).ok
+    beside = {**action["arguments"], "session_id": first.json()["session_id"]}  # no cookie: the id beside the args
+    assert post(single, f"/{action['name']}", beside, headers=AUTH).ok
     unchanged = post(single, "/verify", {"response": {"output": []}}, headers=AUTH, cookies=second.cookies).json()
     assert unchanged["details"]["db_match"] is False and unchanged["reward"] == 0.0
     closed = post(single, "/verify", {"response": {"output": []}}, headers=AUTH, cookies=second.cookies)
