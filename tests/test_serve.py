@@ -159,7 +159,12 @@ def test_episode_contract_isolated_sessions_and_the_single_benchmark_root(single
     assert unchanged["details"]["db_match"] is False and unchanged["reward"] == 0.0
     closed = post(single, "/verify", {"response": {"output": []}}, headers=AUTH, cookies=second.cookies)
     assert closed.status_code == 404  # /verify closed it
-    post(single, "/close", {"session_id": first.json()["session_id"]}, headers=AUTH).raise_for_status()
+    changed = post(single, "/verify", {"session_id": first.json()["session_id"], "response": {"output": []}},
+                   headers=AUTH).json()
+    assert changed["details"]["db_match"] is True  # the call ran in the session named beside its arguments
+    third = post(single, "/seed_session", {"task_index": 2}, headers=AUTH).json()["session_id"]
+    post(single, "/close", {"session_id": third}, headers=AUTH).raise_for_status()
+    assert post(single, "/close", {"session_id": third}, headers=AUTH).status_code == 404
 
 
 def test_max_sessions_gives_429_and_idle_sessions_expire(single):
