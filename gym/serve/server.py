@@ -133,7 +133,8 @@ def serve(cfg: DictConfig) -> dict[str, Any]:
         url = _url(settings.host, sock.getsockname()[1])
         info = {"url": url, "pid": os.getpid(), "benchmarks": list(service.served),
                 "auth": "bearer" if settings.token else "none"}
-        for path in filter(None, (settings.url_file, home / "serve.json")):  # the run dir's last: whoever waits on it finds both
+        # the run dir's file last: whoever waits on it finds both
+        for path in filter(None, (settings.url_file, home / "serve.json")):
             path.parent.mkdir(parents=True, exist_ok=True)
             write_json_atomic(path, info)
         service.sessions.start_reaper()

@@ -246,4 +246,5 @@ def with_opening(trajectory: list[dict], opening: list[dict]) -> list[dict]:
     if said(trajectory)[:len(head)] == head:
         return trajectory
     system = [m for m in trajectory if m.get("role") == "system"] or [m for m in opening if m.get("role") == "system"]
-    return system + [m for m in opening if m.get("role") != "system"] + [m for m in trajectory if m.get("role") != "system"]
+    spoken = [m for m in trajectory if m.get("role") != "system"]
+    return system + [m for m in opening if m.get("role") != "system"] + spoken

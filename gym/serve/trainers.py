@@ -116,7 +116,8 @@ class Environment:
         self.limits = Limits(**limits)
         self.session: Any = None
 
-    def reset(self, task_index: int | None = None, row: dict | None = None, seed: int | None = None) -> tuple[list, dict]:
+    def reset(self, task_index: int | None = None, row: dict | None = None,
+              seed: int | None = None) -> tuple[list, dict]:
         from gym.serve.steps import StepSession
 
         chosen = row if row is not None else self.served.row(int(task_index or 0))
