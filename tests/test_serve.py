@@ -59,6 +59,8 @@ def test_health_benchmarks_and_every_answer_shape(many, data):
     listed = {b["name"]: b for b in requests.get(many + "/benchmarks").json()}
     assert listed["gsm8k"]["kind"] == "answer" and listed["gsm8k"]["rows"] == len(rows_of(data / "gsm8k" / "gsm8k.jsonl"))
     assert listed["tau2_mock"]["kind"] == "episode" and "create_task" in listed["tau2_mock"]["tools"]
+    assert requests.get(many + "/tau2_mock/reverify_mode").json() == "stateless"
+    assert requests.get(many + "/reverify_mode").status_code == 404  # several served: name one
     row = rows_of(data / "gsm8k" / "gsm8k.jsonl")[0]
     gold = row["expected_answer"]
     shapes = [f"so \\boxed{{{gold}}}", responses_text(f"#### {gold}"), responses_text(f"#### {gold}")["output"],

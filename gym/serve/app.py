@@ -5,6 +5,7 @@ so a NeMo Gym config can point at gym as at one of its own resources servers. Ro
 
     GET  /health                 {"status": "ok", ...}
     GET  /benchmarks             name, kind, verifier, tools, rows of each
+    GET  /<b>/reverify_mode      "stateless" (NeMo Gym asks before re-verifying stored rollouts)
     /<b>/verify                  NeMo Gym's verify contract: the request back with `reward`, and gym's verdict
     /<b>/seed_session            an episode's state (session id in the body and in the `gym_session` cookie)
     /<b>/<tool_name>             one tool call in that session
@@ -100,6 +101,17 @@ def build_app(service: Service, token: str | None, max_body_bytes: int, threads:
     @app.get("/benchmarks")
     async def benchmarks() -> Response:
         return FastJSON(service.benchmarks())
+
+    @app.get("/reverify_mode")
+    @app.get("/{benchmark}/reverify_mode")
+    async def reverify_mode(benchmark: str | None = None) -> Response:
+        """NeMo Gym's question before re-verifying stored rollouts: every gym verify is stateless (an episode
+        without its session is scored by replaying its trajectory, as task=reverify does)."""
+        try:
+            service.benchmark(benchmark)
+        except RequestError as exc:
+            return error(exc.status, str(exc))
+        return FastJSON("stateless")
 
     async def answer(request: Request, benchmark: str | None, action: str) -> Response:
         try:
