@@ -9,11 +9,14 @@ A sample is {"index", "input" (the prompt without the answer prefix), "outputs" 
 
 from __future__ import annotations
 
-import heapq
+import bisect
+import functools
+import itertools
 import random
 import string
 import uuid
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Callable
 
 import numpy as np
@@ -70,6 +73,44 @@ NEEDLE = "One of the special magic {type_needle_v} for {key} is: {value}."
 DEPTHS = list(np.round(np.linspace(0, 100, num=40, endpoint=True)).astype(int))
 
 
+class AdjectiveNouns(Sequence):
+    """upstream's niah keys, sorted({f"{adj}-{noun}"}) (6.2 million strings with wonderwords' lists), without
+    building them: runs of one "adj-" prefix followed by every noun in order, except where an adjective holds
+    a hyphen ("high" and "high-pitched"), whose strings interleave and are sorted for real."""
+
+    def __init__(self, adjectives: tuple[str, ...], nouns: tuple[str, ...]):
+        self.nouns = sorted(set(nouns))
+        keys = sorted({f"{adj}-" for adj in adjectives})
+        self.segments: list[str | list[str]] = []
+        i = 0
+        while i < len(keys):
+            j = i + 1
+            while j < len(keys) and keys[j].startswith(keys[i]):  # sorted: the keys it prefixes come next
+                j += 1
+            if j == i + 1:
+                self.segments.append(keys[i])
+            else:
+                self.segments.append(sorted({key + noun for key in keys[i:j] for noun in self.nouns}))
+            i = j
+        self.starts = list(itertools.accumulate((len(self.nouns) if isinstance(seg, str) else len(seg)
+                                                 for seg in self.segments), initial=0))
+
+    def __len__(self) -> int:
+        return self.starts[-1]
+
+    def __getitem__(self, index: int) -> str:
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        at = bisect.bisect_right(self.starts, index) - 1
+        segment, offset = self.segments[at], index - self.starts[at]
+        return segment + self.nouns[offset] if isinstance(segment, str) else segment[offset]
+
+
+@functools.cache
+def adjective_nouns(adjectives: tuple[str, ...], nouns: tuple[str, ...]) -> AdjectiveNouns:
+    return AdjectiveNouns(adjectives, nouns)
+
+
 @dataclass
 class Sources:
     """What the generators read: the essay haystack (words), RULER's wonderwords lists, RULER's
@@ -98,7 +139,7 @@ class Generator:
         self.count, self.sources, self.seed = count, sources, seed
         self.random = random.Random(seed)
         self.np = np.random.RandomState(seed)
-        self.make = getattr(self, f"_{self.kind}")
+        self.make = getattr(self, f"_{self.kind}", None)  # fwe sizes itself (_fwe_samples)
 
     # -- sizing (upstream's binary search, then one draw per sample, shrinking until it fits) ---------
     def samples(self, num_samples: int, max_seq_length: int) -> list[dict]:
@@ -156,7 +197,7 @@ class Generator:
     # -- niah ---------------------------------------------------------------------------------------
     def _niah_setup(self, budget: int) -> None:
         self.args["num_needle_k"] = max(self.args["num_needle_k"], self.args["num_needle_q"])
-        self.words = sorted({f"{adj}-{noun}" for adj in self.sources.adjectives for noun in self.sources.nouns})
+        self.words = adjective_nouns(tuple(self.sources.adjectives), tuple(self.sources.nouns))
         self.haystack = self.sources.essay_words() if self.args["type_haystack"] == "essay" else None
 
     def _value(self, kind: str) -> str:
