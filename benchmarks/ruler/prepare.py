@@ -45,7 +45,7 @@ def check_args(max_length: int, num_samples: int, tasks: list[str], template_tok
     return tasks
 
 
-def prepare(ctx: PrepareContext, tokenizer: str = "words", max_length: int = 131072, num_samples: int = 100,
+def prepare(ctx: PrepareContext, tokenizer: str = "words", max_length: int = 4096, num_samples: int = 100,
             tasks: list[str] | tuple[str, ...] = tuple(TASKS), template_tokens: int = 50) -> Path:
     tasks = check_args(max_length, num_samples, tasks, template_tokens)
     count = token_counter(ctx, tokenizer)

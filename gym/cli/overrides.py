@@ -240,7 +240,7 @@ def _key_hint(key: str, leaves: set[str], task: str) -> str:
 
 STEP_KNOBS = ("aggregate", "profile")  # e2e's knobs holding another task's keys
 # Mappings a task's file leaves empty ({}), which a user fills with new keys.
-EMPTY_IN_FILE = {"e2e": ("aggregate", "profile"), "prepare": ("prepare_args",), "profile": ("prepared",)}
+EMPTY_IN_FILE = {"e2e": ("aggregate", "profile", "prepare_args"), "prepare": ("prepare_args",), "profile": ("prepared",)}
 
 
 @lru_cache(maxsize=16)
