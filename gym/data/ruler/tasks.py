@@ -21,6 +21,8 @@ from typing import Callable
 
 import numpy as np
 
+from gym.core.errors import GymError
+
 TASK_TEMPLATES = {  # scripts/data/synthetic/constants.py: (tokens_to_generate, template, answer_prefix)
     "niah": (128, "Some special magic {type_needle_v} are hidden within the following text. Make sure to memorize it. "
                   "I will quiz you about the {type_needle_v} afterwards.\n{context}\nWhat are all the special magic "
@@ -168,8 +170,11 @@ class Generator:
                 text, answer = self.make(used, index)
                 text = self._with_icl(text)
                 length = self.count(text) + self.tokens_to_generate
-                if length <= budget or used <= incremental:
+                if length <= budget:
                     break
+                if used <= incremental:  # upstream retries forever here
+                    raise GymError(f"{self.task}: its smallest haystack ({incremental} units) takes {length} tokens, "
+                                   f"over the {budget} the length leaves; prepare a longer max_length")
                 used -= incremental
             cut = text.rfind(self.prefix_marker)
             out.append({"index": index, "input": text[:cut], "outputs": list(answer), "length": length,
