@@ -23,6 +23,8 @@ these families get the same numbers. Each entry of metrics.json gains a `family_
 * sql: counts of failure kinds (no_sql, error, timeout, row_cap, mismatch) and matches.
 * tool_call: per-category accuracy, BFCL's summary figures and the tool-call trouble counts
   (gym.metrics.tool_calls).
+* iheval: IHEval's task-macro scores per setting category and its headline result_score
+  (gym.metrics.hierarchy).
 """
 
 from __future__ import annotations
@@ -214,9 +216,15 @@ def episode(rows: list[dict]) -> dict[str, Any]:
     return episode_metrics(rows, mean_ci)
 
 
+def iheval(rows: list[dict]) -> dict[str, Any]:
+    from gym.metrics.hierarchy import iheval as metrics
+
+    return metrics(rows)
+
+
 FAMILIES: dict[str, Callable[[list[dict]], dict[str, Any]]] = {
     "pairwise": pairwise, "label": label, "translation": translation, "long_context": long_context, "sql": sql,
-    "tool_call": tool_call, "episode": episode}
+    "tool_call": tool_call, "episode": episode, "iheval": iheval}
 
 
 def add_family_metrics(metrics: dict[str, Any], rollouts: "RolloutSet") -> None:
@@ -288,6 +296,10 @@ def family_lines(metrics: dict[str, Any]) -> str:
             text = summary_line(fm)
         elif family == "episode":
             text = episode_text(entry)
+        elif family == "iheval":
+            from gym.metrics.hierarchy import summary_line as iheval_line
+
+            text = iheval_line(fm)
         else:
             text = "outcomes: " + ", ".join(f"{k} {v}" for k, v in fm["outcomes"].items())
         lines.append(f"{label_}: {text}\n")
