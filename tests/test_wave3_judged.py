@@ -157,3 +157,30 @@ def test_iheval_run_matches_upstream_aggregation(tmp_path):
     assert got["result_score"] == got["conflict_score"]
     both = iheval_metrics([{**r, "verifier": {**r["verifier"], "accuracy_mode": "hierarchy_sysprompt"}} for r in rollouts])
     assert both["result_score"] == pytest.approx((PARITY["run"]["overall"]["aligned"] + PARITY["run"]["overall"]["conflict"]) / 2, abs=5e-5)
+
+
+# -- the litmus-bench options --------------------------------------------------------------------------
+def test_litmus_options_read_each_rows_regex_and_match_rule(tmp_path):
+    hits = json.loads(run_gym("task=search", "query=litmus", "format=json", f"hydra.run.dir={tmp_path}/s").stdout)
+    assert {"litmus-bench_adme_direct", "litmus-bench_adme_analogue", "litmus-bench_adme_comparison",
+            "litmus-bench_tier12"} <= {h["name"] for h in hits}
+    result = e2e("litmus-bench_tier12", tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    manifest = json.loads((tmp_path / "data" / "litmus-bench_tier12" / "manifest.json").read_text())
+    assert len(prepared(tmp_path, "litmus-bench_tier12")) == 10 and manifest["upstream_rows"]["left_out"] == 10
+    assert run_gym("task=prepare", "benchmark=litmus-bench_adme_direct", f"data.mirror={UPSTREAM}",
+                   f"data.root={tmp_path}/data", f"hydra.run.dir={tmp_path}/p").returncode == 0
+    row = prepared(tmp_path, "litmus-bench_adme_direct")[0]
+    assert row["match"] == {"rule": "abs_window", "abs_tol": 0.3} and row["answer_wrapper"] == "regex"
+    typed = make_verifier("typed")
+    gold = float(row["expected_answer"])
+    assert typed.verify(row, f"Reasoning...\n{row['answer_template'].replace('{answer}', str(gold + 0.25))}").reward == 1.0
+    assert typed.verify(row, row["answer_template"].replace("{answer}", str(gold + 0.35))).reward == 0.0
+    assert typed.verify(row, f"about {gold}").reward == 0.0  # not in the asked format: no answer
+
+
+def test_tool_arm_of_tier12_is_refused_with_a_reason(tmp_path):
+    result = run_gym("task=prepare", "benchmark=litmus-bench_tier12", f"data.mirror={UPSTREAM}",
+                     f"data.root={tmp_path}/data", "benchmark.dataset.prepare_args.methods=[direct,mcp-python]",
+                     f"hydra.run.dir={tmp_path}/p")
+    assert_clean_failure(result, "sandboxed Python tool with RDKit")
