@@ -11,13 +11,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gym.data.catalog import NEEDS, NOT_RUN_FILE, load_not_run
+from gym.data.catalog import NEEDS, NOT_RUN_FILE, load_catalog, load_not_run
 from gym.metrics.hierarchy import iheval as iheval_metrics
 from gym.verifiers import make_verifier
 from gym.verifiers.iheval import _strict_loose
 from gym.verifiers.instructions import follow
 from tests.conftest import FIXTURES, UPSTREAM, assert_clean_failure, run_gym
 
+TASKS = ("verb-extract", "translation", "lang-detect", "system-prompt-extract", "user-prompt-hijack", "slack-user",
+         "get-webpage", "single-turn", "multi-turn")
 PARITY = json.loads((FIXTURES / "iheval_parity.json").read_text(encoding="utf-8"))
 NOT_RUN = {"audio": {"asr_leaderboard", "librispeech_pc", "musan", "numb3rs"},
            "gpu_metric": {"longmt_pg19", "longmt_wmt24pp", "speed-bench"},
@@ -75,7 +77,13 @@ def test_e2e_offline_from_upstream_layout(name, rows, tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     assert len(prepared(tmp_path, name)) == rows
     metrics = json.loads((tmp_path / name / "metrics.json").read_text())["benchmarks"][name]
-    assert metrics["rollouts"] == rows * metrics.get("num_repeats", 1) or metrics["rollouts"] >= rows
+    repeats = {e.name: e.num_repeats for e in load_catalog()}[name]
+    assert metrics["rollouts"] == rows * repeats
+    if name == "iheval":  # the task-macro scores, and their line in the printed summary
+        family = metrics["family_metrics"]
+        assert family["accuracy_mode"] == "hierarchy" and family["result_score"] == family["conflict_score"]
+        assert set(family["tasks"]) == {f"{c}/{t}" for c in ("aligned", "conflict", "reference") for t in TASKS}
+        assert "iheval: result " in result.stdout + result.stderr
 
 
 def test_answer_judge_rows_and_verdicts(tmp_path):
