@@ -188,10 +188,10 @@ def _check_choice(group: str, name: str, options: set[str]) -> None:
 
 def _missing_benchmark(name: str, options: Iterable[str]) -> GymError:
     """A reference benchmark gym does not run gets its one line (what it needs); any other name a did-you-mean."""
-    from gym.data.catalog import not_run_entry
+    from gym.data.catalog import load_not_run, not_run_entry
 
     entry = not_run_entry(name)
-    return GymError(entry.line()) if entry else unknown_benchmark(name, options)
+    return GymError(entry.line()) if entry else unknown_benchmark(name, [*options, *(e.name for e in load_not_run())])
 
 
 @lru_cache(maxsize=8)
