@@ -192,3 +192,17 @@ def test_tool_arm_of_tier12_is_refused_with_a_reason(tmp_path):
                      f"data.root={tmp_path}/data", "benchmark.dataset.prepare_args.methods=[direct,mcp-python]",
                      f"hydra.run.dir={tmp_path}/p")
     assert_clean_failure(result, "sandboxed Python tool with RDKit")
+
+
+def test_rouge_l_is_rouge_scores_value():
+    import random
+
+    from rouge_score import rouge_scorer
+
+    from gym.verifiers.iheval import rouge_l
+
+    scorer, rng = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False), random.Random(0)
+    words = "el tren sale al mediodía Dos más son cuatro, the train: leaves noon a b".split()
+    for _ in range(300):
+        gold, guess = (" ".join(rng.choice(words) for _ in range(rng.randint(0, 25))) for _ in range(2))
+        assert rouge_l(gold, guess) == scorer.score(target=gold.strip(), prediction=guess.strip())["rougeL"].fmeasure

@@ -30,6 +30,7 @@ import re
 import string
 import threading
 from collections import Counter
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from gym.verifiers.base import Verdict, Verifier
@@ -53,6 +54,14 @@ def _rouge(kind: str):
         scorers = _LOCAL.rouge = {name: rouge_scorer.RougeScorer([name], use_stemmer=False)
                                   for name in ("rougeL", "rouge1")}
     return scorers[kind]
+
+
+@lru_cache(maxsize=65536)
+def _rouge_tokens(text: str) -> tuple[str, ...]:
+    """rouge_score's own tokens (lowercased, [a-z0-9] runs, no stemming); anchors and golds repeat, hence the cache."""
+    from rouge_score import tokenizers
+
+    return tuple(tokenizers.DefaultTokenizer(use_stemmer=False).tokenize(text))
 
 
 def _variants(prediction: str) -> list[str]:
@@ -85,7 +94,16 @@ def verb_extract(answer: str, prediction: str, loose: bool = False) -> float:
 
 
 def rouge_l(answer: str, prediction: str) -> float:
-    return _rouge("rougeL").score(target=answer.strip(), prediction=prediction.strip())["rougeL"].fmeasure
+    """rouge_score's ROUGE-L F1 (its tokens, precision and recall of the longest common subsequence), with the
+    LCS from rapidfuzz's C++ code instead of rouge_score's Python table: same value, tens of times faster."""
+    from rapidfuzz.distance import LCSseq
+
+    target, guess = _rouge_tokens(answer.strip()), _rouge_tokens(prediction.strip())
+    if not target or not guess:
+        return 0.0
+    common = LCSseq.similarity(target, guess)
+    precision, recall = common / len(guess), common / len(target)
+    return 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
 
 
 def translation(answer: str, prediction: str, loose: bool = False) -> float:
