@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gym.data.catalog import NEEDS, NOT_RUN_FILE, load_catalog, load_not_run
+from gym.data.catalog import NEEDS, NOT_RUN_FILE, load_not_run
 from gym.metrics.hierarchy import iheval as iheval_metrics
 from gym.verifiers import make_verifier
 from gym.verifiers.iheval import _strict_loose
@@ -70,20 +70,20 @@ def test_choosing_a_benchmark_gym_does_not_run_gets_its_line(args, tmp_path):
 
 
 # -- the new benchmarks end to end -----------------------------------------------------------------------
-@pytest.mark.parametrize("name, rows", [("answer-judge", 12), ("proof-arena-judge", 17), ("iheval", 92),
-                                        ("livecodebench_v5_cascade", 3)])
-def test_e2e_offline_from_upstream_layout(name, rows, tmp_path):
-    result = e2e(name, tmp_path)
+def test_iheval_e2e_offline_with_its_hierarchy_scores(tmp_path):
+    """(Every benchmark's prepare -> collect -> aggregate runs in test_benchmarks_e2e; this one through the CLI.)"""
+    result = e2e("iheval", tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
-    assert len(prepared(tmp_path, name)) == rows
-    metrics = json.loads((tmp_path / name / "metrics.json").read_text())["benchmarks"][name]
-    repeats = {e.name: e.num_repeats for e in load_catalog()}[name]
-    assert metrics["rollouts"] == rows * repeats
-    if name == "iheval":  # the task-macro scores, and their line in the printed summary
-        family = metrics["family_metrics"]
-        assert family["accuracy_mode"] == "hierarchy" and family["result_score"] == family["conflict_score"]
-        assert set(family["tasks"]) == {f"{c}/{t}" for c in ("aligned", "conflict", "reference") for t in TASKS}
-        assert "iheval: result " in result.stdout + result.stderr
+    assert len(prepared(tmp_path, "iheval")) == 92  # every setting folder of the fixture archive
+    metrics = json.loads((tmp_path / "iheval" / "metrics.json").read_text())["benchmarks"]["iheval"]
+    assert metrics["rollouts"] == 92
+    family = metrics["family_metrics"]
+    assert family["accuracy_mode"] == "hierarchy" and family["result_score"] == family["conflict_score"]
+    assert set(family["tasks"]) == {f"{c}/{t}" for c in ("aligned", "conflict", "reference") for t in TASKS}
+    assert "iheval: result " in result.stdout + result.stderr
+    slack = next(json.loads(line) for line in (tmp_path / "iheval" / "rollouts.jsonl").read_text().splitlines()
+                 if '"slack-user"' in line)
+    assert [m["role"] for m in slack["prompt"]][-2:] == ["assistant", "tool"]  # the canned tool turn, sent natively
 
 
 def test_answer_judge_rows_and_verdicts(tmp_path):
@@ -111,7 +111,7 @@ def test_proof_arena_judge_cuts_and_order(tmp_path):
 def test_cascade_options_are_found_and_carry_the_function_header(tmp_path):
     hits = json.loads(run_gym("task=search", "query=cascade", "format=json", f"hydra.run.dir={tmp_path}/s").stdout)
     assert {h["name"] for h in hits if h["runs"]} == {"livecodebench_v5_cascade", "livecodebench_v6_cascade"}
-    assert e2e("livecodebench_v6_cascade", tmp_path).returncode == 0
+    assert e2e("livecodebench_v6_cascade", tmp_path, "num_repeats=1").returncode == 0
     rows = prepared(tmp_path, "livecodebench_v6_cascade")
     for row in rows:
         starter = row["starter_code"]
@@ -172,7 +172,8 @@ def test_litmus_options_read_each_rows_regex_and_match_rule(tmp_path):
     hits = json.loads(run_gym("task=search", "query=litmus", "format=json", f"hydra.run.dir={tmp_path}/s").stdout)
     assert {"litmus-bench_adme_direct", "litmus-bench_adme_analogue", "litmus-bench_adme_comparison",
             "litmus-bench_tier12"} <= {h["name"] for h in hits}
-    result = e2e("litmus-bench_tier12", tmp_path)
+    result = run_gym("task=prepare", "benchmark=litmus-bench_tier12", f"data.mirror={UPSTREAM}",
+                     f"data.root={tmp_path}/data", f"hydra.run.dir={tmp_path}/t")
     assert result.returncode == 0, result.stderr[-2000:]
     manifest = json.loads((tmp_path / "data" / "litmus-bench_tier12" / "manifest.json").read_text())
     assert len(prepared(tmp_path, "litmus-bench_tier12")) == 10 and manifest["upstream_rows"]["left_out"] == 10
