@@ -36,7 +36,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from gym.sandbox.view import WORKDIR, SandboxUnavailable, bwrap_arguments, python_view  # noqa: F401  (re-exported)
+from gym.sandbox.view import (WORKDIR, SandboxUnavailable, bwrap_arguments, python_view,  # noqa: F401  (re-exported)
+                              with_toolchain)
 
 # The supervisor's source; it runs as `python -c`, so no file of the checkout is needed in the sandbox.
 CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "inside.py")
@@ -87,9 +88,12 @@ class Sandbox:
     """Thread-safe runner; at most `max_parallel` sandboxes run at once across all callers."""
 
     def __init__(self, *, max_parallel: int | None = None, allow_unsandboxed: bool = False, memory_mb: int = 2048,
-                 processes: int = 64, open_files: int = 256, disk_mb: int = 256, mechanism: str = "auto") -> None:
+                 processes: int = 64, open_files: int = 256, disk_mb: int = 256, mechanism: str = "auto",
+                 toolchain: tuple[str, ...] = ()) -> None:
         self.limits = {"memory_mb": int(memory_mb), "processes": int(processes), "open_files": int(open_files),
                        "disk_mb": int(disk_mb)}
+        if toolchain:  # native programs: these host folders join the view read-only, and a program may
+            self.limits["toolchain"] = [os.path.abspath(str(p)) for p in toolchain]  # start processes (see _seccomp)
         if mechanism not in ("auto", *MECHANISMS):
             from gym.core.errors import GymError
 
@@ -219,7 +223,7 @@ def execute(source: str, runs: list[Run], limits: dict, mechanism: str, total_ti
     started = time.monotonic()
     if total_timeout is None:
         total_timeout = sum(run.timeout for run in runs) + 10
-    view = python_view()
+    view = with_toolchain(python_view(), limits.get("toolchain") or ())
     workdir = tempfile.mkdtemp(prefix="gym-sandbox-") if mechanism == "none" else WORKDIR
     env = {"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
            "PYTHONPATH": view["pythonpath"]}
