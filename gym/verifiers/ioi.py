@@ -20,6 +20,7 @@ As the reference (NeMo Gym's competitive_coding_challenges server, IOI's run scr
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -51,7 +52,7 @@ def extract_program(text: str) -> str:
     return header + code + ("" if code.endswith("\n") else "\n")
 
 
-def test_status(score: float, feedback: str) -> str:
+def verdict_status(score: float, feedback: str) -> str:
     """huggingface/ioi's status of one test from its score and feedback."""
     if score == 0.0:
         for words, status in (("Compilation error", "CE"), ("Memory limit exceeded", "MLE"),
@@ -112,6 +113,7 @@ class IOIVerifier(Verifier):
         with open(DRIVER_PATH, encoding="utf-8") as handle:
             self.driver = handle.read()
         self._tests: OrderedDict[str, dict] = OrderedDict()
+        self._prebuilt: dict[str, dict] = {}  # grader files' digest -> their manager / checker, compiled once
         self._lock = threading.Lock()
 
     def run_info(self) -> dict:
@@ -150,7 +152,7 @@ class IOIVerifier(Verifier):
         if len(results) < len(names) and (not scores or min(scores) > 0):  # cut short without a 0: no verdict
             raise VerifierError("IOI judge stopped before the last test", {**details, "results": results[-3:]})
         details["points"] = subtask_points(scores, points, precision) if program else 0.0
-        details["status"] = min((test_status(r["score"], r["feedback"]) for r in results),
+        details["status"] = min((verdict_status(r["score"], r["feedback"]) for r in results),
                                 key=STATUS_ORDER.__getitem__, default="CE" if not program else "SKIPPED")
         details["passed"] = sum(1 for s in scores if s >= 1.0)
         failure = next((r for r in results if r["score"] < 1.0), None)
@@ -162,7 +164,10 @@ class IOIVerifier(Verifier):
 
     def run_tests(self, program: str, row: dict, config: dict, tests: list[tuple]) -> list[dict]:
         limit = float(config.get("time_limit") or 1.0) * self.time_scale
-        job = json.dumps({"grader_files": row.get("grader_files") or [], "solution": program,
+        key = hashlib.sha256(json.dumps(row.get("grader_files") or []).encode()).hexdigest()
+        with self._lock:
+            prebuilt = self._prebuilt.get(key)
+        job = json.dumps({"grader_files": row.get("grader_files") or [], "solution": program, "prebuilt": prebuilt,
                           "problem": str(row["problem_id"]), "code": str(config.get("code") or row["problem_id"]),
                           "config": config, "tests": tests, "time_scale": self.time_scale,
                           "compile_timeout": self.compile_timeout, "stop_on_zero": True})
@@ -178,7 +183,10 @@ class IOIVerifier(Verifier):
                 message = json.loads(line)
             except json.JSONDecodeError:
                 break
-            if isinstance(message, dict) and isinstance(message.get("score"), (int, float)):
+            if isinstance(message, dict) and isinstance(message.get("built"), dict) and not messages:
+                with self._lock:
+                    self._prebuilt.setdefault(key, message["built"])
+            elif isinstance(message, dict) and isinstance(message.get("score"), (int, float)):
                 messages.append(message)
         if result is None or (result.status != "ok" and (not messages or messages[-1]["score"] > 0)):
             reason = outcome.error or (f"judge {result.status}: {result.stderr.strip()[-500:]}" if result else "")

@@ -17,6 +17,7 @@ exit 0 with "Runtime error"; a score is the float the manager/checker prints (un
 `stop_on_zero`, tests stop at the first 0 (a subtask scores the minimum of its tests).
 """
 
+import base64
 import json
 import os
 import re
@@ -52,12 +53,20 @@ def build(job):
             _write(name, content)
     problem = job["problem"]
     _write(f"graders/{problem}.cpp", job["solution"])
-    limit = job["compile_timeout"]
+    limit, prebuilt, built = job["compile_timeout"], job.get("prebuilt") or {}, {}
     for source, target in (("checker/checker.cpp", "checker/checker"), ("graders/manager.cpp", "graders/manager")):
-        if os.path.exists(source):
+        if target in prebuilt:  # the grader's own programs, compiled by an earlier run (same grader files)
+            with open(target, "wb") as handle:
+                handle.write(base64.b64decode(prebuilt[target]))
+            os.chmod(target, 0o755)
+        elif os.path.exists(source):
             error = _compile(["g++", "-x", "c++", "-std=gnu++17", "-O2", "-o", target, source], limit)
             if error:
                 return f"could not compile {source}: {error}"
+            with open(target, "rb") as handle:
+                built[target] = base64.b64encode(handle.read()).decode()
+    if built:
+        emit({"built": built})
     sources = [f"graders/{problem}.cpp"] + [p for p in ("graders/grader.cpp", "graders/stub.cpp") if os.path.exists(p)]
     error = _compile(["g++", "-DEVAL", "-std=gnu++17", "-O2", "-pipe", "-s", "-o", f"graders/{job['code']}", *sources],
                      limit)
