@@ -49,9 +49,9 @@ def _row(root: Path, problem: str) -> dict:
 
 
 # (solution file, problem, reward, points, status): what the task package's folder says of each solution
-CASES = [("sphinx-model_solution", "sphinx", 1.0, 3.0, "AC"), ("sphinx-partially_correct", "sphinx", 0.0, 1.5, "PA"),
-         ("message-model_solution", "message", 1.0, 10.0, "AC"), ("message-time_limit", "message", 0.0, 0.0, "TLE"),
-         ("sphinx-incorrect", "sphinx", 0.0, 0.0, "WA"), ("sphinx-protocol_violation", "sphinx", 0.0, 0.0, "RE")]
+CASES = [("sphinx-model_solution", "sphinx", 1.0, 3.0, "AC"), ("message-model_solution", "message", 1.0, 10.0, "AC"),
+         ("sphinx-partially_correct", "sphinx", 0.0, 1.5, "PA"), ("message-time_limit", "message", 0.0, 0.0, "TLE"),
+         ("sphinx-incorrect", "sphinx", 0.0, 0.0, "WA")]  # one of each problem first: their graders compile once
 
 
 def test_official_solutions_get_their_verdicts(prepared):
