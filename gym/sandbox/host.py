@@ -89,11 +89,13 @@ class Sandbox:
 
     def __init__(self, *, max_parallel: int | None = None, allow_unsandboxed: bool = False, memory_mb: int = 2048,
                  processes: int = 64, open_files: int = 256, disk_mb: int = 256, mechanism: str = "auto",
-                 toolchain: tuple[str, ...] = ()) -> None:
+                 toolchain: tuple[str, ...] = (), site_packages: tuple[str, ...] = ()) -> None:
         self.limits = {"memory_mb": int(memory_mb), "processes": int(processes), "open_files": int(open_files),
                        "disk_mb": int(disk_mb)}
         if toolchain:  # native programs: these host folders join the view read-only, and a program may
             self.limits["toolchain"] = [os.path.abspath(str(p)) for p in toolchain]  # start processes (see _seccomp)
+        if site_packages:  # a separate environment's packages (read-only, first on the program's sys.path)
+            self.limits["site_packages"] = [os.path.abspath(str(p)) for p in site_packages]
         if mechanism not in ("auto", *MECHANISMS):
             from gym.core.errors import GymError
 
@@ -223,10 +225,11 @@ def execute(source: str, runs: list[Run], limits: dict, mechanism: str, total_ti
     started = time.monotonic()
     if total_timeout is None:
         total_timeout = sum(run.timeout for run in runs) + 10
-    view = with_toolchain(python_view(), limits.get("toolchain") or ())
+    site = list(limits.get("site_packages") or ())
+    view = with_toolchain(python_view(), [*(limits.get("toolchain") or ()), *site])
     workdir = tempfile.mkdtemp(prefix="gym-sandbox-") if mechanism == "none" else WORKDIR
     env = {"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-           "PYTHONPATH": view["pythonpath"]}
+           "PYTHONPATH": os.pathsep.join([*site, view["pythonpath"]])}
     payload = marshal.dumps({"mechanism": mechanism, "view": view, "python": view["python"], "env": env,
                           "limits": {**limits, "host_root": os.getuid() == 0}, "source": source, "probe_absent": os.path.dirname(CHILD),
                           "runs": [{"stdin": r.stdin, "timeout": float(r.timeout), "output_limit": int(r.output_limit),
