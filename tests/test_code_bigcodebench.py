@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow
 def prepared(tmp_path_factory, mirror_url):
     root = tmp_path_factory.mktemp("bcb")
     result = run_gym("task=e2e", "benchmark=bigcodebench", "model=mock", f"data.mirror={mirror_url}",
-                     f"data.root={root}", "benchmark.dataset.prepare_args.environment=skip",
+                     f"data.root={root}",
                      f"hydra.run.dir={root / 'run'}", timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     return root, result

@@ -9,15 +9,17 @@ block, with every 4-space indent as a tab: 148 rows (hard), 1,140 (full). Prepar
      "canonical_solution", "test", "test_runner": "unittest", "metadata": {"task_id", "libs", "split", "source_index"}}
 
 The tests import some 70 libraries at upstream's pinned versions (Requirements/requirements-eval.txt).
-`environment=build` (the default) makes a virtualenv of this Python at <data dir>/env once and installs them
+`environment=build` makes a virtualenv of this Python at <data dir>/env once and installs them
 (numpy 1.26.4 first and last, as the reference, whose other pins conflict with it); a requirement pip cannot
 install for this Python is listed in env/gym-install.json and its tasks fail as they would without it.
-`environment=skip` builds nothing: tasks whose libraries are importable already (standard library) still run.
+`environment=skip` (the default: a dry run or a first look needs no PyPI) builds nothing: tasks whose libraries are
+importable already (standard library) still run, the others fail at import; prepare says so.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 import sys
 from pathlib import Path
@@ -34,6 +36,7 @@ DATASETS = {"hard": "bigcode/bigcodebench-hard", "full": "bigcode/bigcodebench"}
 REQUIREMENTS_URL = "https://raw.githubusercontent.com/bigcode-project/bigcodebench/main/Requirements/requirements-eval.txt"
 NUMPY_PIN = "numpy==1.26.4"
 DELIMITER = "You should write self-contained code starting with:"
+log = logging.getLogger("gym.data.download")
 
 
 def data_url(split: str) -> str:
@@ -87,7 +90,7 @@ def build_environment(ctx: PrepareContext, folder: Path) -> None:
     write_text_atomic(marker, json.dumps({"requirements": requirements, "failed": failed, "python": sys.version}))
 
 
-def prepare(ctx: PrepareContext, split: str = "hard", environment: str = "build") -> Path:
+def prepare(ctx: PrepareContext, split: str = "hard", environment: str = "skip") -> Path:
     if split not in DATASETS:
         raise GymError(f"bigcodebench: split must be one of {', '.join(DATASETS)}, got {split!r}")
     if environment not in ("build", "skip"):
@@ -96,6 +99,10 @@ def prepare(ctx: PrepareContext, split: str = "hard", environment: str = "build"
     items = ctx.read_parquet(raw, required=("task_id", "instruct_prompt", "code_prompt", "test", "entry_point"),
                              layout=DATASETS[split])
     rows = ctx.convert_rows(raw, items, lambda item, i: convert(item, i, split), label="task", id_field="task_id")
+    folder = Path(ctx.output_path).parent / "env"
     if environment == "build":
-        build_environment(ctx, Path(ctx.output_path).parent / "env")
+        build_environment(ctx, folder)
+    elif not (folder / "gym-install.json").is_file():
+        log.warning("bigcodebench: no environment of the tasks' libraries; tasks that import more than the standard "
+                    "library will fail (benchmark.dataset.prepare_args.environment=build installs upstream's pins)")
     return ctx.write_rows(rows)

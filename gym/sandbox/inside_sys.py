@@ -115,7 +115,12 @@ def _flags_of(path: str, points: list[tuple[str, int]]) -> int:
 
 def _build_root(view: dict, disk_mb: int) -> None:
     """As PID 1 of the new namespaces: the allow-listed view on a tmpfs, pivot_root into it."""
-    root = "/tmp"  # any existing directory does; this mount namespace is ours alone
+    # any existing directory that holds no path of the view does (this mount namespace is ours alone)
+    paths = [args[-1] for _, *args in view["entries"]]
+    root = next((c for c in ("/tmp", "/mnt", "/srv", "/media", "/opt", "/home", "/var")
+                 if os.path.isdir(c) and not any(p == c or p.startswith(c + "/") for p in paths)), None)
+    if root is None:
+        raise OSError("no directory to build the sandbox's root in (every candidate holds a path of the view)")
     points = _locked_flags()
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     _mount(b"tmpfs", root, b"tmpfs", MS_NOSUID | MS_NODEV, b"size=1m,mode=0755")
