@@ -23,6 +23,8 @@ these families get the same numbers. Each entry of metrics.json gains a `family_
 * sql: counts of failure kinds (no_sql, error, timeout, row_cap, mismatch) and matches.
 * tool_call: per-category accuracy, BFCL's summary figures and the tool-call trouble counts
   (gym.metrics.tool_calls).
+* ioi: the contest total (per subtask the best points over its rollouts, summed: the reference's
+  total_score), its maximum, the expected total of one attempt, and the same per problem and subtask.
 """
 
 from __future__ import annotations

@@ -16,6 +16,9 @@ shared libraries, standard library, the base installation's site-packages), read
 HOME and TMPDIR). Nothing else: not the checkout, the data, $HOME, the rest of /etc or the host's /tmp.
 Its network namespace is empty (no TCP/UDP, and abstract Unix sockets are per namespace); no host
 socket file is in its view. Each run is a fresh interpreter under rlimits and a seccomp filter.
+Native mode (`toolchain=`, e.g. ("/usr",)): those host folders join the view read-only and the program may
+fork and exec (a compiler, a grader's processes, shell commands); clones that make namespaces stay refused.
+`site_packages=` adds a separate environment's packages, read-only and first on the program's path.
 
 Each mechanism is probed once per process with a hostile program (network, host files, writes). If
 none works, `Sandbox` refuses to run unless `allow_unsandboxed=True`: then only rlimits, seccomp, a
