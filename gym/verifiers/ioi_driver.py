@@ -1,9 +1,9 @@
 """The IOI judge that runs inside gym's sandbox (native mode: g++ and fork/exec allowed), standard library only.
 
 It reads one job (JSON on stdin): the grader files, the solution, the problem's grader_config and the tests.
-It compiles as IOI's CMS compile script does (checker, manager, then `g++ -DEVAL -std=gnu++17 -O2 -pipe -s`
-of graders/<problem>.cpp with grader.cpp / stub.cpp), then runs each test as the reference's run script
-does, and writes one JSON line per test: {"test", "score", "feedback", "time_s"}.
+It compiles as IOI's CMS compile script does (`g++ -DEVAL -std=gnu++17 -O2 -pipe -s` of graders/<problem>.cpp
+with grader.cpp / stub.cpp, then the checker and the manager; the solution first, so that a compilation error
+costs no grader compile), then runs each test as the reference's run script does, and writes one JSON line per test: {"test", "score", "feedback", "time_s"}.
 
 * Batch: the program reads input.txt, under the task's wall-clock time limit and an address-space limit of
   its memory limit (`ulimit -v`), with an unlimited stack; the checker (checker/checker <in> <out> <answer>)
@@ -47,13 +47,20 @@ def _compile(command, limit):
 
 
 def build(job):
-    """Write the files and compile; None, or the compiler's complaint."""
+    """Write the files and compile (the solution first: a compilation error needs no grader program);
+    None, or the compiler's complaint."""
     for name, content in job["grader_files"]:
         if content:
             _write(name, content)
     problem = job["problem"]
     _write(f"graders/{problem}.cpp", job["solution"])
     limit, prebuilt, built = job["compile_timeout"], job.get("prebuilt") or {}, {}
+    sources = [f"graders/{problem}.cpp"] + [p for p in ("graders/grader.cpp", "graders/stub.cpp") if os.path.exists(p)]
+    include = ["-I", job["include"]] if job.get("include") else []  # a precompiled bits/stdc++.h, same flags
+    error = _compile(["g++", "-DEVAL", "-std=gnu++17", "-O2", "-pipe", "-s", *include, "-o", f"graders/{job['code']}",
+                      *sources], limit)
+    if error is not None:
+        return f"Compilation error: {error}"
     for source, target in (("checker/checker.cpp", "checker/checker"), ("graders/manager.cpp", "graders/manager")):
         if target in prebuilt:  # the grader's own programs, compiled by an earlier run (same grader files)
             with open(target, "wb") as handle:
@@ -67,10 +74,7 @@ def build(job):
                 built[target] = base64.b64encode(handle.read()).decode()
     if built:
         emit({"built": built})
-    sources = [f"graders/{problem}.cpp"] + [p for p in ("graders/grader.cpp", "graders/stub.cpp") if os.path.exists(p)]
-    error = _compile(["g++", "-DEVAL", "-std=gnu++17", "-O2", "-pipe", "-s", "-o", f"graders/{job['code']}", *sources],
-                     limit)
-    return None if error is None else f"Compilation error: {error}"
+    return None
 
 
 def _limits(memory):
