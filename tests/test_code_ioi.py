@@ -13,7 +13,7 @@ import pytest
 
 from gym.verifiers import make_verifier
 from gym.verifiers.ioi import extract_program, subtask_points, verdict_status
-from tests.conftest import run_gym
+from tests.conftest import assert_clean_failure, run_gym
 
 SOLUTIONS = Path(__file__).resolve().parent / "fixtures" / "ioi"
 pytestmark = pytest.mark.slow
@@ -80,3 +80,10 @@ def test_scoring_rules():
     program = extract_program("```cpp\nint a;\n```\ntext\n```cpp\nint f() { return 1; }\n```")
     assert program == "#include <bits/stdc++.h>\n\nusing namespace std;\n\nint f() { return 1; }\n"
     assert extract_program("```cpp\nstd::vector<int> v;\n```") == "#include <bits/stdc++.h>\nstd::vector<int> v;\n"
+
+
+def test_missing_compiler_is_one_line(prepared, tmp_path):
+    root, _ = prepared
+    result = run_gym("task=collect", "benchmark=ioi", "model=mock", f"data.root={root}",
+                     "benchmark.verifier.options.toolchain=[/nonexistent]", f"hydra.run.dir={tmp_path}")
+    assert_clean_failure(result, "no g++ in the toolchain folders")

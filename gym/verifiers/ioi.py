@@ -142,6 +142,11 @@ class IOIVerifier(Verifier):
         toolchain = self.options["toolchain"]
         if isinstance(toolchain, str) or not all(isinstance(p, str) for p in toolchain or []):
             raise GymError("verifier 'ioi': option toolchain must be a list of folders, e.g. [/usr]")
+        import shutil
+
+        if not shutil.which("g++", path=os.pathsep.join(f"{folder}/bin" for folder in toolchain)):
+            raise GymError(f"verifier 'ioi': no g++ in the toolchain folders {list(toolchain)} (their bin/); install "
+                           "the system C++ compiler or point benchmark.verifier.options.toolchain at it")
         self.pch_dir = precompiled_header(self.tests_root.parent / "pch") if self.options["precompiled_header"] else None
         toolchain = [*toolchain, *([str(self.pch_dir)] if self.pch_dir else [])]
         parallel = None if self.options["max_parallel"] is None else self.number_option("max_parallel", 1, True)
