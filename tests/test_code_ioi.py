@@ -87,3 +87,36 @@ def test_missing_compiler_is_one_line(prepared, tmp_path):
     result = run_gym("task=collect", "benchmark=ioi", "model=mock", f"data.root={root}",
                      "benchmark.verifier.options.toolchain=[/nonexistent]", f"hydra.run.dir={tmp_path}")
     assert_clean_failure(result, "no g++ in the toolchain folders")
+
+
+def _aplusb_row(subtask: str, tests_root: Path) -> dict:
+    """A Batch task with a checker, from the IOI 2024 practice package (aplusb), in open-r1's row shape."""
+    package = SOLUTIONS / "aplusb"
+    problem = json.loads((package / "problem.json").read_text())
+    config = {"task_type": problem["task_type"], "code": problem["code"], "time_limit": problem["time_limit"],
+              "memory_limit": problem["memory_limit"], **json.loads(problem["task_type_params"])}
+    files = [[str(path.relative_to(package)), path.read_text()] for folder in ("graders", "checker")
+             for path in sorted((package / folder).iterdir())]
+    names = json.loads((package / "subtasks" / f"{subtask}.json").read_text())["testcases"]
+    tests = {name: [(package / "tests" / f"{name}.in").read_text(), (package / "tests" / f"{name}.out").read_text()]
+             for name in sorted(p.stem for p in (package / "tests").glob("*.in"))}
+    (tests_root / "aplusb.json").write_text(json.dumps({"tests": tests}))
+    score = json.loads((package / "subtasks" / f"{subtask}.json").read_text())["score"]
+    return {"problem_id": "aplusb", "subtask": subtask, "subtask_score": score, "score_precision": 2,
+            "test_names": names, "grader_files": [*files, ["graders/grader_config.json", json.dumps(config)]]}
+
+
+def test_batch_task_with_checker(prepared):
+    # "b-zero" returns A: filed as incorrect, it still solves the subtask where B = 0, and only that one
+    root, _ = prepared
+    tests_root = root / "ioi" / "tests"
+    with make_verifier("ioi", {"tests_root": str(tests_root)}) as verifier:
+        def judge(case):
+            subtask, name = case
+            text = "```cpp\n" + (SOLUTIONS / "aplusb" / f"{name}.cpp").read_text() + "```"
+            verdict = verifier.verify(_aplusb_row(subtask, tests_root), text)
+            return verdict.details["points"], verdict.details["status"]
+
+        got = [judge(case) for case in [("02-bZero", "model_solution"), ("02-bZero", "incorrect-solution-b-zero"),
+                                        ("01-smallAB", "incorrect-solution-b-zero")]]
+    assert got == [(30, "AC"), (30, "AC"), (0, "WA")]
