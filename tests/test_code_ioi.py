@@ -65,7 +65,9 @@ def test_official_solutions_get_their_verdicts(prepared):
 
         with ThreadPoolExecutor(2) as pool:
             got = list(pool.map(judge, CASES))
+        empty = verifier.verify(_row(root, "sphinx"), "")
     assert got == [case[2:] for case in CASES]
+    assert (empty.reward, empty.details["points"], empty.details["status"]) == (0.0, 0.0, "CE")
 
 
 def test_scoring_rules():

@@ -24,6 +24,9 @@ import hashlib
 import json
 import os
 import re
+import shutil
+import subprocess
+import tempfile
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -86,10 +89,6 @@ def precompiled_header(folder: Path) -> Path | None:
     """<folder>/bits/stdc++.h(.gch): the system's header and its precompiled form, built once with the flags the
     solution is compiled with; g++ -I<folder> then reads the .gch (or the copy of the header if it cannot).
     None (compile as usual) when the system g++ cannot build it."""
-    import shutil
-    import subprocess
-    import tempfile
-
     target = folder / "bits" / "stdc++.h.gch"
     if target.is_file():
         return folder
@@ -142,8 +141,6 @@ class IOIVerifier(Verifier):
         toolchain = self.options["toolchain"]
         if isinstance(toolchain, str) or not all(isinstance(p, str) for p in toolchain or []):
             raise GymError("verifier 'ioi': option toolchain must be a list of folders, e.g. [/usr]")
-        import shutil
-
         if not shutil.which("g++", path=os.pathsep.join(f"{folder}/bin" for folder in toolchain)):
             raise GymError(f"verifier 'ioi': no g++ in the toolchain folders {list(toolchain)} (their bin/); install "
                            "the system C++ compiler or point benchmark.verifier.options.toolchain at it")
@@ -194,7 +191,7 @@ class IOIVerifier(Verifier):
                                    "max_points": points, "tests": len(names), "sandbox": self.mechanism}
         results = self.run_tests(program, row, config, [(n, *tests[n]) for n in names]) if program else []
         scores = [r["score"] for r in results]
-        if len(results) < len(names) and (not scores or min(scores) > 0):  # cut short without a 0: no verdict
+        if program and len(results) < len(names) and (not scores or min(scores) > 0):  # cut short, no 0: no verdict
             raise VerifierError("IOI judge stopped before the last test", {**details, "results": results[-3:]})
         details["points"] = subtask_points(scores, points, precision) if program else 0.0
         details["status"] = min((verdict_status(r["score"], r["feedback"]) for r in results),
