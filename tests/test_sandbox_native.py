@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 
+from gym.core.errors import GymError
 from gym.sandbox.host import Run, Sandbox, probe_isolation
 
 pytestmark = pytest.mark.skipif(not probe_isolation()[0], reason="no isolating sandbox on this machine")
@@ -46,3 +47,9 @@ def test_native_mode_keeps_the_walls(tmp_path):
     assert result.status == "ok", result.stderr
     assert result.stdout.split() == ["child"] + ["blocked"] * 6
     assert subprocess.run(["test", "-e", "/usr/gym-probe"]).returncode != 0
+
+
+@pytest.mark.parametrize("toolchain", ["/usr", ("/",), ("/usr/..",)])
+def test_whole_root_or_a_bare_string_is_refused(toolchain):
+    with pytest.raises(GymError, match="other than /"):
+        Sandbox(toolchain=toolchain)

@@ -95,6 +95,12 @@ class Sandbox:
                  toolchain: tuple[str, ...] = (), site_packages: tuple[str, ...] = ()) -> None:
         self.limits = {"memory_mb": int(memory_mb), "processes": int(processes), "open_files": int(open_files),
                        "disk_mb": int(disk_mb)}
+        if isinstance(toolchain, str) or isinstance(site_packages, str) or "/" in [os.path.abspath(str(p)) for p in
+                                                                               (*toolchain, *site_packages)]:
+            from gym.core.errors import GymError
+
+            raise GymError(f"sandbox: toolchain and site_packages must be lists of folders other than /, got "
+                           f"{toolchain!r} and {site_packages!r}")
         if toolchain:  # native programs: these host folders join the view read-only, and a program may
             self.limits["toolchain"] = [os.path.abspath(str(p)) for p in toolchain]  # start processes (see _seccomp)
         if site_packages:  # a separate environment's packages (read-only, first on the program's sys.path)

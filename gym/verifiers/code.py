@@ -138,7 +138,7 @@ class CodeVerifier(Verifier):
                                open_files=self.number_option("open_files", 16, True),
                                disk_mb=self.number_option("disk_mb", 1, True),
                                mechanism=self.choice_option("sandbox", ("auto", "bwrap", "namespaces")),
-                               toolchain=tuple(self.options["toolchain"] or ()),
+                               toolchain=self._folders("toolchain"),
                                site_packages=code_unittest.site_packages(self.options["environment"]))
         self.unittest_timeout = self.number_option("unittest_timeout", 1)
         self.mechanism = self.sandbox.check()  # refuses here, before any model call, when isolation is missing
@@ -146,6 +146,12 @@ class CodeVerifier(Verifier):
         self._truth: dict[str, dict] = {}
         self._truth_locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
+
+    def _folders(self, name: str) -> tuple[str, ...]:
+        value = self.options[name] or []
+        if isinstance(value, str) or not all(isinstance(folder, str) for folder in value):
+            raise GymError(f"verifier 'code': option {name} must be a list of folders, e.g. [/usr], got {value!r}")
+        return tuple(value)
 
     def run_info(self) -> dict:
         return {"sandbox": self.mechanism, "allow_unsandboxed": self.options["allow_unsandboxed"]}
