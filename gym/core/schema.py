@@ -305,8 +305,24 @@ class ExportKnobs:
     output_dir: Optional[str] = None
 
 
+@dataclass
+class ViewOptions:
+    host: str = "127.0.0.1"
+    port: Optional[int] = None
+    export: Optional[str] = None
+    token_env: str = "GYM_VIEW_TOKEN"
+    progress: bool = True
+
+
+@dataclass
+class ViewKnobs:
+    rollouts: Any = None
+    view: ViewOptions = field(default_factory=ViewOptions)
+
+
 TASK_KNOBS = {"search": SearchKnobs, "prepare": PrepareKnobs, "collect": CollectKnobs, "e2e": E2EKnobs,
-              "aggregate": AggregateKnobs, "profile": ProfileKnobs, "reverify": ReverifyKnobs, "export": ExportKnobs}
+              "aggregate": AggregateKnobs, "profile": ProfileKnobs, "reverify": ReverifyKnobs, "export": ExportKnobs,
+              "view": ViewKnobs}
 
 
 def check_task_knobs(cfg: Any) -> None:
