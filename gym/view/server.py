@@ -169,4 +169,8 @@ def serve(runs: Runs, host: str, port: int | None, token_env: str | None, task_r
     print(f"gym view: {url}{'?token=<the token in $' + str(token_env) + '>' if token else ''} "
           f"({len(runs)} run(s), {sum(len(r.index) for r in runs)} rollout(s)); Ctrl-C stops it", flush=True)
     config = uvicorn.Config(make_app(runs, task_row_of, token), log_level="warning", access_log=False)
-    uvicorn.Server(config).run(sockets=[sock])
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn shut down cleanly and re-raised the Ctrl-C: stopping is the normal end
+        pass
+    print("gym view: stopped", flush=True)
