@@ -82,11 +82,11 @@ def test_tasks_api_filters_searches_and_sorts(viewer, runs):
     kept = get(viewer, f"api/run/{number}/tasks", bucket=bucket, limit=1000).json()
     assert kept["total"] == sum(2 for b in profile.values() if b == bucket)
     assert {r["bucket"] for r in kept["rows"]} == {bucket}
-    question = rows[3]["prompt"][-1]["content"]
-    words = re.findall(r"[A-Za-z]{7,}", question.split("\n\n", 1)[1])
-    word = next(w for w in words if sum(w.lower() in r["prompt"][-1]["content"].lower() for r in rows) == 2)
-    found = get(viewer, f"api/run/{number}/tasks", q=word.upper()).json()
-    assert found["total"] == 2 and {r["task"] for r in found["rows"]} == {rows[3]["task_index"]}
+    question = rows[3]["prompt"][-1]["content"].split("\n\n", 1)[1]
+    phrase = " ".join(question.split()[:5])  # the task's own words: both its rollouts, no other task's
+    same = [r for r in rows if phrase.lower() in r["prompt"][-1]["content"].lower()]
+    found = get(viewer, f"api/run/{number}/tasks", q=phrase.upper()).json()
+    assert found["total"] == len(same) >= 2 and {r["task"] for r in found["rows"]} == {r["task_index"] for r in same}
 
 
 def test_rollout_page_shows_prompt_answer_and_verdict(viewer, runs):
