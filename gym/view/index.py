@@ -21,10 +21,10 @@ import numpy as np
 from gym.core.errors import GymError
 from gym.core.io import complete_end
 from gym.rollouts import nemo_gym
-from gym.rollouts.row import STATUSES, Rollout, upgrade
+from gym.rollouts.row import STATUSES, Rollout, check_row, upgrade
 
 CATEGORIES = ("benchmark", "model", "subset", "termination", "error_type")
-NUMBERS = ("task_index", "rollout_index", "reward", "status")
+STATUS_CODE = {status: number for number, status in enumerate(STATUSES)}
 
 
 class Codes:
@@ -42,17 +42,13 @@ class Codes:
         return found
 
 
-def error_type(row: Rollout) -> str:
+def error_type(error: Any) -> str:
     """A short name for why a rollout failed: the error text's leading words ("HTTP 500", "ReadTimeout")."""
-    error = row.get("error")
-    if not error:
-        return ""
     head = str(error).split(":", 1)[0].split("(", 1)[0].strip()
     return head[:40]
 
 
-def subset_label(row: Rollout) -> str:
-    subsets = row.get("subsets") or {}
+def subset_label(subsets: Any) -> str:
     return ", ".join(f"{name}={value}" for name, value in sorted(subsets.items())) if isinstance(subsets, dict) else ""
 
 
@@ -108,6 +104,8 @@ class RunFile:
         self._lock = threading.RLock()
         self._handle: Any = None
         self.live = np.zeros(0, np.int64)  # positions (into the columns) of each key's last row, in file order
+        self._live_columns: dict[str, np.ndarray] = {}
+        self._searches: dict[tuple[str, int], np.ndarray] = {}
         self.version = 0  # bumped when new rows land
         self.refresh()
 
@@ -121,50 +119,70 @@ class RunFile:
             if end <= self._end:
                 return False
             rows: dict[str, list] = {name: [] for name in self._columns.data}
-            status_code = {status: i for i, status in enumerate(STATUSES)}
+            offset = self._end
             with self.path.open("rb") as handle:
-                handle.seek(self._end)
-                offset = self._end
-                while offset < end:
-                    raw = handle.readline()
+                handle.seek(offset)
+                for raw in handle:
+                    if offset >= end:
+                        break
                     self._lines += 1
                     if raw.strip():
-                        row = parse_line(raw, self.path, f"{self.path}:{self._lines}")
-                        self._add(rows, row, offset, status_code)
+                        self._add(rows, self._fields(raw), offset)
                     offset += len(raw)
-            self._end = end
+            self._end = offset
             self._columns.extend(rows)
             self._dedupe()
             self.version += 1
             return True
 
-    def _add(self, rows: dict[str, list], row: Rollout, offset: int, status_code: dict[str, int]) -> None:
+    def _fields(self, raw: bytes) -> dict:
+        """The row as written (gym) or as gym reads it (NeMo Gym), its status and reward checked as every
+        reader checks them (gym.rollouts.row.check_row)."""
+        where = f"{self.path}:{self._lines}"
+        try:
+            obj = json.loads(raw)
+        except ValueError as exc:
+            raise GymError(f"{where}: malformed JSON ({exc.__class__.__name__}: {exc})") from None
+        if not isinstance(obj, dict):
+            raise GymError(f"{where}: expected a JSON object, got {type(obj).__name__}")
+        if nemo_gym.is_nemo_row(obj):
+            return nemo_gym.to_gym(obj, self.path, where)  # type: ignore[return-value]
+        _, obj["reward"] = check_row(obj, where)
+        return obj
+
+    def _add(self, rows: dict[str, list], row: dict, offset: int) -> None:
         rows["offset"].append(offset)
         rows["line"].append(self._lines)
         rows["key"].append(_key_hash(row.get("key")))
-        rows["task_index"].append(int(row["task_index"]))
-        rows["rollout_index"].append(int(row["rollout_index"]))
+        rows["task_index"].append(row["task_index"])
+        rows["rollout_index"].append(row["rollout_index"])
         reward = row.get("reward")
-        rows["reward"].append(np.nan if reward is None else float(reward))
-        rows["status"].append(status_code.get(str(row.get("status")), 0))
-        episode = row.get("episode") or {}
-        labels = {"benchmark": str(row.get("benchmark") or ""), "model": str(row.get("model") or ""),
-                  "subset": subset_label(row), "termination": str(episode.get("termination") or ""),
-                  "error_type": error_type(row)}
-        for name in CATEGORIES:
-            rows[name].append(self.codes[name].code(labels[name]))
+        rows["reward"].append(np.nan if reward is None else reward)
+        rows["status"].append(STATUS_CODE.get(row.get("status"), 0))
+        episode = row.get("episode")
+        subsets = row.get("subsets")
+        error = row.get("error")
+        for name, label in (("benchmark", row.get("benchmark")), ("model", row.get("model")),
+                            ("subset", subset_label(subsets) if subsets else ""),
+                            ("termination", episode.get("termination") if isinstance(episode, dict) else ""),
+                            ("error_type", error_type(error) if error else "")):
+            rows[name].append(self.codes[name].code(str(label or "")))
 
     def _dedupe(self) -> None:
         keys = self._columns["key"]
         reversed_keys = keys[::-1]
         _, first_in_reversed = np.unique(reversed_keys, return_index=True)
         self.live = np.sort(len(keys) - 1 - first_in_reversed)
+        self._live_columns = {}
 
     # -- reading ----------------------------------------------------------------------------------------
     def column(self, name: str) -> np.ndarray:
         """A column over the live rows (one per key, file order)."""
         with self._lock:
-            return self._columns[name][self.live]
+            found = self._live_columns.get(name)
+            if found is None:
+                found = self._live_columns[name] = self._columns[name][self.live]
+            return found
 
     def labels(self, name: str) -> list[str]:
         return self.codes[name].labels
@@ -202,7 +220,16 @@ class RunFile:
         return int(hits[0]) if len(hits) else None
 
     def matching(self, text: str) -> np.ndarray:
-        """Live row numbers whose line holds `text` (case-insensitive): one pass over the file's bytes."""
+        """Live row numbers whose line holds `text` (case-insensitive): one pass over the file's bytes,
+        remembered for the next pages of the same search."""
+        key = (text.lower(), self.version)
+        if key not in self._searches:
+            if len(self._searches) >= 8:
+                self._searches.pop(next(iter(self._searches)))
+            self._searches[key] = self._scan(text)
+        return self._searches[key]
+
+    def _scan(self, text: str) -> np.ndarray:
         needle = text.lower().encode("utf-8")
         escaped = json.dumps(text.lower(), ensure_ascii=False)[1:-1].encode("utf-8")  # as written in JSON
         with self._lock:

@@ -21,6 +21,7 @@ from gym.view.index import RunFile
 log = logging.getLogger("gym.view")
 
 PLOTS = ("pass_rate_hist.png", "pass_at_k.png")
+SUBPROCESS_ROWS = 200_000  # runs with more rows than this get their figures from a child process
 # run.json's status -> what the runs table says
 STATUS_WORDS = {"running": "running", "done": "finished", "incomplete": "finished", "interrupted": "interrupted",
                 "failed": "interrupted"}
@@ -41,7 +42,9 @@ class Run:
         self.index = RunFile(path, number)
         self.name = _display_name(path, root)
         self._figures: Figures | None = None
-        self._lock = threading.Lock()
+        self._computed_at, self._took = 0.0, 0.0
+        self._bucket_codes: tuple | None = None
+        self._lock = threading.RLock()
 
     @property
     def dir(self) -> Path:
@@ -64,22 +67,51 @@ class Run:
         return [name for name in PLOTS if (self.dir / name).is_file()]
 
     def figures(self) -> Figures:
-        """The metrics and the profile of the rows indexed so far (recomputed when rows landed)."""
+        """The metrics and the profile of the rows indexed so far. When rows landed they are computed again,
+        at most every few seconds (a big run's figures take a while), and the last ones are shown meanwhile."""
         self.index.refresh()
         with self._lock:
-            if self._figures is None or self._figures.version != self.index.version:
-                self._figures = compute_figures(self.path, self.index.version)
-            return self._figures
+            figures = self._figures
+            due = figures is None or (figures.version != self.index.version
+                                      and time.monotonic() - self._computed_at > max(2.0, 5 * self._took))
+            if due:
+                started = time.monotonic()
+                self._figures = figures = compute_figures(self.path, self.index.version, self._big())
+                self._computed_at, self._took = time.monotonic(), time.monotonic() - started
+                self._bucket_codes = None
+            return figures  # type: ignore[return-value]
 
-    def bucket_column(self) -> np.ndarray:
-        """The profile bucket of each live row's task (as labels)."""
+    def _big(self) -> bool:
+        return self.index.rows_read >= SUBPROCESS_ROWS
+
+    def bucket_codes(self) -> tuple[np.ndarray, list[str]]:
+        """The profile bucket of each live row's task (codes into the labels)."""
         figures = self.figures()
-        bench = self.index.labels("benchmark")
-        return np.asarray([figures.buckets.get((bench[b], int(t)), "") for b, t in
-                           zip(self.index.column("benchmark"), self.index.column("task_index"))], dtype=object)
+        with self._lock:
+            cached = self._bucket_codes
+            if cached is not None and cached[0] == (figures.version, self.index.version):
+                return cached[1], cached[2]
+            labels = [""] + sorted(set(figures.buckets.values()))
+            bench_labels = self.index.labels("benchmark")
+            tasks = self.index.column("task_index")
+            table = np.zeros((len(bench_labels), int(tasks.max(initial=0)) + 1), np.int8)
+            for (bench, task), bucket in figures.buckets.items():
+                if bench in bench_labels and task < table.shape[1]:
+                    table[bench_labels.index(bench), task] = labels.index(bucket)
+            codes = table[self.index.column("benchmark"), tasks].astype(np.int64) if len(tasks) else np.zeros(0, np.int64)
+            self._bucket_codes = ((figures.version, self.index.version), codes, labels)
+            return codes, labels
 
 
-def compute_figures(path: Path, version: int) -> Figures:
+def compute_figures(path: Path, version: int, in_subprocess: bool = False) -> Figures:
+    """Figures by gym.metrics; for a big run in a child process, so the loader's peak memory (a frame of
+    every row) is not the server's."""
+    if in_subprocess:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            return pool.submit(compute_figures, path, version).result()
     from gym.metrics.output import metrics_for
     from gym.metrics.reward_profiles import BucketEdges, task_profile
 
@@ -115,6 +147,8 @@ class Runs:
         self.root = _common_root(files)
         started = time.perf_counter()
         self.runs = [Run(path, number, self.root) for number, path in enumerate(files)]
+        for run in self.runs:  # part of the one-time index: the first page shows them at once
+            run.figures()
         log.info("indexed %d run(s), %d row(s) in %.1fs", len(self.runs), sum(len(r.index) for r in self.runs),
                  time.perf_counter() - started)
 

@@ -40,20 +40,21 @@ class Query:
                    limit=min(MAX_PAGE, integer("limit", PAGE)) or PAGE)
 
 
-def labels_of(run: Run, facet: str) -> np.ndarray:
-    """Each live row's label for a facet, as an object array."""
+def codes_of(run: Run, facet: str) -> tuple[np.ndarray, list[str]]:
+    """Each live row's code for a facet, and the labels the codes stand for."""
     if facet == "status":
-        return np.asarray(STATUSES, dtype=object)[run.index.column("status")]
+        return run.index.column("status"), list(STATUSES)
     if facet == "bucket":
-        return run.bucket_column()
-    return np.asarray(run.index.labels(facet), dtype=object)[run.index.column(facet)]
+        return run.bucket_codes()
+    return run.index.column(facet), run.index.labels(facet)
 
 
 def facet_counts(run: Run) -> dict[str, dict[str, int]]:
     out = {}
     for facet in FACETS:
-        values, counts = np.unique(labels_of(run, facet).astype(str), return_counts=True)
-        out[facet] = {str(v): int(c) for v, c in zip(values, counts) if v}
+        codes, labels = codes_of(run, facet)
+        counts = np.bincount(codes, minlength=len(labels)) if len(codes) else np.zeros(len(labels), np.int64)
+        out[facet] = {labels[code]: int(count) for code, count in enumerate(counts) if count and labels[code]}
     return out
 
 
@@ -61,7 +62,8 @@ def select(run: Run, query: Query) -> np.ndarray:
     """Live row numbers kept by the query's filters and search, in its order."""
     keep = np.ones(len(run.index), bool)
     for facet, value in query.filters.items():
-        keep &= labels_of(run, facet).astype(str) == value
+        codes, labels = codes_of(run, facet)
+        keep &= codes == (labels.index(value) if value in labels else -1)
     numbers = np.flatnonzero(keep)
     if query.search:
         numbers = np.intersect1d(numbers, run.index.matching(query.search))
@@ -79,10 +81,9 @@ def _order(run: Run, numbers: np.ndarray, sort: str) -> np.ndarray:
     if sort == "reward":
         reward = run.index.column("reward")[numbers]
         return np.lexsort((rollout, task, np.nan_to_num(reward, nan=-1.0)))
-    if sort == "status":
-        return np.lexsort((rollout, task, run.index.column("status")[numbers]))
-    labels = labels_of(run, sort)[numbers].astype(str)
-    return np.lexsort((rollout, task, labels))
+    codes, labels = codes_of(run, sort)
+    rank = np.argsort(np.argsort(np.asarray(labels, dtype=object)))  # code -> its label's place in sorted order
+    return np.lexsort((rollout, task, rank[codes[numbers]]))
 
 
 def rollout_path(benchmark: str, task: int, rollout: int) -> str:
@@ -90,12 +91,16 @@ def rollout_path(benchmark: str, task: int, rollout: int) -> str:
     return f"rollout/{benchmark}/{task}_{rollout}.html"
 
 
-def summary_row(run: Run, number: int, labels: dict[str, np.ndarray], with_text: bool = False) -> dict[str, Any]:
+LABELLED = ("subset", "bucket", "termination", "error_type")
+
+
+def summary_row(run: Run, number: int, labels: dict[str, tuple[np.ndarray, list[str]]],
+                with_text: bool = False) -> dict[str, Any]:
     row = run.index.row(number)
     reward = row.get("reward")
     out = {"task": row["task_index"], "rollout": row["rollout_index"], "benchmark": row["benchmark"],
            "status": row["status"], "reward": reward,
-           **{facet: str(labels[facet][number]) for facet in ("subset", "bucket", "termination", "error_type")},
+           **{facet: labels[facet][1][labels[facet][0][number]] for facet in LABELLED},
            "extracted": _short(row.get("extracted_answer")), "expected": _short(row.get("expected_answer")),
            "href": rollout_path(str(row["benchmark"]), int(row["task_index"]), int(row["rollout_index"]))}
     if with_text:  # the static export filters in the page: it needs the text searched
@@ -120,7 +125,7 @@ def page(run: Run, query: Query) -> dict[str, Any]:
     run.index.refresh()
     numbers = select(run, query)
     shown = numbers[query.offset:query.offset + query.limit]
-    labels = {facet: labels_of(run, facet) for facet in ("subset", "bucket", "termination", "error_type")}
+    labels = {facet: codes_of(run, facet) for facet in LABELLED}
     return {"total": int(len(numbers)), "rows_in_run": len(run.index), "offset": query.offset,
             "limit": query.limit, "rows": [summary_row(run, int(n), labels) for n in shown],
             "facets": facet_counts(run), "status": run.status()}
@@ -128,7 +133,7 @@ def page(run: Run, query: Query) -> dict[str, Any]:
 
 def all_rows(run: Run) -> list[dict[str, Any]]:
     """Every row of the run for a static page (which filters and searches in the browser)."""
-    labels = {facet: labels_of(run, facet) for facet in ("subset", "bucket", "termination", "error_type")}
+    labels = {facet: codes_of(run, facet) for facet in LABELLED}
     return [summary_row(run, int(n), labels, with_text=True) for n in select(run, Query(filters={}))]
 
 
