@@ -24,6 +24,7 @@ from gym.rollouts import nemo_gym
 from gym.rollouts.row import STATUSES, Rollout, check_row, upgrade
 
 CATEGORIES = ("benchmark", "model", "subset", "termination", "error_type")
+FLUSH_ROWS = 65536  # rows parsed into Python lists before they go into the numpy columns
 STATUS_CODE = {status: number for number, status in enumerate(STATUSES)}
 
 
@@ -128,6 +129,9 @@ class RunFile:
                     self._lines += 1
                     if raw.strip():
                         self._add(rows, self._fields(raw), offset)
+                        if len(rows["offset"]) >= FLUSH_ROWS:  # Python lists of a million rows would cost more
+                            self._columns.extend(rows)         # than the whole index
+                            rows = {name: [] for name in self._columns.data}
                     offset += len(raw)
             self._end = offset
             self._columns.extend(rows)
