@@ -5,8 +5,6 @@ files and old schema versions; bad input."""
 from __future__ import annotations
 
 import json
-import re
-import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 

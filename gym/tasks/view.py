@@ -3,7 +3,6 @@ view.export=<dir> the same pages as a static site."""
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +10,6 @@ from omegaconf import DictConfig, OmegaConf
 
 from gym.core.config import to_plain
 from gym.core.errors import GymError
-
-log = logging.getLogger("gym.view")
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:

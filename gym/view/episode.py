@@ -8,6 +8,7 @@ import json
 import logging
 from typing import Any, Callable
 
+from gym.core.errors import GymError
 from gym.episodes.tau2.state import parse_arguments
 
 log = logging.getLogger("gym.view")
@@ -148,7 +149,8 @@ def database_diff(row: dict, task_row_of: Callable[[dict], tuple[dict, str, str]
         if environment != "tau2":
             return None
         return tau2_database_diff(task_row, data_path, row.get("trajectory") or [])
-    except Exception as exc:  # the page still shows everything else
+    except GymError as exc:  # e.g. the benchmark is not prepared here: the page still shows everything else
+        return {"error": f"no database comparison: {exc}"}
+    except Exception as exc:
         log.info("database diff of %s task %s: %s", row.get("benchmark"), row.get("task_index"), exc)
-        return {"error": f"{exc.__class__.__name__}: {exc}" if not str(exc).startswith(row.get("benchmark", "?"))
-                else str(exc)}
+        return {"error": f"no database comparison: {exc.__class__.__name__}: {exc}"}

@@ -39,23 +39,23 @@ def export(runs: Runs, target: Path, task_row_of: Callable | None = None, progre
     built = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
         shutil.copytree(STATIC, built / "static")
-        _write(built / "index.html", pages.runs_page(runs, live=False))
+        _write(built / "index.html", pages.runs_page(runs, live=0))
         count = 1
         total = sum(len(run.index) for run in runs)
         with tqdm(total=total, desc="view pages", unit="page", disable=not progress) as bar:
             for run in runs:
                 home = built / "run" / str(run.number)
-                _write(home / "index.html", pages.run_page(run, live=False))
-                _write(home / "tasks.html", pages.tasks_page(run, live=False))
-                rows = all_rows(run)
+                _write(home / "index.html", pages.run_page(run, live=0))
+                _write(home / "tasks.html", pages.tasks_page(run, live=0))
+                numbers, rows = all_rows(run)
                 data = {"rows": rows, "status": run.status()}
                 _write(home / "tasks-data.js", "window.GYM_TASKS = " + json.dumps(data, ensure_ascii=False) + ";\n")
                 for name in run.plots():
                     (home / "files").mkdir(exist_ok=True)
                     shutil.copy2(run.dir / name, home / "files" / name)
-                for row in rows:
+                for number, row in zip(numbers, rows):
                     _write(home / rollout_path(row["benchmark"], row["task"], row["rollout"]),
-                           pages.rollout_page(run, row["benchmark"], row["task"], row["rollout"], task_row_of))
+                           pages.rollout_page(run, number, task_row_of))
                     bar.update(1)
                 count += 2 + len(rows)
         cache: dict = {}

@@ -35,6 +35,10 @@ class Codes:
         self.labels: list[str] = [""]
         self._code: dict[str, int] = {"": 0}
 
+    def get(self, label: str) -> int:
+        """The label's code, -1 when no row has it."""
+        return self._code.get(label, -1)
+
     def code(self, label: str) -> int:
         found = self._code.get(label)
         if found is None:
@@ -219,7 +223,7 @@ class RunFile:
         with self._lock:
             mask = (self.column("task_index") == task_index) & (self.column("rollout_index") == rollout_index)
             if benchmark is not None:
-                mask &= self.column("benchmark") == self.codes["benchmark"].code(benchmark)
+                mask &= self.column("benchmark") == self.codes["benchmark"].get(benchmark)
             hits = np.flatnonzero(mask)
         return int(hits[0]) if len(hits) else None
 
@@ -242,7 +246,7 @@ class RunFile:
         with self.path.open("rb") as handle:
             read, carry = 0, b""
             while read < end:
-                data = handle.read(min(32 << 20, end - read))
+                data = handle.read(min(8 << 20, end - read))
                 if not data:
                     break
                 chunk, base = carry + data, read - len(carry)

@@ -2,7 +2,8 @@
 
 Every page lives at a fixed relative path (`index.html`, `run/<n>/index.html`, `run/<n>/tasks.html`,
 `run/<n>/rollout/<benchmark>/<task>_<rollout>.html`, `compare/<a>-<b>.html`) and links to the others with
-relative links, so a folder of exported pages opens from disk as the server's pages do.
+relative links, so a folder of exported pages opens from disk as the server's pages do. `live` is the
+version of the rows a served page was made from (its script polls for a newer one); 0 on a static page.
 """
 
 from __future__ import annotations
@@ -71,14 +72,14 @@ def compare_pairs(runs: Runs) -> list[tuple[int, int]]:
     return [(a, b) for a, b in combinations(sorted(benchmarks), 2) if benchmarks[a] & benchmarks[b]]
 
 
-def runs_page(runs: Runs, live: bool) -> str:
+def runs_page(runs: Runs, live: int) -> str:
     return render("runs.html", "", title="runs", rows=run_rows(runs), live=live,
                   pairs=[{"a": a, "b": b, "href": f"compare/{a}-{b}.html", "name_a": runs[a].name,
                           "name_b": runs[b].name} for a, b in compare_pairs(runs)])
 
 
 # -- one run ---------------------------------------------------------------------------------------------
-def run_page(run: Run, live: bool) -> str:
+def run_page(run: Run, live: int) -> str:
     from gym.metrics.output import csv_rows
     from gym.metrics.subsets import csv_rows as subset_rows
 
@@ -87,7 +88,7 @@ def run_page(run: Run, live: bool) -> str:
     entries = []
     for label, entry in metrics["benchmarks"].items():
         entries.append({"label": label, "entry": entry,
-                        "rows": [r for r in csv_rows({"benchmarks": {label: entry}})],
+                        "rows": csv_rows({"benchmarks": {label: entry}}),
                         "subsets": subset_rows({"benchmarks": {label: entry}}),
                         "family": entry.get("family_metrics") or {},
                         "profile": [p for p in figures.profile if p["benchmark"] == entry["benchmark"]
@@ -107,17 +108,22 @@ def histogram(rates: list[float], bins: int = 10) -> list[dict[str, Any]]:
             for i, c in enumerate(counts)]
 
 
-def tasks_page(run: Run, live: bool) -> str:
+def tasks_page(run: Run, live: int) -> str:
     return render("tasks.html", "../../", title=f"{run.name}: tasks", run=run, facets=FACETS, live=live)
 
 
 # -- one rollout -----------------------------------------------------------------------------------------
-def rollout_page(run: Run, benchmark: str, task: int, rollout: int,
-                 task_row_of: Callable[[dict, Path], tuple[dict, str, str]] | None) -> str:
+def find_rollout(run: Run, benchmark: str, task: int, rollout: int) -> int:
     number = run.index.find(task, rollout, benchmark)
     if number is None:
         raise GymError(f"run {run.number} has no rollout {rollout} of task {task} of {benchmark}")
+    return number
+
+
+def rollout_page(run: Run, number: int, task_row_of: Callable[[dict, Path], tuple[dict, str, str]] | None) -> str:
+    """The page of live row `number`: an episode page for rows with a trajectory, else a rollout page."""
     row = run.index.row(number)
+    benchmark, task, rollout = str(row["benchmark"]), int(row["task_index"]), int(row["rollout_index"])
     root = "../../../../"
     common = {"root": root, "run": run, "row": row, "line": run.index.line_of(number),
               "tasks_href": f"{root}run/{run.number}/tasks.html", "run_href": f"{root}run/{run.number}/index.html",
@@ -141,7 +147,7 @@ def _siblings(run: Run, benchmark: str, task: int) -> list[dict[str, Any]]:
     import numpy as np
 
     index = run.index
-    mask = (index.column("task_index") == task) & (index.column("benchmark") == index.codes["benchmark"].code(benchmark))
+    mask = (index.column("task_index") == task) & (index.column("benchmark") == index.codes["benchmark"].get(benchmark))
     out = []
     for number in np.flatnonzero(mask):
         rollout = int(index.column("rollout_index")[number])

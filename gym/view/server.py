@@ -75,7 +75,8 @@ def make_app(runs: Runs, task_row_of: Callable | None = None, token: str | None 
                             '<p><a href="/index.html">runs</a></p>', 404)
 
     def run_of(number: int):
-        runs.refresh() if number >= len(runs) else None
+        if number >= len(runs):  # a sweep's run that started after the viewer
+            runs.refresh()
         return runs[number]
 
     @app.get("/")
@@ -84,17 +85,16 @@ def make_app(runs: Runs, task_row_of: Callable | None = None, token: str | None 
 
     @app.get("/index.html", response_class=HTMLResponse)
     def runs_page() -> str:
-        versions.current()
-        return pages.runs_page(runs, live=True)
+        return pages.runs_page(runs, live=versions.current())
 
     @app.get("/run/{number}/", response_class=HTMLResponse)
     @app.get("/run/{number}/index.html", response_class=HTMLResponse)
     def run_page(number: int) -> str:
-        return pages.run_page(run_of(number), live=True)
+        return pages.run_page(run_of(number), live=versions.current())
 
     @app.get("/run/{number}/tasks.html", response_class=HTMLResponse)
     def tasks_page(number: int) -> str:
-        return pages.tasks_page(run_of(number), live=True)
+        return pages.tasks_page(run_of(number), live=versions.current())
 
     @app.get("/run/{number}/tasks-data.js")
     def tasks_data(number: int) -> Any:  # served pages ask the API instead
@@ -105,7 +105,8 @@ def make_app(runs: Runs, task_row_of: Callable | None = None, token: str | None 
         task, _, rollout = name.partition("_")
         if not (task.isdigit() and rollout.isdigit()):
             raise GymError(f"no rollout page '{name}.html' (pages are named <task>_<rollout>.html)")
-        return pages.rollout_page(run_of(number), benchmark, int(task), int(rollout), task_row_of)
+        run = run_of(number)
+        return pages.rollout_page(run, pages.find_rollout(run, benchmark, int(task), int(rollout)), task_row_of)
 
     @app.get("/run/{number}/files/{name}")
     def run_file(number: int, name: str) -> Any:

@@ -131,9 +131,11 @@ def page(run: Run, query: Query) -> dict[str, Any]:
             "facets": facet_counts(run), "status": run.status()}
 
 
-def all_rows(run: Run) -> list[dict[str, Any]]:
-    """Every row of the run for a static page (which filters and searches in the browser)."""
+def all_rows(run: Run) -> tuple[list[int], list[dict[str, Any]]]:
+    """(live row numbers, their rows) of the whole run for a static page (which filters and searches in
+    the browser), in task order."""
     labels = {facet: codes_of(run, facet) for facet in LABELLED}
-    return [summary_row(run, int(n), labels, with_text=True) for n in select(run, Query(filters={}))]
+    numbers = [int(n) for n in select(run, Query(filters={}))]
+    return numbers, [summary_row(run, n, labels, with_text=True) for n in numbers]
 
 

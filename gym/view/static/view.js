@@ -5,10 +5,10 @@
 function gymLive(root, onChange) {
   // Poll the server's version of the rows; call onChange when rows landed.
   if (!document.body.dataset.live) return;
-  let seen = null;
+  let seen = Number(document.body.dataset.live);  // the version the page was made from
   setInterval(function () {
     fetch(root + "api/version").then(r => r.json()).then(function (v) {
-      if (seen !== null && v.version !== seen) onChange();
+      if (v.version !== seen) onChange();
       seen = v.version;
     }).catch(function () {});
   }, 1500);
