@@ -14,12 +14,13 @@ from tests.conftest import ROOT, run_gym
 
 
 def make_runs(base: Path) -> dict[str, Path]:
-    """Run dirs: gsm8k twice (two mock accuracies, for compare) and tau2_mock (episodes); shared data dir."""
+    """Run dirs: gsm8k by e2e (metrics, profile, plots), gsm8k again by collect at another mock accuracy (for
+    compare), tau2_mock by e2e (episodes); one data dir."""
     env = {"GYM_DATA_DIR": str(base / "data")}
     runs = {"gsm": base / "runs" / "gsm", "gsm_b": base / "runs" / "gsm_b", "tau": base / "runs" / "tau"}
     commands = {
         "gsm": ["task=e2e", "benchmark=gsm8k", "model=mock", "limit=12", "num_repeats=2", "data.offline=true"],
-        "gsm_b": ["task=e2e", "benchmark=gsm8k", "model=mock", "limit=12", "num_repeats=2", "data.offline=true",
+        "gsm_b": ["task=collect", "benchmark=gsm8k", "model=mock", "limit=12", "num_repeats=2", "data.offline=true",
                   "model.mock.accuracy=0.3"],
         "tau": ["task=e2e", "benchmark=tau2_mock", "model=mock", "user=mock", "data.offline=true"],
     }
