@@ -40,6 +40,12 @@ def _ci(metric: Any) -> str:
 _env.filters.update(pct=_pct, ci=_ci, tojson_pretty=lambda v: json.dumps(v, indent=2, ensure_ascii=False, default=str))
 
 
+def warm_up() -> None:
+    """Compile every template now, so the first request does not pay for it."""
+    for path in TEMPLATES.glob("*.html"):
+        _env.get_template(path.name)
+
+
 def render(template: str, root: str, **context: Any) -> str:
     return _env.get_template(template).render(root=root, **context)
 

@@ -165,6 +165,7 @@ def serve(runs: Runs, host: str, port: int | None, token_env: str | None, task_r
             raise GymError(f"view.host={host} is not loopback: set a token in ${token_env} (view.token_env) first; "
                            "anyone who can reach the port sees the rollouts")
     sock = bind(host, port)
+    pages.warm_up()
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{sock.getsockname()[1]}/index.html"
     print(f"gym view: {url}{'?token=<the token in $' + str(token_env) + '>' if token else ''} "
