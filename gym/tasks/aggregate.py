@@ -15,7 +15,7 @@ from omegaconf import DictConfig, OmegaConf
 from gym.core.config import run_dir, to_plain
 from gym.core.errors import GymError
 from gym.core.io import write_json_atomic
-from gym.metrics.compare import compare  # noqa: F401  (task=aggregate compare=[A,B]; tests import it here)
+from gym.metrics.compare import compare
 from gym.metrics.options import aggregate_options
 from gym.metrics.output import metrics_table, write_metrics
 from gym.metrics.table import format_table
