@@ -12,7 +12,7 @@ import pytest
 import requests
 
 from tests.conftest import assert_clean_failure, run_gym, wait_until
-from tests.view_helpers import Viewer, make_runs
+from tests.view_helpers import Viewer, data_env, make_runs
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +22,7 @@ def runs(tmp_path_factory) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def viewer(runs):
-    started = Viewer(f"rollouts={runs['gsm'].parent}")
+    started = Viewer(f"rollouts={runs['gsm'].parent}", env=data_env(runs))
     yield started
     assert started.stop() == 0
 
@@ -135,13 +135,18 @@ def test_new_rows_show_as_they_land(runs, tmp_path):
     growing = tmp_path / "live" / "rollouts.jsonl"
     growing.parent.mkdir()
     growing.write_text("".join(lines[:5]))
+    run_json = growing.parent / "run.json"  # what collect writes while it runs
+    run_json.write_text(json.dumps({"status": "running", "rollouts": str(growing), "started_at": "2026-01-01T00:00:00"}))
     viewer = Viewer(f"rollouts={growing}")
     try:
-        assert requests.get(f"{viewer.url}/api/run/0/tasks", timeout=30).json()["total"] == 5
+        table = requests.get(f"{viewer.url}/api/run/0/tasks", timeout=30).json()
+        assert table["total"] == 5 and table["status"] == "running"
         with growing.open("a") as handle:
             handle.write("".join(lines[5:]) + lines[0][:40])  # and a torn last line, still being written
         wait_until(lambda: requests.get(f"{viewer.url}/api/run/0/tasks", timeout=30).json()["total"] == len(lines),
                    "the appended rows in the tasks table")
+        run_json.write_text(json.dumps({"status": "interrupted", "rollouts": str(growing)}))  # Ctrl-C in collect
+        assert requests.get(f"{viewer.url}/api/runs", timeout=30).json()[0]["status"] == "interrupted"
     finally:
         assert viewer.stop() == 0
 
@@ -183,9 +188,11 @@ class Links(HTMLParser):
 
 def test_export_writes_pages_whose_links_all_resolve(runs, tmp_path):
     site = tmp_path / "site"
-    result = run_gym("task=view", f"rollouts={runs['gsm'].parent}", f"view.export={site}", "view.progress=false")
+    result = run_gym("task=view", f"rollouts={runs['gsm'].parent}", f"view.export={site}", "view.progress=false",
+                     env=data_env(runs))
     assert result.returncode == 0, result.stderr
     assert f"open {site / 'index.html'}" in result.stdout
+    assert any('id="db-diff-agent"' in page.read_text() for page in site.glob("run/*/rollout/tau2_mock/*.html"))
     pages = list(site.rglob("*.html"))
     rollouts = sum(len((d / "rollouts.jsonl").read_text().splitlines()) for d in runs.values())
     assert len(list(site.glob("run/*/rollout/*/*.html"))) == rollouts

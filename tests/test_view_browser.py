@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_gym
-from tests.view_helpers import Viewer, make_runs
+from tests.view_helpers import Viewer, data_env, make_runs
 
 CHROMIUM, DRIVER = shutil.which("chromium") or "/usr/bin/chromium", shutil.which("chromedriver") or "/usr/bin/chromedriver"
 if not (Path(CHROMIUM).is_file() and Path(DRIVER).is_file()):
@@ -45,7 +45,7 @@ def browser(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def viewer(runs):
-    started = Viewer(f"rollouts={runs['gsm'].parent}")
+    started = Viewer(f"rollouts={runs['gsm'].parent}", env=data_env(runs))
     yield started
     assert started.stop() == 0
 
@@ -152,7 +152,8 @@ def test_rows_landing_while_the_page_is_open(browser, runs, tmp_path):
 
 def test_the_static_export_opens_from_disk(browser, runs, tmp_path):
     site = tmp_path / "site"
-    result = run_gym("task=view", f"rollouts={runs['gsm'].parent}", f"view.export={site}", "view.progress=false")
+    result = run_gym("task=view", f"rollouts={runs['gsm'].parent}", f"view.export={site}", "view.progress=false",
+                     env=data_env(runs))
     assert result.returncode == 0, result.stderr
     browser.get((site / "index.html").as_uri())
     browser.find_element(By.LINK_TEXT, "tau").click()

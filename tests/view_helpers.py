@@ -30,6 +30,11 @@ def make_runs(base: Path) -> dict[str, Path]:
     return runs
 
 
+def data_env(runs: dict[str, Path]) -> dict[str, str]:
+    """The environment that points gym at the runs' data dir (the episode pages read the prepared tasks)."""
+    return {"GYM_DATA_DIR": str(next(iter(runs.values())).parents[1] / "data")}
+
+
 class Viewer:
     """`python -m gym task=view <args>` in a subprocess; `url` is the one it printed."""
 
