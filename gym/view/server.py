@@ -7,6 +7,7 @@ environment variable `view.token_env` names), given once as `?token=` and then k
 from __future__ import annotations
 
 import hmac
+import html
 import ipaddress
 import os
 import socket
@@ -51,11 +52,18 @@ class Versions:
             return sum(run.index.version for run in self.runs) + 1000 * len(self.runs)
 
 
-def make_app(runs: Runs, task_row_of: Callable | None = None, token: str | None = None) -> Any:
+def make_app(runs: Runs, task_row_of: Callable | None = None, token: str | None = None) -> FastAPI:
     app = FastAPI(title="gym view", docs_url=None, redoc_url=None, openapi_url=None)
-    versions, compare_cache = Versions(runs), {}
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+    _guard(app, token)
+    versions = Versions(runs)
+    _page_routes(app, runs, versions, task_row_of)
+    _api_routes(app, runs, versions)
+    return app
 
+
+def _guard(app: FastAPI, token: str | None) -> None:
+    """The token check (when there is one) and one-line errors: JSON under /api/, a short page elsewhere."""
     if token:
         @app.middleware("http")
         async def check_token(request: Request, call_next: Any) -> Any:
@@ -71,13 +79,18 @@ def make_app(runs: Runs, task_row_of: Callable | None = None, token: str | None 
     async def gym_error(request: Request, exc: GymError) -> Any:
         if request.url.path.startswith("/api/"):
             return JSONResponse({"error": str(exc)}, 404)
-        return HTMLResponse(f"<!doctype html><title>not found</title><p>{_escape(str(exc))}</p>"
+        return HTMLResponse(f"<!doctype html><title>not found</title><p>{html.escape(str(exc))}</p>"
                             '<p><a href="/index.html">runs</a></p>', 404)
 
-    def run_of(number: int):
-        if number >= len(runs):  # a sweep's run that started after the viewer
-            runs.refresh()
-        return runs[number]
+
+def _run_of(runs: Runs, number: int) -> Any:
+    if number >= len(runs):  # a sweep's run that started after the viewer
+        runs.refresh()
+    return runs[number]
+
+
+def _page_routes(app: FastAPI, runs: Runs, versions: Versions, task_row_of: Callable | None) -> None:
+    compare_cache: dict = {}
 
     @app.get("/")
     def home() -> Any:
@@ -90,11 +103,11 @@ def make_app(runs: Runs, task_row_of: Callable | None = None, token: str | None 
     @app.get("/run/{number}/", response_class=HTMLResponse)
     @app.get("/run/{number}/index.html", response_class=HTMLResponse)
     def run_page(number: int) -> str:
-        return pages.run_page(run_of(number), live=versions.current())
+        return pages.run_page(_run_of(runs, number), live=versions.current())
 
     @app.get("/run/{number}/tasks.html", response_class=HTMLResponse)
     def tasks_page(number: int) -> str:
-        return pages.tasks_page(run_of(number), live=versions.current())
+        return pages.tasks_page(_run_of(runs, number), live=versions.current())
 
     @app.get("/run/{number}/tasks-data.js")
     def tasks_data(number: int) -> Any:  # served pages ask the API instead
@@ -105,12 +118,12 @@ def make_app(runs: Runs, task_row_of: Callable | None = None, token: str | None 
         task, _, rollout = name.partition("_")
         if not (task.isdigit() and rollout.isdigit()):
             raise GymError(f"no rollout page '{name}.html' (pages are named <task>_<rollout>.html)")
-        run = run_of(number)
+        run = _run_of(runs, number)
         return pages.rollout_page(run, pages.find_rollout(run, benchmark, int(task), int(rollout)), task_row_of)
 
     @app.get("/run/{number}/files/{name}")
     def run_file(number: int, name: str) -> Any:
-        path = run_of(number).dir / name
+        path = _run_of(runs, number).dir / name
         if name not in PLOTS or not path.is_file():
             raise GymError(f"no plot {name}")
         return FileResponse(path)
@@ -119,6 +132,8 @@ def make_app(runs: Runs, task_row_of: Callable | None = None, token: str | None 
     def compare_page(a: int, b: int) -> str:
         return pages.compare_page(runs, a, b, compare_cache)
 
+
+def _api_routes(app: FastAPI, runs: Runs, versions: Versions) -> None:
     @app.get("/api/version")
     def version() -> dict:
         return {"version": versions.current()}
@@ -130,13 +145,7 @@ def make_app(runs: Runs, task_row_of: Callable | None = None, token: str | None 
 
     @app.get("/api/run/{number}/tasks")
     def api_tasks(number: int, request: Request) -> Any:
-        return page(run_of(number), Query.from_params(dict(request.query_params)))
-
-    return app
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        return page(_run_of(runs, number), Query.from_params(dict(request.query_params)))
 
 
 def bind(host: str, port: int | None) -> socket.socket:
