@@ -76,6 +76,8 @@ def test_tasks_api_filters_searches_and_sorts(viewer, runs):
     assert everything["total"] == len(rows) and everything["facets"]["status"] == {"ok": len(rows)}
     wrong = get(viewer, f"api/run/{number}/tasks", sort="reward", limit=1000).json()["rows"]
     assert [r["reward"] for r in wrong] == sorted(r["reward"] for r in rows)
+    zero = get(viewer, f"api/run/{number}/tasks", reward_band="0", limit=1000).json()
+    assert zero["total"] == sum(r["reward"] == 0 for r in rows) and {r["reward"] for r in zero["rows"]} == {0.0}
     profile = {json.loads(line)["task_index"]: json.loads(line)["bucket"]
                for line in (runs["gsm"] / "reward_profile.jsonl").read_text().splitlines()}
     bucket = sorted(set(profile.values()))[0]

@@ -167,6 +167,15 @@ def test_the_static_export_opens_from_disk(browser, runs, tmp_path):
     wait(browser, lambda d: changed(d, before), "the sorted table")
     first = table_rows(browser)[0]
     assert float(first[4]) == 0.0 and int(first[0]) in failed
+    before = reload_mark(browser)
+    Select(browser.find_element(By.ID, "f-reward_band")).select_by_value("1")
+    wait(browser, lambda d: changed(d, before), "the table filtered by reward")
+    passed = [r for r in rows if r["reward"] == 1]
+    assert browser.find_element(By.ID, "tasks").get_attribute("data-total") == str(len(passed))
+    assert {float(r[4]) for r in table_rows(browser)} == {1.0}
+    before = reload_mark(browser)
+    Select(browser.find_element(By.ID, "f-reward_band")).select_by_value("")
+    wait(browser, lambda d: changed(d, before), "the whole table again")
     browser.find_element(By.CSS_SELECTOR, "#tasks tbody tr a").click()
     wait(browser, lambda d: d.find_elements(By.ID, "trajectory"), "the exported episode page")
     assert browser.find_element(By.ID, "reward").text == "0.0"

@@ -11,7 +11,8 @@ import numpy as np
 from gym.rollouts.row import STATUSES
 from gym.view.runs import Run
 
-FACETS = ("status", "benchmark", "subset", "bucket", "termination", "error_type")
+FACETS = ("status", "reward_band", "benchmark", "subset", "bucket", "termination", "error_type")
+REWARD_BANDS = ["", "0", "between 0 and 1", "1", "unscored"]
 SORTS = ("task", "reward", "status", "subset", "bucket", "termination", "error_type")
 PAGE = 50
 MAX_PAGE = 1000
@@ -46,6 +47,10 @@ def codes_of(run: Run, facet: str) -> tuple[np.ndarray, list[str]]:
         return run.index.column("status"), list(STATUSES)
     if facet == "bucket":
         return run.bucket_codes()
+    if facet == "reward_band":
+        reward = run.index.column("reward")
+        codes = np.select([np.isnan(reward), reward <= 0.0, reward >= 1.0], [4, 1, 3], default=2)
+        return codes.astype(np.int64), REWARD_BANDS
     return run.index.column(facet), run.index.labels(facet)
 
 
@@ -91,7 +96,7 @@ def rollout_path(benchmark: str, task: int, rollout: int) -> str:
     return f"rollout/{benchmark}/{task}_{rollout}.html"
 
 
-LABELLED = ("subset", "bucket", "termination", "error_type")
+LABELLED = ("reward_band", "subset", "bucket", "termination", "error_type")
 
 
 def summary_row(run: Run, number: int, labels: dict[str, tuple[np.ndarray, list[str]]],

@@ -19,7 +19,7 @@ function gymEscape(text) {
     .replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 
-const GYM_FACETS = ["status", "benchmark", "subset", "bucket", "termination", "error_type"];
+const GYM_FACETS = ["status", "reward_band", "benchmark", "subset", "bucket", "termination", "error_type"];
 
 function gymLocalPage(data, query) {
   // The static export: the same filtering, search and sorting as the server, over every row.
