@@ -136,15 +136,16 @@ def test_new_rows_show_as_they_land(runs, tmp_path):
     lines = (runs["gsm"] / "rollouts.jsonl").read_text().splitlines(keepends=True)
     growing = tmp_path / "live" / "rollouts.jsonl"
     growing.parent.mkdir()
-    growing.write_text("".join(lines[:5]))
+    growing.write_text("")  # a run that has just started
     run_json = growing.parent / "run.json"  # what collect writes while it runs
     run_json.write_text(json.dumps({"status": "running", "rollouts": str(growing), "started_at": "2026-01-01T00:00:00"}))
     viewer = Viewer(f"rollouts={growing}")
     try:
         table = requests.get(f"{viewer.url}/api/run/0/tasks", timeout=30).json()
-        assert table["total"] == 5 and table["status"] == "running"
+        assert table["total"] == 0 and table["status"] == "running"
+        assert "running" in requests.get(f"{viewer.url}/index.html", timeout=30).text
         with growing.open("a") as handle:
-            handle.write("".join(lines[5:]) + lines[0][:40])  # and a torn last line, still being written
+            handle.write("".join(lines) + lines[0][:40])  # and a torn last line, still being written
         wait_until(lambda: requests.get(f"{viewer.url}/api/run/0/tasks", timeout=30).json()["total"] == len(lines),
                    "the appended rows in the tasks table")
         run_json.write_text(json.dumps({"status": "interrupted", "rollouts": str(growing)}))  # Ctrl-C in collect

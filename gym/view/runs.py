@@ -76,7 +76,8 @@ class Run:
                                       and time.monotonic() - self._computed_at > max(2.0, 5 * self._took))
             if due:
                 started = time.monotonic()
-                self._figures = figures = compute_figures(self.path, self.index.version, self._big())
+                self._figures = figures = compute_figures(self.path, self.index.version, self._big()) \
+                    if len(self.index) else Figures(self.index.version, {"benchmarks": {}}, {}, [], [])  # a run just started
                 self._computed_at, self._took = time.monotonic(), time.monotonic() - started
                 self._bucket_codes = None
             return figures  # type: ignore[return-value]
