@@ -1,11 +1,12 @@
 """A rollouts file opened for viewing: one pass records where each row starts and the few fields the
 tables filter on, so a page reads back only the rows it shows.
 
-The pass reads every line through gym's own readers (gym.rollouts.row.upgrade for gym rows of any schema
-version, gym.rollouts.nemo_gym.to_gym for NeMo Gym rows), keeps the last row per key as every reader
-does, and remembers where it stopped: `refresh()` reads only what was appended since (a run being
-collected), skipping a torn last line until it is whole. Per row it holds a byte offset and a handful of
-numbers and category codes in numpy arrays (about 40 bytes a row), never the rows themselves.
+The pass checks every line as every reader does (gym.rollouts.row.check_row for gym rows of any schema
+version, gym.rollouts.nemo_gym.to_gym for NeMo Gym rows), keeps the last row per key, and remembers where
+it stopped: `refresh()` reads only what was appended since (a run being collected), skipping a torn last
+line until it is whole. A row read back for a page goes through gym.rollouts.row.upgrade. Per row the
+index holds a byte offset and a handful of numbers and category codes in numpy arrays (about 70 bytes a
+row), never the rows themselves.
 """
 
 from __future__ import annotations
