@@ -105,6 +105,7 @@ class ServeConfig:
     jinja: bool = False  # local: llama.cpp's --jinja (the model's chat template; needed for native tool calls)
     executable: str = "vllm"  # vllm_local: the vLLM command
     args: List[str] = field(default_factory=list)  # vllm_local: extra `vllm serve` arguments
+    tensor_parallel_size: Any = "auto"  # vllm_local: auto = every visible GPU (a SLURM job's own), a number, null
 
 
 @dataclass
@@ -305,8 +306,45 @@ class ExportKnobs:
     output_dir: Optional[str] = None
 
 
+@dataclass
+class ViewOptions:
+    host: str = "127.0.0.1"
+    port: Optional[int] = None
+    export: Optional[str] = None
+    token_env: str = "GYM_VIEW_TOKEN"
+    progress: bool = True
+
+
+@dataclass
+class ViewKnobs:
+    rollouts: Any = None
+    view: ViewOptions = field(default_factory=ViewOptions)
+
+
+@dataclass
+class ServerKnobs:
+    host: str = "127.0.0.1"
+    port: int = 0
+    url_file: Optional[str] = None
+    max_sessions: int = 4096
+    session_ttl: float = 600.0
+    max_body_bytes: int = 16 * 1024 * 1024
+    token_env: Optional[str] = None
+    allow_unauthenticated: bool = False
+    on_verifier_error: Optional[float] = 0.0
+    threads: int = 64
+
+
+@dataclass
+class ServeKnobs:
+    benchmarks: Any = None
+    serve: ServerKnobs = field(default_factory=ServerKnobs)
+    episode: EpisodeKnobs = field(default_factory=EpisodeKnobs)
+
+
 TASK_KNOBS = {"search": SearchKnobs, "prepare": PrepareKnobs, "collect": CollectKnobs, "e2e": E2EKnobs,
-              "aggregate": AggregateKnobs, "profile": ProfileKnobs, "reverify": ReverifyKnobs, "export": ExportKnobs}
+              "aggregate": AggregateKnobs, "profile": ProfileKnobs, "reverify": ReverifyKnobs, "export": ExportKnobs,
+              "serve": ServeKnobs, "view": ViewKnobs}
 
 
 def check_task_knobs(cfg: Any) -> None:
