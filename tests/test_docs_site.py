@@ -129,3 +129,19 @@ def test_readme_is_a_short_front_door():
     for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", README):
         if not re.match(r"[a-z]+://", target):
             assert (ROOT / target).exists(), target
+
+
+def test_new_knobs_tasks_and_groups_show_up_by_themselves(tmp_path, monkeypatch):
+    conf = tmp_path / "conf"
+    shutil.copytree(ROOT / "conf", conf)
+    (conf / "task" / "peek.yaml").write_text("# @package _global_\n# Look at a run.\ntask:\n  name: peek\n"
+                                            "port: null  # null = a free port\n", encoding="utf-8")
+    (conf / "palette").mkdir()
+    (conf / "palette" / "dark.yaml").write_text("# Dark pages.\ncontrast: 7  # WCAG ratio\n", encoding="utf-8")
+    with (conf / "config.yaml").open("a", encoding="utf-8") as config:
+        config.write("outputs_root: outputs  # where run dirs go\n")
+    monkeypatch.setattr(docs_reference, "CONF_DIR", conf)
+    page = docs_reference.configuration_page()
+    assert "### task=peek" in page and "| `port` | `null` |  | null = a free port |" in page
+    assert "| `palette=dark` | Dark pages. | `palette.contrast` = `7`: WCAG ratio |" in page
+    assert "| `outputs_root` | `outputs` | where run dirs go |" in page

@@ -124,9 +124,9 @@ def _flatten(node: Any, prefix: str = "") -> dict[str, Any]:
     return flat
 
 
-def _values(path: Path) -> dict[str, Any]:
+def _values(path: Path, skip: tuple[str, ...] = ("defaults", "task")) -> dict[str, Any]:
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    return _flatten({k: v for k, v in data.items() if k not in ("defaults", "task")})
+    return _flatten({k: v for k, v in data.items() if k not in skip})
 
 
 def _task_section(path: Path) -> list[str]:
@@ -146,10 +146,10 @@ def _task_section(path: Path) -> list[str]:
     return lines
 
 
-def _section_row(key: str, comments: dict[str, str], seen: list[str]) -> list[str]:
+def _section_row(key: str, comments: dict[str, str], seen: list[str], columns: int = 3) -> list[str]:
     """A row for the section a key sits in (`adaptive.*`), once, when the section's line has a comment."""
     section = key.rpartition(".")[0]
-    row = f"| `{section}.*` | | | {_cell(comments.get(section, ''))} |"
+    row = f"| `{section}.*` |" + " |" * (columns - 1) + f" {_cell(comments.get(section, ''))} |"
     return [row] if section in comments and row not in seen else []
 
 
@@ -222,14 +222,6 @@ def _verifier_options() -> list[str]:
     return lines
 
 
-def _launcher_section() -> list[str]:
-    lines = ["", "## Sweep launchers: `hydra/launcher=`", "", "| option | what it is | keys |", "|---|---|---|"]
-    for path in sorted((CONF_DIR / "hydra" / "launcher").glob("*.yaml")):
-        header, comments = file_comments(path)
-        keys = "; ".join(f"`hydra.launcher.{k}` = {_code(v)}" + (f": {_cell(comments[k])}" if k in comments else "")
-                         for k, v in _values(path).items())
-        lines.append(f"| `hydra/launcher={path.stem}` | {_cell(header)} | {keys} |")
-    return lines
 
 
 def configuration_page() -> str:
@@ -242,8 +234,8 @@ def configuration_page() -> str:
              "that does not exist fails in one line with a did-you-mean.", "",
              "## Common keys", "", f"`conf/config.yaml`. {_cell(header)}", "",
              "| key | default | meaning |", "|---|---|---|"]
-    data = (yaml.safe_load((CONF_DIR / "config.yaml").read_text(encoding="utf-8")) or {}).get("data", {})
-    for key, value in _flatten(data, "data.").items():
+    for key, value in _values(CONF_DIR / "config.yaml", skip=("defaults", "hydra")).items():
+        lines += _section_row(key, comments, seen=lines, columns=2)
         lines.append(f"| `{key}` | {_code(value)} | {_cell(comments.get(key, ''))} |")
     lines += ["", "## Tasks: `task=`", "", "Each task's knobs, from `conf/task/<task>.yaml`; types from the "
               "schema that checks them before the task runs."]
@@ -253,5 +245,24 @@ def configuration_page() -> str:
     lines += _group_section("judge", "Judges", schema.JudgeConfig, "openai_compatible")
     lines += _group_section("user", "Simulated users", schema.UserConfig, "openai_compatible")
     lines += _group_section("tracker", "Experiment trackers", schema.TrackerConfig, None)
-    lines += _benchmark_section() + _launcher_section()
+    lines += _benchmark_section() + _options_section(CONF_DIR / "hydra" / "launcher", "hydra/launcher", "Sweep launchers")
+    for folder in sorted(d for d in CONF_DIR.iterdir() if d.is_dir() and d.name not in DESCRIBED):
+        if any(folder.glob("*.yaml")):  # a group without a section of its own yet: its options and their keys
+            lines += _options_section(folder)
     return "\n".join(lines) + "\n"
+
+
+DESCRIBED = ("task", "model", "judge", "user", "tracker", "benchmark", "hydra")  # groups with their own section
+
+
+def _options_section(folder: Path, group: str | None = None, title: str = "") -> list[str]:
+    """A group's options, each with its opening comment and the keys it sets (with their comments)."""
+    group = group or folder.name
+    prefix = group.replace("/", ".")
+    lines = ["", f"## {title + ': ' if title else ''}`{group}=`", "", "| option | what it is | keys |", "|---|---|---|"]
+    for path in sorted(folder.glob("*.yaml")):
+        header, comments = file_comments(path)
+        keys = "; ".join(f"`{prefix}.{k}` = {_code(v)}" + (f": {_cell(comments[k])}" if k in comments else "")
+                         for k, v in _values(path).items())
+        lines.append(f"| `{group}={path.stem}` | {_cell(header)} | {keys} |")
+    return lines
