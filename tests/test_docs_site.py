@@ -88,9 +88,11 @@ def test_a_new_benchmark_file_and_the_not_run_list_show_up_by_themselves(tmp_pat
 def test_a_benchmark_with_its_own_page_is_linked(tmp_path, monkeypatch):
     (tmp_path / "benchmarks").mkdir()
     (tmp_path / "benchmarks" / "gsm8k.md").write_text("# gsm8k\n", encoding="utf-8")
+    (tmp_path / "benchmarks" / "contests.md").write_text("# AIME 2025 (`aime25`)\n\n`aime24` too\n", encoding="utf-8")
     monkeypatch.setattr(docs_pages, "DOCS", tmp_path)
     page = docs_pages.catalog_page()
-    assert "[`gsm8k`](benchmarks/gsm8k.md)" in page and "| `aime24` |" in page
+    assert "[`gsm8k`](benchmarks/gsm8k.md)" in page and "[`aime25`](benchmarks/contests.md)" in page
+    assert "| `aime24` |" in page  # named in the text only: no link
 
 
 def test_configuration_reference_has_every_knob():

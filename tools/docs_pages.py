@@ -84,11 +84,22 @@ def _label(entry) -> str:
     return f"{entry.name}{marks} ({shown})"
 
 
+def _benchmark_page(name: str) -> Path | None:
+    """docs/benchmarks/<name>.md, or the page there whose title names the benchmark (`# ... (`name`)`)."""
+    folder = DOCS / "benchmarks"
+    if (folder / f"{name}.md").is_file():
+        return folder / f"{name}.md"
+    for page in sorted(folder.glob("*.md")):
+        title = page.read_text(encoding="utf-8").partition("\n")[0]
+        if title.startswith("# ") and f"`{name}`" in title:
+            return page
+    return None
+
+
 def _name_cell(entry) -> str:
-    """The benchmark's name, linked to its own page when docs/benchmarks/<name>.md exists."""
-    if (DOCS / "benchmarks" / f"{entry.name}.md").is_file():
-        return f"[`{entry.name}`](benchmarks/{entry.name}.md)"
-    return f"`{entry.name}`"
+    """The benchmark's name, linked to its own page when it has one."""
+    page = _benchmark_page(entry.name)
+    return f"[`{entry.name}`](benchmarks/{page.name})" if page else f"`{entry.name}`"
 
 
 def _needs(entry) -> str:
