@@ -45,6 +45,9 @@ FAMILY_NOTES = {
             "namespaces): an allow-listed read-only view, no network, a fresh interpreter under seccomp and rlimits; "
             "a pass is reported by the test side, never inferred from an exit status (fill-in-the-middle: prefix + "
             "answer + suffix)",
+    "ioi": "C++17 compiled with the system `g++` beside the official grader and run on the subtask's tests inside "
+           "gym's [sandbox](concepts/verifiers.md#code-sandbox); the contest total (best points per subtask, summed) "
+           "beside pass@k",
     "pairwise": "an LLM judge compares the answer with a baseline answer in both orders; pass@1 is the win rate "
                 "(ties half), with a bootstrap CI and per category",
     "sql": "the last `sql` code block and the gold query run on the task's SQLite database (read-only, time limit, "

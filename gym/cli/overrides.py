@@ -93,6 +93,7 @@ def check_argv(argv: list[str]) -> list[str]:
     for task in tasks:
         if task not in TASKS:
             raise GymError(f"unknown task '{task}'{did_you_mean(task, TASKS)}; tasks: {', '.join(TASKS)}")
+    _check_launcher_keys(overrides, bool(set(flags) & set(MULTIRUN_FLAGS)))
     dirs = _config_dirs(flag_values, overrides)
     adds = set()
     for override in overrides:
@@ -176,6 +177,23 @@ def _check_launcher(name: str) -> None:
         except ImportError:
             raise GymError(f"hydra/launcher={name} needs the '{extra}' extra: "
                            f"pip install '{DISTRIBUTION}[{extra}]'") from None
+
+
+def _check_launcher_keys(overrides: list[Any], multirun: bool) -> None:
+    """`hydra.launcher.<key>` of hydra/launcher=slurm: a key gym's SLURM launcher has, and a dry run only of a sweep."""
+    keys = [o for o in overrides if o.key_or_group.startswith("hydra.launcher.") and not o.is_delete()]
+    if not keys or "slurm" not in _choices(overrides, "hydra/launcher"):
+        return  # other launchers' keys are Hydra's to check
+    from hydra_plugins.gym_slurm.gym_slurm_launcher import GymSlurmConf
+
+    known = {field.name for field in dataclasses.fields(GymSlurmConf) if not field.name.startswith("_")}
+    for override in keys:
+        name = override.key_or_group.split(".")[2]
+        if name not in known and not (name == "additional_parameters" and len(override.key_or_group.split(".")) > 3):
+            raise GymError(f"unknown key '{override.key_or_group}' for hydra/launcher=slurm{did_you_mean(name, known)}")
+    if not multirun and any(o.key_or_group == "hydra.launcher.dry_run" for o in keys):
+        raise GymError("hydra.launcher.dry_run shows the jobs of a sweep: add -m (python -m gym -m ... "
+                       "hydra/launcher=slurm hydra.launcher.dry_run=true)")
 
 
 def _check_choice(group: str, name: str, options: set[str]) -> None:

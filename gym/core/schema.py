@@ -105,6 +105,7 @@ class ServeConfig:
     jinja: bool = False  # local: llama.cpp's --jinja (the model's chat template; needed for native tool calls)
     executable: str = "vllm"  # vllm_local: the vLLM command
     args: List[str] = field(default_factory=list)  # vllm_local: extra `vllm serve` arguments
+    tensor_parallel_size: Any = "auto"  # vllm_local: auto = every visible GPU (a SLURM job's own), a number, null
 
 
 @dataclass
