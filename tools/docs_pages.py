@@ -48,6 +48,9 @@ FAMILY_NOTES = {
     "ioi": "C++17 compiled with the system `g++` beside the official grader and run on the subtask's tests inside "
            "gym's [sandbox](concepts/verifiers.md#code-sandbox); the contest total (best points per subtask, summed) "
            "beside pass@k",
+    "iheval": "IHEval's rule-based checkers per task (instruction hierarchy: the system message over the user's, the "
+              "user's over a tool's output); aggregate adds the task-macro aligned / conflict / reference scores and "
+              "`result_score` ([judged and rule-checked benchmarks](benchmarks/wave3_judged.md))",
     "pairwise": "an LLM judge compares the answer with a baseline answer in both orders; pass@1 is the win rate "
                 "(ties half), with a bootstrap CI and per category",
     "sql": "the last `sql` code block and the gold query run on the task's SQLite database (read-only, time limit, "
