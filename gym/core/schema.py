@@ -245,6 +245,7 @@ class CollectKnobs:
     adaptive: AdaptiveKnobs = field(default_factory=AdaptiveKnobs)
     cache: CacheKnobs = field(default_factory=CacheKnobs)
     episode: EpisodeKnobs = field(default_factory=EpisodeKnobs)
+    prepare_args: Dict[str, Any] = field(default_factory=dict)  # as task=prepare's; collect checks the data has them
 
 
 @dataclass
