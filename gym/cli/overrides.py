@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from gym.core.errors import GymError, did_you_mean, unknown_benchmark
+from gym.cli.quoting import expand_home, unreadable
 from gym.cli.secrets import override_secret_problem
 from gym.tasks import TASKS
 
@@ -74,6 +75,8 @@ def check_argv(argv: list[str]) -> list[str]:
     """The command line to hand to Hydra, or a GymError naming the first mistake."""
     argv = move_multirun_flag_first(argv)
     flags, flag_values, args = split_argv(argv)
+    homes = {arg: expand_home(arg) for arg in args}  # cache.dir=~/...: a home path where a knob is a path
+    argv, args = [homes.get(arg, arg) for arg in argv], [homes[arg] for arg in args]
     if set(flags) & INFO_FLAGS:
         return argv  # help, --cfg, --info, completion: Hydra's business
     for i, arg in enumerate(args):
@@ -107,10 +110,17 @@ def parse(args: list[str]) -> list[Any]:
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import OverrideParseException
 
+    parser = OverridesParser.create()
     try:
-        return OverridesParser.create().parse_overrides(args)
-    except OverrideParseException as exc:
-        raise GymError(str(exc).strip().splitlines()[0]) from None
+        return parser.parse_overrides(args)
+    except OverrideParseException:
+        pass
+    for arg in args:  # the one Hydra's grammar rejects, said in a sentence
+        try:
+            parser.parse_overrides([arg])
+        except OverrideParseException as exc:
+            raise GymError(unreadable(arg, str(exc))) from None
+    raise GymError(f"Hydra cannot read the overrides {' '.join(args)}")
 
 
 def _choices(overrides: list[Any], key: str) -> list[str]:
