@@ -134,8 +134,9 @@ RUNNABLE = [c for c in COMMANDS if why_not_here(c) is None]
 def test_the_docs_hold_commands():
     pages = {command.page for command in COMMANDS}
     assert "README.md" in pages and "docs/agent-commands.md" in pages, pages
-    agent = [c for c in COMMANDS if "user.base_url=http://gpu2:8002/v1" in c.argv and "user.name=Qwen/Qwen3-32B" in c.argv]
-    assert any(c.page == "README.md" for c in agent), "the README's agent command line"
+    agent = [c for c in COMMANDS if "user=vllm" in c.argv and any(w.startswith("user.base_url=") for w in c.argv)
+             and any(w.startswith("user.name=") for w in c.argv)]
+    assert agent, "the agent command line with a user simulator endpoint"
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=[c.where for c in COMMANDS])
@@ -208,7 +209,8 @@ def workspace(tmp_path_factory):
     try:
         ws = Workspace(root, env, "", "", runner)
         served = prepare_served_data(ws)
-        servers = [start_server(served, []), start_server(served, ["--model-name", USER_MODEL])]
+        servers = [start_server(served, [], root / "agent.log"),
+                   start_server(served, ["--model-name", USER_MODEL], root / "user.log")]
         ws.agent_url, ws.user_url = servers[0][1], servers[1][1]
         yield ws
     finally:
@@ -235,13 +237,14 @@ def prepare_served_data(ws: Workspace) -> list[Path]:
         sorted((ws.root / "data" / "local").glob("*.jsonl"))
 
 
-def start_server(data: list[Path], extra: list[str]) -> tuple[subprocess.Popen, str]:
+def start_server(data: list[Path], extra: list[str], log: Path) -> tuple[subprocess.Popen, str]:
     args = [sys.executable, "-m", "gym.mock", "--port", "0", "--accuracy", "1.0", *extra]
     for path in data:
         args += ["--data", str(path)]
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    with open(log, "w") as errors:
+        process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=errors, text=True)
     url = process.stdout.readline().strip()  # the server prints its URL once it listens
-    assert url.startswith("http://127.0.0.1:"), process.stderr.read()
+    assert url.startswith("http://127.0.0.1:"), log.read_text()
     return process, url
 
 
@@ -264,6 +267,8 @@ def real_argv(command: Documented, ws: Workspace) -> list[str] | None:
             word = f"{key}={earlier_run(ws, value.split(PLACEHOLDERS['<time>'])[0], value)}"
         elif bare == "compare":  # two runs of one benchmark, from the commands before
             runs = [run for run in earlier_runs(ws, "outputs") if run[1] == "gsm8k"][-2:]
+            if len(runs) < 2:
+                return None
             word = f"{key}=[{','.join(run for run, _ in runs)}]"
         argv.append(word)
     task = next((w.split("=", 1)[1] for w in argv if w.startswith("task=")), None)
@@ -279,8 +284,6 @@ def real_argv(command: Documented, ws: Workspace) -> list[str] | None:
     for side, url in (("model", ws.agent_url), ("user", ws.user_url), ("judge", ws.user_url)):
         if f"{side}=vllm" in argv and f"{side}.base_url" not in keys:  # a dropped `...` held the endpoint
             argv.append(f"{side}.base_url={url}")
-    if "judge=vllm" in argv and "judge.name" not in keys:
-        argv.append(f"judge.name={USER_MODEL}")
     if "benchmark=tau2_telecom" in argv:  # the fixture's tasks.json holds upstream's small split
         argv.append("+prepare_args.split=small")
     return argv
@@ -327,3 +330,7 @@ def test_documented_command_runs(command, workspace):
         run = Path(earlier_run(workspace, "outputs", ""))
         endpoint = json.loads((workspace.root / run / "run.json").read_text())["endpoint"]["user"]
         assert (endpoint["base_url"], endpoint["model"]) == (workspace.user_url, USER_MODEL), endpoint
+    if task in ("collect", "e2e") and "benchmark.verifier.options.nl_assertions=judge" in argv:  # judged, not skipped
+        rows = (workspace.root / earlier_run(workspace, "outputs", "") / "rollouts.jsonl").read_text().splitlines()
+        judged = [json.loads(row)["verifier"].get("breakdown", {}).get("NL_ASSERTION") for row in rows]
+        assert "benchmark=tau2_mock" in argv or 1.0 in judged, judged
