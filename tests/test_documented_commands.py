@@ -85,10 +85,28 @@ def gym_argv(line: str) -> list[str] | None:
     return argv
 
 
+GROUP_FILLS = {"task": "search", "benchmark": "gsm8k", "model": "mock", "judge": "mock", "user": "mock", "tracker": "none"}
+
+
 def fill(word: str) -> str:
+    """A placeholder replaced by a value that parses: a time or date, a number for one letter (`<n>`; `<i>`
+    is 0), a URL, an option of the group a key picks (`benchmark=<name>`), else a plain word."""
     for placeholder, value in PLACEHOLDERS.items():
         word = word.replace(placeholder, value)
-    return re.sub(r"<[^<>]*>", "x", word)
+    key, equals = word.split("=", 1)[0], word.find("=")
+    group = GROUP_FILLS.get(key.lstrip("+~"))
+
+    def value(match: re.Match) -> str:
+        inside = match.group(1).strip().lower()
+        if equals < 0 or match.start() < equals:  # in a key: a name
+            return "x"
+        if len(inside) == 1 or inside in ("number", "count"):
+            return "0" if inside == "i" else "1"
+        if "url" in inside:
+            return "http://127.0.0.1:8000/v1"
+        return group if group and match.start() == equals + 1 else "x"
+
+    return re.sub(r"<([^<>]*)>", value, word)
 
 
 def documented_commands() -> list[Documented]:
@@ -121,10 +139,16 @@ NOT_HERE = {  # what a command needs that the suite has not: the reason it only 
 HOST_URL = re.compile(r"https?://[\w.-]+:\d+/v1")
 
 
+# tasks that finish on their own; any other (a server, a viewer) only goes through the checks here
+FINITE_TASKS = {"search", "prepare", "collect", "aggregate", "profile", "e2e", "reverify", "export"}
+
+
 def why_not_here(command: Documented) -> str | None:
     for word in command.argv:
         if word in NOT_HERE:
             return NOT_HERE[word]
+        if word.startswith("task=") and not set(word[5:].split(",")) <= FINITE_TASKS:
+            return f"{word} keeps running (its own tests drive it)"
     return None
 
 
