@@ -354,6 +354,13 @@ def test_documented_command_runs(command, workspace):
         run = Path(earlier_run(workspace, "outputs", ""))
         endpoint = json.loads((workspace.root / run / "run.json").read_text())["endpoint"]["user"]
         assert (endpoint["base_url"], endpoint["model"]) == (workspace.user_url, USER_MODEL), endpoint
+        for word in argv:  # what the user typed for the user's sampling is what was sent
+            key, _, value = word.lstrip("+").partition("=")
+            if key.startswith("user.sampling."):
+                sent = endpoint["sampling_sent"]
+                for part in key.split(".")[2:]:
+                    sent = sent[part]
+                assert str(sent) == value, (key, endpoint["sampling_sent"])
     if task in ("collect", "e2e") and "benchmark.verifier.options.nl_assertions=judge" in argv:  # judged, not skipped
         rows = (workspace.root / earlier_run(workspace, "outputs", "") / "rollouts.jsonl").read_text().splitlines()
         judged = [json.loads(row)["verifier"].get("breakdown", {}).get("NL_ASSERTION") for row in rows]
