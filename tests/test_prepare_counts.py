@@ -56,6 +56,17 @@ SUBSETS = [
     ("mrcr", ["+prepare_args.files=[2needle/2needle_0.parquet]"]),
     ("wmt24pp", ["+prepare_args.targets=[de_DE]"]),
     ("tau2_telecom", ["+prepare_args.split=small"]),
+    ("flores200", ["+prepare_args.targets=[fra_Latn]"]),
+    ("mmlu_prox", ["+prepare_args.languages=[de]"]),
+    ("polymath", ["+prepare_args.languages=[en]", "+prepare_args.levels=[low]"]),
+    ("ugphysics", ["+prepare_args.subjects=[Thermodynamics]"]),
+    ("mgsm", ["+prepare_args.languages=[de]"]),
+    ("gpqa-x", ["+prepare_args.languages=[de]"]),
+    ("aime24-x", ["+prepare_args.languages=[de]"]),
+    ("graphwalks", ["+prepare_args.files=[graphwalks_128k_and_shorter.parquet]"]),
+    ("global_mmlu_lite", ["+prepare_args.languages=[de]"]),
+    ("mmlu", ["+prepare_args.split=test"]),
+    ("human_eval_infilling", ["+prepare_args.split=random_span"]),
     ("tau2_mock", ["+prepare_args.split=base"]),
 ]
 
