@@ -281,10 +281,8 @@ def real_argv(command: Documented, ws: Workspace) -> list[str] | None:
         key, _, value = word.partition("=")
         bare = key.lstrip("+")
         keys.add(bare)
-        if bare == "limit":
-            word = f"{key}={min(int(value), LIMIT)}"
-        elif bare == "num_repeats":
-            word = f"{key}={min(int(value), REPEATS)}"
+        if bare in ("limit", "num_repeats") and value.isdigit():
+            word = f"{key}={min(int(value), LIMIT if bare == 'limit' else REPEATS)}"
         elif bare in ("model.base_url", "user.base_url", "judge.base_url"):
             word = HOST_URL.sub(ws.agent_url if bare == "model.base_url" else ws.user_url, word)
         elif bare in ("rollouts", "output") and PLACEHOLDERS["<time>"] in value:
