@@ -307,8 +307,30 @@ class ExportKnobs:
     output_dir: Optional[str] = None
 
 
+@dataclass
+class ServerKnobs:
+    host: str = "127.0.0.1"
+    port: int = 0
+    url_file: Optional[str] = None
+    max_sessions: int = 4096
+    session_ttl: float = 600.0
+    max_body_bytes: int = 16 * 1024 * 1024
+    token_env: Optional[str] = None
+    allow_unauthenticated: bool = False
+    on_verifier_error: Optional[float] = 0.0
+    threads: int = 64
+
+
+@dataclass
+class ServeKnobs:
+    benchmarks: Any = None
+    serve: ServerKnobs = field(default_factory=ServerKnobs)
+    episode: EpisodeKnobs = field(default_factory=EpisodeKnobs)
+
+
 TASK_KNOBS = {"search": SearchKnobs, "prepare": PrepareKnobs, "collect": CollectKnobs, "e2e": E2EKnobs,
-              "aggregate": AggregateKnobs, "profile": ProfileKnobs, "reverify": ReverifyKnobs, "export": ExportKnobs}
+              "aggregate": AggregateKnobs, "profile": ProfileKnobs, "reverify": ReverifyKnobs, "export": ExportKnobs,
+              "serve": ServeKnobs}
 
 
 def check_task_knobs(cfg: Any) -> None:

@@ -132,3 +132,4 @@ class Turn:
     finish_reason: str | None = None
     error: str | None = None
     cached: bool = False
+    tokens: dict | None = None  # token ids / log-probs of this model call (gym.core.prompts.TOKEN_KEYS)

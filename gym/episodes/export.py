@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from gym.core.prompts import TOKEN_KEYS
+
 
 def _text_item(role: str, text: str) -> dict[str, Any]:
     kind = "output_text" if role == "assistant" else "input_text"
@@ -24,7 +26,7 @@ def trajectory_items(trajectory: list[dict]) -> tuple[list[dict], list[dict]]:
     inputs = [{"role": "system", "content": m.get("content") or ""} for m in trajectory[:leading]]
     output: list[dict] = []
     for m in trajectory[leading:]:
-        role = m.get("role")
+        role, first = m.get("role"), len(output)
         if role == "tool":
             output.append({"type": "function_call_output", "call_id": m.get("tool_call_id"),
                            "output": m.get("content") or ""})
@@ -40,6 +42,8 @@ def trajectory_items(trajectory: list[dict]) -> tuple[list[dict], list[dict]]:
             if role == "user":
                 item["gym_requestor"] = "user"  # τ² telecom: the user's own phone tools
             output.append(item)
+        if len(output) > first and any(key in m for key in TOKEN_KEYS):  # NeMo Gym's training items carry them
+            output[-1].update({key: m[key] for key in TOKEN_KEYS if key in m})
     return inputs, output
 
 
@@ -66,4 +70,6 @@ def items_to_trajectory(inputs: list[dict], output: list[dict]) -> list[dict]:
             out.append({"role": "tool", "tool_call_id": item.get("call_id"), "content": item.get("output")})
         if reasoning is not None and kind in ("message", "function_call") and out[-1].get("role") == "assistant":
             out[-1]["reasoning_content"], reasoning = reasoning, None
+        if out[-1].get("role") == "assistant" and any(key in item for key in TOKEN_KEYS):
+            out[-1].update({key: item[key] for key in TOKEN_KEYS if key in item})
     return out

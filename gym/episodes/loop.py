@@ -92,23 +92,33 @@ class EpisodeRunner:
         self.max_steps_per_turn = limits.max_steps_per_turn or getattr(env, "max_steps_per_turn", None)
 
     def run(self, row: dict, seed: int | None = None) -> Episode:
+        episode, who = self.start(row, seed)
+        started = time.monotonic()
+        while not episode.termination:
+            who = self.advance(row, episode, who, seed, started)
+            if episode.status != "ok":
+                break
+        return episode
+
+    def start(self, row: dict, seed: int | None = None) -> tuple[Episode, str]:
+        """A fresh episode of the row and who speaks first (`run` drives it; a trainer's step loop too)."""
         if self.solo:
             state = self.env.reset(row, seed, solo=True)
             episode = Episode(self.env.initial_messages(row, solo=True), state=state)
         else:
             state = self.env.reset(row, seed)
             episode = Episode(self.env.initial_messages(row), state=state)
-        started = time.monotonic()
         who = _next_role(episode.trajectory)
         if who == "agent_tools" or who == "user_tools":
             who = "agent" if who == "agent_tools" else "user"  # a history's calls were answered by replay
-        while not episode.termination:
-            who = self._step(row, state, episode, who, seed)
-            if episode.status != "ok":
-                break
-            if who not in ("agent_tools", "user_tools"):
-                self._check_limits(episode, started)
-        return episode
+        return episode, who
+
+    def advance(self, row: dict, episode: Episode, who: str, seed: int | None, started: float) -> str:
+        """One step (a reply, or one message's tool calls), then the limits; who speaks next."""
+        who = self._step(row, episode.state, episode, who, seed)
+        if episode.status == "ok" and who not in ("agent_tools", "user_tools"):
+            self._check_limits(episode, started)
+        return who
 
     def _step(self, row: dict, state: Any, episode: Episode, who: str, seed: int | None) -> str:
         episode.steps += 1
@@ -160,7 +170,7 @@ class EpisodeRunner:
         calls = self._record_calls(episode, turn, "call_", episode.tool_calls)
         episode.tool_calls += len(calls)
         episode.turn_steps += int(bool(calls))
-        episode.trajectory.append(message("assistant", turn.text, calls, turn.reasoning))
+        episode.trajectory.append(message("assistant", turn.text, calls, turn.reasoning, turn.tokens))
         if calls:
             return "agent_tools"
         if done or (not self.solo and is_stop(turn.text)):

@@ -12,19 +12,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from gym.core.prompts import TOKEN_KEYS
 from gym.toolcalls import ToolCall
 
 STOP_TOKENS = ("###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###")
 TRANSFER_TOKEN = "###TRANSFER###"
-WIRE_KEYS = ("role", "content", "tool_calls", "tool_call_id")
+# what a message sends on the wire; token ids only where the policy server returned them (it reads them back)
+WIRE_KEYS = ("role", "content", "tool_calls", "tool_call_id", *TOKEN_KEYS)
 
 
-def message(role: str, text: str | None, calls: list[ToolCall] | None = None, reasoning: str | None = None) -> dict:
+def message(role: str, text: str | None, calls: list[ToolCall] | None = None, reasoning: str | None = None,
+            tokens: dict | None = None) -> dict:
     out: dict[str, Any] = {"role": role, "content": text}
     if calls:
         out["tool_calls"] = [call.to_chat(number) for number, call in enumerate(calls)]
     if reasoning:
         out["reasoning_content"] = reasoning
+    if tokens:
+        out.update({key: tokens[key] for key in TOKEN_KEYS if key in tokens})
     return out
 
 

@@ -82,7 +82,7 @@ def turn_of(completion: Any) -> Turn:
     return Turn(status=completion.status, text=completion.text, reasoning=completion.reasoning,
                 tool_calls=list(getattr(completion, "tool_calls", None) or []), usage=completion.usage,
                 finish_reason=completion.finish_reason, error=completion.error,
-                cached=bool(getattr(completion, "from_cache", False)))
+                cached=bool(getattr(completion, "from_cache", False)), tokens=getattr(completion, "tokens", None))
 
 
 USERS = {"mock": MockUser, "scripted": ScriptedUser, "model": ModelUser}

@@ -28,6 +28,7 @@ import requests
 from requests.adapters import HTTPAdapter
 
 from gym.core.errors import GymError
+from gym.core.prompts import TOKEN_KEYS
 from gym.model.replies import EmptyReply, ReplyShapeError, parse_chat, parse_completions, parse_responses, split_reasoning
 from gym.toolcalls import (ToolCall, ToolCallCounters, chat_tools, looks_like_tool_call, messages_to_prompt,
                            problems, responses_tool_choice, responses_tools, tool_names, try_parse_calls)
@@ -57,6 +58,7 @@ class Completion:
     from_cache: bool = False  # read back from the response cache: no request was made
     tool_calls: list[ToolCall] | None = None  # the reply's calls when tools were offered (None: none offered)
     tool_problems: dict[str, int] | None = None  # gym.toolcalls.problems of this reply, when there were any
+    tokens: dict | None = None  # token ids / log-probs the server returned (gym.core.prompts.TOKEN_KEYS)
 
 
 class _Transient(Exception):
@@ -195,6 +197,7 @@ class ModelClient:
             self.system_fingerprint = parsed.system_fingerprint
         result = self._with_calls(Completion("ok", parsed.text, parsed.reasoning, parsed.finish_reason, parsed.usage),
                                   parsed.tool_calls, tools)
+        result.tokens = parsed.tokens
         choices = body.get("choices")
         if self.api != "responses" and isinstance(choices, list) and len(choices) > 1:  # an n > 1 reply
             parse = parse_chat if self.api == "chat" else parse_completions
@@ -372,12 +375,15 @@ def responses_input(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
             items.append({"type": "function_call_output", "call_id": message.get("tool_call_id"),
                           "output": message.get("content") or ""})
             continue
+        first = len(items)
         if message.get("content"):
             items.append({"role": message["role"], "content": message["content"]})
         for index, call in enumerate(message.get("tool_calls") or []):
             function = call.get("function") or {}
             items.append(ToolCall.from_wire(function.get("name"), function.get("arguments"), call.get("id"))
                          .to_responses(index))
+        if len(items) > first:  # a turn's token ids ride on its last item, as the reference's items carry them
+            items[-1].update({key: message[key] for key in TOKEN_KEYS if key in message})
     return items
 
 

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from gym.core.prompts import TOKEN_KEYS
 from gym.toolcalls import ToolCall, calls_from_chat_message, calls_from_responses_output
 
 _THINK = re.compile(r"<think>(.*?)</think>", re.S)
@@ -42,6 +43,26 @@ class Parsed:
     usage: dict[str, int] | None
     system_fingerprint: str | None = None
     tool_calls: list[ToolCall] = field(default_factory=list)  # chat tool_calls / Responses function_call items
+    tokens: dict | None = None  # TOKEN_KEYS the server returned (vLLM return_token_ids / logprobs), else None
+
+
+def chat_tokens(body: dict, choice: dict) -> dict | None:
+    """vLLM's `return_token_ids` (top-level prompt_token_ids, the choice's token_ids) and `logprobs`."""
+    found = {"prompt_token_ids": body.get("prompt_token_ids"), "generation_token_ids": choice.get("token_ids")}
+    logprobs = choice.get("logprobs")
+    content = logprobs.get("content") if isinstance(logprobs, dict) else None
+    if isinstance(content, list):
+        found["generation_log_probs"] = [entry.get("logprob") for entry in content if isinstance(entry, dict)]
+    kept = {key: value for key, value in found.items() if isinstance(value, list)}
+    return kept or None
+
+
+def item_tokens(output: list) -> dict | None:
+    """Responses output items that carry TOKEN_KEYS (NeMo Gym's vLLM model server puts them there)."""
+    for item in reversed(output):
+        if isinstance(item, dict) and any(key in item for key in TOKEN_KEYS):
+            return {key: item[key] for key in TOKEN_KEYS if isinstance(item.get(key), list)} or None
+    return None
 
 
 def split_reasoning(content: str | None, reasoning: str | None = None) -> tuple[str, str | None]:
@@ -140,7 +161,7 @@ def parse_chat(body: dict) -> Parsed:
     if not text and message.get("tool_calls") and finish is None:
         finish = "tool_calls"
     return Parsed(text, reasoning, finish, _usage(body, "prompt_tokens", "completion_tokens"), _fingerprint(body),
-                  calls_from_chat_message(message))
+                  calls_from_chat_message(message), chat_tokens(body, choice))
 
 
 def parse_completions(body: dict) -> Parsed:
@@ -184,7 +205,8 @@ def parse_responses(body: dict, max_output_tokens: int | None) -> Parsed:
     elif any(isinstance(item, dict) and item.get("type") == "function_call" for item in output) and not any(texts):
         finish = "tool_calls"
     text, reasoning = split_reasoning("".join(texts), "\n".join(t for t in thoughts if t) or None)
-    return Parsed(text, reasoning, finish, usage, _fingerprint(body), calls_from_responses_output(output))
+    return Parsed(text, reasoning, finish, usage, _fingerprint(body), calls_from_responses_output(output),
+                  item_tokens(output))
 
 
 def _first_choice(body: dict) -> dict:

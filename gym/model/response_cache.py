@@ -41,7 +41,8 @@ log = logging.getLogger("gym.cache")
 CACHED_STATUSES = ("ok", "model_error")
 CHECK_EVERY = 500  # writes between size checks
 JUDGE_PREFIX = "judge:"  # keys of judge replies (policy replies are keyed by their rollout key)
-_FIELDS = ("status", "text", "reasoning", "finish_reason", "usage", "error", "latency_s", "tool_calls", "tool_problems")
+_FIELDS = ("status", "text", "reasoning", "finish_reason", "usage", "error", "latency_s", "tool_calls", "tool_problems",
+           "tokens")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
     key TEXT PRIMARY KEY,

@@ -200,6 +200,8 @@ def response_object(row: Rollout) -> dict[str, Any]:
     if isinstance(row.get("tool_calls"), list) and not isinstance(row.get("trajectory"), list):
         output += [{**ToolCall.from_row(call).to_responses(index), "id": f"fc_{rid}_{index}", "status": "completed"}
                    for index, call in enumerate(row["tool_calls"])]
+    if isinstance(row.get("tokens"), dict) and output and not isinstance(row.get("trajectory"), list):
+        output[-1].update(row["tokens"])  # the call's token ids, on its last item as NeMo Gym's training items
     failed = row.get("status") == "model_error"
     cut = row.get("finish_reason") == "length"
     return {

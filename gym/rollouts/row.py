@@ -85,11 +85,12 @@ class Rollout(TypedDict, total=False):
     adaptive: str
     tool_calls: list
     tool_call_problems: dict
+    tokens: dict
     trajectory: list
     episode: dict
 
 
-OPTIONAL = ("subsets", "reverified", "tool_calls", "tool_call_problems", "trajectory", "episode")  # fields only some rows carry
+OPTIONAL = ("subsets", "reverified", "tool_calls", "tool_call_problems", "tokens", "trajectory", "episode")  # fields only some rows carry
 
 # Field -> what it holds. Kept in step with Rollout; tests check the README documents every one.
 FIELDS: dict[str, str] = {
@@ -121,6 +122,8 @@ FIELDS: dict[str, str] = {
     "adaptive": "on rows of an adaptive-repeats run: the stopping rule that sampled them (gym.rollouts.adaptive)",
     "tool_calls": "when tools were offered: the reply's calls [{name, arguments[, raw_arguments][, id]}] (version 3)",
     "tool_call_problems": "counts of unparsed_tool_calls, invalid_tool_arguments, unknown_tools in the reply, when any",
+    "tokens": "when the server returned them: {prompt_token_ids, generation_token_ids, generation_log_probs} (an "
+              "episode keeps them on each assistant message of its trajectory)",
     "trajectory": "episode rows (version 4): the conversation as chat messages (system, user, assistant with "
                   "tool_calls, tool with tool_call_id)",
     "episode": "episode rows (version 4): {termination, steps, agent_turns, user_turns, tool_calls, tool_errors, "
@@ -187,7 +190,7 @@ def make_rollout(benchmark: str, model: str, row: dict, messages: list[dict], ta
         verdict = {"status": completion.status, "reward": 0.0 if completion.status == "model_error" else None,
                    "scores": None, "extracted_answer": None, "verifier": {}, "error": completion.error}
     optional = {"subsets": subsets, "cached": cached, "adaptive": adaptive,
-                "tool_call_problems": completion.tool_problems}
+                "tool_call_problems": completion.tool_problems, "tokens": getattr(completion, "tokens", None)}
     rollout: Rollout = {
         "schema_version": SCHEMA_VERSION, "benchmark": benchmark, "model": model, "task_index": task_index,
         "rollout_index": rollout_index, "key": key, "status": verdict["status"], "reward": verdict["reward"],

@@ -18,6 +18,7 @@ TASKS = {
     "e2e": "gym.tasks.e2e",
     "reverify": "gym.tasks.reverify",
     "export": "gym.tasks.export",
+    "serve": "gym.tasks.serve",
 }
 
 

@@ -49,6 +49,13 @@ class Domain:
     agent: Toolkit
     user: Toolkit | None = None
     sync: Callable[[dict, dict], None] | None = None  # (agent db, user db): make the sides agree
+    shared_db: bool = False  # the user's tools work on the agent's database (banking: upstream shares one)
+    # agent tools a prepared benchmark may or may not offer (banking's retrieval tools, per variant)
+    variant_tools: frozenset = frozenset()
+    # (episode db, domain file, task): what an episode keeps beside its hashed tables (banking's index)
+    setup: Callable[[Any, dict, dict], None] | None = None
+    # task -> why gym cannot run it yet (None: it can); such a task is not sent
+    unsupported: Callable[[dict], str | None] | None = None
 
     def toolkit(self, requestor: str) -> Toolkit | None:
         return self.user if requestor == "user" else self.agent

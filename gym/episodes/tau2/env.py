@@ -15,6 +15,7 @@ from typing import Any
 
 from gym.episodes.base import DONE_SCHEMA, Score, ToolOutput
 from gym.episodes.tau2.airline import DOMAIN as AIRLINE
+from gym.episodes.tau2.banking_user import DOMAIN as BANKING
 from gym.episodes.tau2.judge import judge_assertions
 from gym.episodes.tau2.domain import Domain
 from gym.episodes.tau2.mock import DOMAIN as MOCK
@@ -24,7 +25,8 @@ from gym.episodes.tau2.scoring import score_episode
 from gym.episodes.tau2.state import Tau2State, fresh_state, replay, run_tool
 from gym.core.errors import GymError, TaskNotSent
 
-DOMAINS: dict[str, Domain] = {"mock": MOCK, "retail": RETAIL, "telecom": TELECOM, "airline": AIRLINE}
+DOMAINS: dict[str, Domain] = {"mock": MOCK, "retail": RETAIL, "telecom": TELECOM, "airline": AIRLINE,
+                              "banking_knowledge": BANKING}
 FIRST_AGENT_MESSAGE = "Hi! How can I help you today?"  # upstream's orchestrator opens every dialogue with it
 
 _loaded: dict[tuple[str, float], dict] = {}
@@ -53,7 +55,8 @@ def _check_tools(path: Path, domain: Domain, data: dict) -> None:
                                    ("user", domain.user, data.get("user_tools") or [])):
         names = {schema["name"] for schema in schemas}
         have = set(toolkit.tools) if toolkit is not None else set()
-        if names != have:
+        optional = domain.variant_tools if side == "agent" else frozenset()
+        if names - optional != have - optional or not names & optional <= have:
             raise GymError(f"{path}: the upstream {side} tools {sorted(names)} differ from gym's {sorted(have)}; "
                            "the pinned upstream commit and gym's domain code disagree")
 
@@ -113,7 +116,10 @@ class Tau2Environment:
 
     def _fresh(self, row: dict, solo: bool = False) -> Tau2State:
         data = self._domain_file(row)
-        state = fresh_state(DOMAINS[data["domain"]], data["db"], data.get("user_db"), row["task"])
+        domain = DOMAINS[data["domain"]]
+        state = fresh_state(domain, data["db"], data.get("user_db"), row["task"])
+        if domain.setup is not None:
+            domain.setup(state.db, data, row["task"])
         state.solo = solo
         if solo:  # the agent gets the user's tools too, and `done` (upstream's solo agent)
             state.schemas = {"assistant": [*(data.get("tools") or []), *(data.get("user_tools") or []), DONE_SCHEMA]}
@@ -128,7 +134,15 @@ class Tau2Environment:
                               "domains upstream gives a solo mode (mock, telecom)")
         return row["solo_system_prompt"]
 
+    def _runnable(self, row: dict) -> None:
+        """TaskNotSent for a task gym's domain code cannot run yet (banking: a discoverable tool it lacks)."""
+        unsupported = DOMAINS[self._domain_file(row)["domain"]].unsupported
+        reason = unsupported(row["task"]) if unsupported is not None else None
+        if reason:
+            raise TaskNotSent(reason)
+
     def reset(self, row: dict, seed: int | None = None, solo: bool = False) -> Tau2State:
+        self._runnable(row)
         if solo:
             self._solo_prompt(row)
         state = self._fresh(row, solo)
@@ -140,9 +154,12 @@ class Tau2Environment:
         return list(state.schemas.get(requestor) or [])
 
     def call(self, state: Tau2State, name: str, arguments: Any, requestor: str = "assistant") -> ToolOutput:
+        if name in state.domain.variant_tools and name not in {s["name"] for s in state.schemas.get("assistant", [])}:
+            return ToolOutput(f"Error: Tool '{name}' not found.", error=True)  # a retrieval tool this variant lacks
         return run_tool(state, name, arguments, requestor)
 
     def initial_messages(self, row: dict, solo: bool = False) -> list[dict]:
+        self._runnable(row)
         history = ((row["task"].get("initial_state") or {}).get("message_history")) or []
         if solo:  # no opening message: the agent starts, from the ticket
             return [{"role": "system", "content": self._solo_prompt(row)}] + chat_history(history)

@@ -31,7 +31,9 @@ class Tau2State:
     solo: bool = False  # solo mode: the agent's calls of user tools run on the user's side, as upstream
 
     def database(self, requestor: str) -> dict | None:
-        return self.user_db if requestor == "user" else self.db
+        if requestor == "user" and not self.domain.shared_db:
+            return self.user_db
+        return self.db
 
     def side(self, name: str, requestor: str) -> str:
         """Who a call runs as: in solo mode an agent's call of a user tool runs on the user's side."""
@@ -41,7 +43,8 @@ class Tau2State:
         return requestor
 
     def hashes(self) -> tuple[str | None, str | None]:
-        return table_hash(self.db), table_hash(self.user_db)
+        agent = table_hash(self.db)
+        return agent, agent if self.domain.shared_db else table_hash(self.user_db)
 
 
 class ReplayMismatch(Exception):

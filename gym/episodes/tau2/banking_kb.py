@@ -1,0 +1,94 @@
+"""Retrieval over τ² banking's knowledge base: the tools a retrieval variant gives the agent.
+
+`KB_search` is BM25 (rank_bm25's Okapi over lower-cased whitespace tokens of each document's content,
+the top 10 by score, as upstream's bm25 pipeline); `grep` counts a regex's matches per document (case
+insensitive; an invalid pattern is searched literally) and ranks the 10 with most. Both answer in
+upstream's format (title, id, score, full content), KB_search with its timing line. The index is built
+once per domain file and shared by every episode; the episode's database carries it as `kb` (outside
+the hashed tables).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from typing import Any
+
+from gym.episodes.tau2.domain import Tool
+
+TOP_K = 10
+# the tools each variant of upstream's retrieval registry offers (the ones gym runs)
+VARIANT_TOOLS: dict[str, tuple[str, ...]] = {"bm25_grep": ("KB_search", "grep")}
+ALL_RETRIEVAL_TOOLS = frozenset({"KB_search", "grep", "KB_search_bm25", "KB_search_dense", "shell"})
+
+
+class KnowledgeBase:
+    """Documents {id: {title, content}} in upstream's load order, with a BM25 index over their content."""
+
+    def __init__(self, documents: list[dict]):
+        from rank_bm25 import BM25Okapi
+
+        self.ids = [doc["id"] for doc in documents]
+        self.docs = {doc["id"]: doc for doc in documents}
+        self.bm25 = BM25Okapi([doc["content"].lower().split() for doc in documents]) if documents else None
+
+    def bm25_search(self, query: str, top_k: int = TOP_K) -> list[tuple[str, float]]:
+        if not query or not query.strip() or self.bm25 is None:
+            return []
+        scores = self.bm25.get_scores(query.lower().split())
+        order = sorted(range(len(scores)), key=lambda i: scores[i], reverse=True)[:min(top_k, len(self.ids))]
+        return [(self.ids[i], float(scores[i])) for i in order]
+
+    def grep(self, pattern: str, top_k: int = TOP_K) -> list[tuple[str, float]]:
+        if not pattern.strip():
+            return []
+        try:
+            compiled = re.compile(pattern, re.IGNORECASE)
+        except re.error:
+            compiled = re.compile(re.escape(pattern), re.IGNORECASE)
+        found = [(doc_id, float(len(matches))) for doc_id in self.ids
+                 if (matches := compiled.findall(self.docs[doc_id]["content"]))]
+        found.sort(key=lambda item: item[1], reverse=True)
+        return found[:top_k]
+
+    def listing(self, results: list[tuple[str, float]]) -> str:
+        return "\n".join(f"{n}. {self.docs[d].get('title') or 'Untitled'}\n   ID: {d}\n   Score: {s:.4f}\n"
+                         f"   Content: {self.docs[d].get('content') or ''}\n" for n, (d, s) in enumerate(results, 1))
+
+
+_indexes: dict[Any, KnowledgeBase] = {}
+_lock = threading.Lock()
+
+
+def knowledge_base(key: Any, documents: list[dict]) -> KnowledgeBase:
+    """The index of a domain file's documents, built once per process."""
+    with _lock:
+        if key not in _indexes:
+            _indexes[key] = KnowledgeBase(documents)
+        return _indexes[key]
+
+
+def _kb(db: Any) -> KnowledgeBase:
+    kb = getattr(db, "kb", None)
+    if kb is None:
+        raise ValueError("the knowledge base is not loaded (a banking domain file without documents)")
+    return kb
+
+
+def kb_search(db: Any, query: str) -> str:
+    started = time.perf_counter()
+    kb = _kb(db)
+    results = kb.bm25_search(query)
+    elapsed = (time.perf_counter() - started) * 1000
+    body = kb.listing(results) if results else "No relevant documents found."
+    return f"{body}\n\n[Timing: retrieval={elapsed:.0f}ms, total={elapsed:.0f}ms]"
+
+
+def grep(db: Any, pattern: str) -> str:
+    kb = _kb(db)
+    results = kb.grep(pattern)
+    return kb.listing(results) if results else f"No matches found for pattern: {pattern}"
+
+
+RETRIEVAL_TOOLS: dict[str, Tool] = {"KB_search": Tool(kb_search), "grep": Tool(grep)}
