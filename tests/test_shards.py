@@ -26,6 +26,11 @@ def collect_into(run_dir, *extra):
 def merged(rollouts, out):
     aggregate.run(compose(["task=aggregate", f"rollouts={rollouts}", f"+run_dir={out}"]))
     profile.run(compose(["task=profile", f"rollouts={rollouts}", f"+run_dir={out}", "plots=false", "report=false"]))
+    return read_merged(out)
+
+
+def read_merged(out):
+    """The metrics (without timings) and the reward profile that aggregate and profile wrote into `out`."""
     metrics = json.loads((out / "metrics.json").read_text())["benchmarks"]
     for entry in metrics.values():
         entry.pop("latency_s")  # timing, not a score

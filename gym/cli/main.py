@@ -37,6 +37,7 @@ def run_task(cfg: Any) -> Any:
     from gym.core.io import write_json_atomic
     from gym.core.runlog import to_file
     from gym.core.schema import check_task_knobs
+    from gym.rollouts import resume
     from gym.tasks import run_task as run_registered
 
     log = logging.getLogger("gym")
@@ -58,6 +59,9 @@ def run_task(cfg: Any) -> Any:
         return None
     except BrokenPipeError:
         quiet_exit_on_closed_pipe()
+    except SystemExit:  # e.g. submitit leaving a job it requeued: the run did not finish
+        status.update(status="interrupted")
+        raise
     except OSError as exc:  # the file system said no: a path the user gave, not a bug
         message = f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
         print(f"gym: error: {message}", file=sys.stderr, flush=True)
@@ -81,9 +85,10 @@ def run_task(cfg: Any) -> Any:
         print(message, file=sys.stderr, flush=True)
         to_file(logging.WARNING, message)
         sys.stdout.flush()
+        handed = resume.hand_on(getattr(exc, "signum", 2))  # a SLURM job's pre-emption signal: submitit requeues it
         # Everything finished is already on disk (rows are flushed as they complete); exit now rather than
         # wait for requests still in flight, which can take up to the model timeout.
-        os._exit(getattr(exc, "exit_code", 130))
+        os._exit(handed if handed is not None else getattr(exc, "exit_code", 130))
     finally:
         if multirun:
             write_json_atomic(run_dir(cfg) / JOB_STATUS_FILE, json.loads(json.dumps(status, default=str)))

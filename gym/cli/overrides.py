@@ -96,6 +96,7 @@ def check_argv(argv: list[str]) -> list[str]:
     for task in tasks:
         if task not in TASKS:
             raise GymError(f"unknown task '{task}'{did_you_mean(task, TASKS)}; tasks: {', '.join(TASKS)}")
+    _check_launcher_keys(overrides, bool(set(flags) & set(MULTIRUN_FLAGS)))
     dirs = _config_dirs(flag_values, overrides)
     adds = set()
     for override in overrides:
@@ -172,7 +173,7 @@ def _check_override(override: Any, tasks: list[str], dirs: list[Path]) -> bool:
     if key == "benchmarks":
         for name in _names(override):
             if name not in groups.get("benchmark", ()) and name != "all":
-                raise unknown_benchmark(name, [*groups.get("benchmark", ()), "all"])
+                raise _missing_benchmark(name, [*groups.get("benchmark", ()), "all"])
     adding = override.is_add() or override.is_force_add()
     needs_plus = [_check_key(key, task, adding) for task in tasks or ["search"]]
     return not adding and all(needs_plus)
@@ -188,12 +189,37 @@ def _check_launcher(name: str) -> None:
                            f"pip install '{DISTRIBUTION}[{extra}]'") from None
 
 
+def _check_launcher_keys(overrides: list[Any], multirun: bool) -> None:
+    """`hydra.launcher.<key>` of hydra/launcher=slurm: a key gym's SLURM launcher has, and a dry run only of a sweep."""
+    keys = [o for o in overrides if o.key_or_group.startswith("hydra.launcher.") and not o.is_delete()]
+    if not keys or "slurm" not in _choices(overrides, "hydra/launcher"):
+        return  # other launchers' keys are Hydra's to check
+    from hydra_plugins.gym_slurm.gym_slurm_launcher import GymSlurmConf
+
+    known = {field.name for field in dataclasses.fields(GymSlurmConf) if not field.name.startswith("_")}
+    for override in keys:
+        name = override.key_or_group.split(".")[2]
+        if name not in known and not (name == "additional_parameters" and len(override.key_or_group.split(".")) > 3):
+            raise GymError(f"unknown key '{override.key_or_group}' for hydra/launcher=slurm{did_you_mean(name, known)}")
+    if not multirun and any(o.key_or_group == "hydra.launcher.dry_run" for o in keys):
+        raise GymError("hydra.launcher.dry_run shows the jobs of a sweep: add -m (python -m gym -m ... "
+                       "hydra/launcher=slurm hydra.launcher.dry_run=true)")
+
+
 def _check_choice(group: str, name: str, options: set[str]) -> None:
     if name in options or not options:
         return
     if group == "benchmark":
-        raise unknown_benchmark(name, options)
+        raise _missing_benchmark(name, options)
     raise GymError(f"unknown {group} '{name}'{did_you_mean(name, options)}; {group}s: {', '.join(sorted(options))}")
+
+
+def _missing_benchmark(name: str, options: Iterable[str]) -> GymError:
+    """A reference benchmark gym does not run gets its one line (what it needs); any other name a did-you-mean."""
+    from gym.data.catalog import load_not_run, not_run_entry
+
+    entry = not_run_entry(name)
+    return GymError(entry.line()) if entry else unknown_benchmark(name, [*options, *(e.name for e in load_not_run())])
 
 
 @lru_cache(maxsize=8)

@@ -15,6 +15,7 @@ IS_CHECKOUT = (_CHECKOUT_ROOT / "conf" / "config.yaml").is_file() and (_CHECKOUT
 INSTALL_ROOT = _CHECKOUT_ROOT if IS_CHECKOUT else PACKAGE_DIR
 CONF_DIR = INSTALL_ROOT / "conf"
 BENCHMARKS_DIR = INSTALL_ROOT / "benchmarks"
+JOB_STATUS_FILE = "job_status.json"  # in each sweep job's dir: how the job ended (the sweep summary reads them)
 
 
 def default_data_root() -> Path:

@@ -106,6 +106,7 @@ class ServeConfig:
     jinja: bool = False  # local: llama.cpp's --jinja (the model's chat template; needed for native tool calls)
     executable: str = "vllm"  # vllm_local: the vLLM command
     args: List[str] = field(default_factory=list)  # vllm_local: extra `vllm serve` arguments
+    tensor_parallel_size: Any = "auto"  # vllm_local: auto = every visible GPU (a SLURM job's own), a number, null
 
 
 @dataclass
@@ -308,6 +309,21 @@ class ExportKnobs:
 
 
 @dataclass
+class ViewOptions:
+    host: str = "127.0.0.1"
+    port: Optional[int] = None
+    export: Optional[str] = None
+    token_env: str = "GYM_VIEW_TOKEN"
+    progress: bool = True
+
+
+@dataclass
+class ViewKnobs:
+    rollouts: Any = None
+    view: ViewOptions = field(default_factory=ViewOptions)
+
+
+@dataclass
 class ServerKnobs:
     host: str = "127.0.0.1"
     port: int = 0
@@ -330,7 +346,7 @@ class ServeKnobs:
 
 TASK_KNOBS = {"search": SearchKnobs, "prepare": PrepareKnobs, "collect": CollectKnobs, "e2e": E2EKnobs,
               "aggregate": AggregateKnobs, "profile": ProfileKnobs, "reverify": ReverifyKnobs, "export": ExportKnobs,
-              "serve": ServeKnobs}
+              "serve": ServeKnobs, "view": ViewKnobs}
 
 
 def check_task_knobs(cfg: Any) -> None:

@@ -173,8 +173,32 @@ def vllm_command(model: Any, port: int) -> list[str]:
     command = [found, "serve", str(model.path), "--host", "127.0.0.1", "--port", str(port)]
     if model.get("name"):
         command += ["--served-model-name", str(model.name)]
-    command += [str(arg) for arg in serve.get("args") or []]
-    return command
+    args = [str(arg) for arg in serve.get("args") or []]
+    parallel = tensor_parallel_size(serve.get("tensor_parallel_size", "auto"), args)
+    return command + (["--tensor-parallel-size", str(parallel)] if parallel else []) + args
+
+
+def visible_gpus() -> list[str]:
+    """The GPUs this process may use: CUDA_VISIBLE_DEVICES, which SLURM sets to a job's own GPUs."""
+    value = os.environ.get("CUDA_VISIBLE_DEVICES", "").strip()
+    return [gpu for gpu in value.split(",") if gpu.strip()] if value and value != "NoDevFound" else []
+
+
+def tensor_parallel_size(setting: Any, args: list[str]) -> int | None:
+    """vLLM's --tensor-parallel-size: `auto` spreads the model over every visible GPU (in a SLURM job, the
+    job's own); a number as given; null, or the flag among model.serve.args, leaves it to those/vLLM."""
+    if setting is None or str(setting) == "null" or any(a.split("=")[0] in ("--tensor-parallel-size", "-tp")
+                                                        for a in args):
+        return None
+    if str(setting) == "auto":
+        return len(visible_gpus()) or None
+    try:
+        size = int(setting)
+    except (TypeError, ValueError):
+        raise GymError(f"model.serve.tensor_parallel_size={setting} must be auto, a number of GPUs or null") from None
+    if size < 1:
+        raise GymError(f"model.serve.tensor_parallel_size={size} must be at least 1")
+    return size
 
 
 def vllm(model: Any) -> ServerProcess:

@@ -62,6 +62,7 @@ class Plan:
         self.rounds = Rounds(settings.adaptive) if settings.adaptive is not None else None
         self.live: dict[int, LiveTask] = {}
         self.total = self.skipped = self.unscorable = 0
+        self.done_scored, self.done_reward = 0, 0.0  # rollouts a resume found final, and their rewards
         self.not_sent: Counter = Counter()  # tasks this run cannot pose, by reason (solo mode without a ticket)
         self.stops: Counter = Counter()  # adaptive: tasks by the number of rollouts they stopped at
 
@@ -81,6 +82,7 @@ class Plan:
             status, reward = self.done.get(self.key_of(task_index, rollout_index)[1], ("", None))
             if status in FINAL:
                 task.final.add(rollout_index)
+                self.done_scored, self.done_reward = self.done_scored + 1, self.done_reward + (reward or 0.0)
             if self.rounds is not None:
                 self.rounds.record(task_index, rollout_index, status, reward)
         target = self.rounds.target(task_index) if self.rounds is not None else self.settings.limits.repeats

@@ -5,6 +5,11 @@ warning) stop a run like Ctrl-C: rows finished so far are already on disk, run.j
 "interrupted", the exact command that continues the run is printed, and the exit code is 128 + the
 signal number (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
 
+Inside a SLURM job (gym.cluster submits sweeps as job arrays) the signal SLURM sends before a pre-emption
+or the time limit (submitit's, USR2 unless SUBMITIT_PREEMPT_SIGNAL says otherwise) stops the run the same
+way, then goes on to submitit, which requeues the job; a requeued job finds its rollouts in its job dir
+and continues them, and run.json counts its requeues and the rollouts it found done each time.
+
 `resume=true` with `output=<file>` continues that file (it must exist); without `output=` it continues
 the newest unfinished run of the same task, benchmark and model found beside this run's directory.
 When the file sits in a run directory (one with a run.json), that directory stays the run's home:
@@ -16,8 +21,10 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import os
 import shlex
 import signal
+import sys
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -43,9 +50,56 @@ class Interrupted(KeyboardInterrupt):
         self.hint = hint
 
 
+def preemption_signal() -> signal.Signals | None:
+    """The signal a submitit job gets before it is pre-empted or reaches its time limit; None outside one."""
+    if os.environ.get("SUBMITIT_EXECUTOR") not in ("slurm", "local"):
+        return None
+    name = os.environ.get("SUBMITIT_PREEMPT_SIGNAL", "USR2").upper()
+    return getattr(signal.Signals, name if name.startswith("SIG") else f"SIG{name}", None)
+
+
+def hand_on(signum: int) -> int | None:
+    """Give a pre-emption signal to whoever handled it before gym (submitit: checkpoint and requeue the job);
+    the exit code it asked for (submitit's local executor reads it), or None."""
+    handler = signal.getsignal(signum)
+    if not callable(handler) or signum != preemption_signal():
+        return None
+    try:
+        handler(signum, None)
+    except SystemExit as exc:  # submitit exits once the job is requeued
+        return exc.code if isinstance(exc.code, int) else 1
+    except Exception as exc:  # e.g. timed out too many times: the job is not requeued
+        print(f"gym: error: SLURM job not requeued: {str(exc).strip().splitlines()[0]}", file=sys.stderr, flush=True)
+    return None
+
+
+def slurm_job() -> dict[str, Any] | None:
+    """The SLURM job this process runs in: its id (an array's task as <array id>_<index>), how many times it
+    was requeued, its node; None outside SLURM."""
+    job_id = os.environ.get("SLURM_JOB_ID")
+    if not job_id:
+        return None
+    array, task = os.environ.get("SLURM_ARRAY_JOB_ID"), os.environ.get("SLURM_ARRAY_TASK_ID")
+    return {"job_id": f"{array}_{task}" if array and task else job_id,
+            "requeued": int(os.environ.get("SLURM_RESTART_COUNT") or 0), "node": os.environ.get("SLURMD_NODENAME")}
+
+
+def resumes(run_dir: Path, done: int, at: str) -> list[dict[str, Any]]:
+    """The run's resumes: those its run.json lists and this one (when, rollouts already done, the SLURM
+    requeue behind it)."""
+    try:
+        earlier = json.loads((run_dir / "run.json").read_text()).get("resumes") or []
+    except (OSError, ValueError, AttributeError):
+        earlier = []
+    job = slurm_job()
+    this = {"at": at, "rollouts_done": done, **({"slurm_requeue": job["requeued"]} if job else {})}
+    return [*earlier, this] if isinstance(earlier, list) else [this]
+
+
 @contextmanager
 def signals_as_interrupts() -> Iterator[None]:
-    """Within the block, SIGTERM and SIGHUP raise Interrupted in the main thread (as Ctrl-C does)."""
+    """Within the block, SIGTERM and SIGHUP (and in a submitit job its pre-emption signal) raise Interrupted
+    in the main thread (as Ctrl-C does)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -54,7 +108,7 @@ def signals_as_interrupts() -> Iterator[None]:
         raise Interrupted(signum)
 
     previous = {}
-    for signum in HANDLED:
+    for signum in (*HANDLED, *filter(None, [preemption_signal()])):
         try:
             previous[signum] = signal.signal(signum, raise_interrupted)
         except (ValueError, OSError):

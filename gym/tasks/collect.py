@@ -55,8 +55,10 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         except KeyboardInterrupt as exc:
             signum = getattr(exc, "signum", 2)
             _mark(home, "interrupted", signal=signum)
-            to_file(logging.WARNING, f"interrupted by {signal.Signals(signum).name}; continue with: {hint}")
-            raise resume.Interrupted(signum, f"finished rollouts are in {out_path}; continue with: {hint}") from None
+            then = ("submitit requeues the job and it continues them" if signum == resume.preemption_signal()
+                    else f"continue with: {hint}")
+            to_file(logging.WARNING, f"interrupted by {signal.Signals(signum).name}; {then}")
+            raise resume.Interrupted(signum, f"finished rollouts are in {out_path}; {then}") from None
         except GymError as exc:
             _mark(home, "failed", error=str(exc))
             raise
@@ -71,11 +73,21 @@ def collect(settings: CollectSettings) -> dict[str, Any]:
         ends = start_endpoints(settings, stack, lambda prompt: rows_by_prompt[id(prompt)])
         plan = plan_rollouts(settings, ends, prompt_of, rows_by_prompt)
         started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        where = _where(settings, plan, started_at)
         write_json_atomic(settings.paths.run_dir / "run.json", {
             "status": "running", "rollouts": str(settings.paths.rollouts), "identity": settings.identity,
-            "started_at": started_at, "endpoint": ends.fingerprint, **_shard_info(settings)})
+            "started_at": started_at, "endpoint": ends.fingerprint, **_shard_info(settings), **where})
         tally = run_rollouts(settings, ends, plan, count)
-    return summarise(settings, ends, plan, tally, count, started_at)
+    return summarise(settings, ends, plan, tally, count, started_at, where)
+
+
+def _where(settings: CollectSettings, plan: Plan, started_at: str) -> dict[str, Any]:
+    """The SLURM job running this (its requeue count) and the run's resumes, each with the rollouts it found done."""
+    job = resume.slurm_job()
+    where: dict[str, Any] = {"slurm": job} if job else {}
+    if settings.paths.resuming:
+        where["resumes"] = resume.resumes(settings.paths.run_dir, len(plan.done), started_at)
+    return where
 
 
 def _mark(home: Path, status: str, **extra: Any) -> None:
@@ -236,7 +248,7 @@ def _shard_info(settings: CollectSettings) -> dict[str, Any]:
 
 
 def summarise(settings: CollectSettings, ends: RunEndpoints, plan: Plan, tally: Tally, count: int,
-              started_at: str) -> dict[str, Any]:
+              started_at: str, where: dict[str, Any]) -> dict[str, Any]:
     """The summary (returned, printed, in run.json); GymError when rollouts hit infrastructure errors."""
     counts, client, out_path = tally.counts, ends.client, settings.paths.rollouts
     summary = {
@@ -249,7 +261,7 @@ def summarise(settings: CollectSettings, ends: RunEndpoints, plan: Plan, tally: 
         "rollouts_per_s": round(tally.ran / tally.seconds, 2) if tally.seconds > 0 else None,
         "accuracy_percent_this_run": tally.accuracy,
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        **ends.calls.summary(), "concurrency": _concurrency_summary(client, settings),
+        **ends.calls.summary(), "concurrency": _concurrency_summary(client, settings), **where,
     }
     if plan.unscorable:
         summary["unscorable_tasks"] = plan.unscorable
@@ -263,8 +275,9 @@ def summarise(settings: CollectSettings, ends: RunEndpoints, plan: Plan, tally: 
         summary["tool_calls"] = client.tool_counters.summary()
     if hasattr(ends.verifier, "run_info"):  # e.g. the code sandbox's mechanism, and whether it ran unsandboxed
         summary["verifier"] = ends.verifier.run_info()
-    summary["headline"] = {"benchmark": settings.benchmark.name, "model": client.model,
-                           "pass@1": summary["accuracy_percent_this_run"], "ci95": None}
+    scored = tally.scored + plan.done_scored  # a resumed run's headline covers the rollouts it found done too
+    summary["headline"] = {"benchmark": settings.benchmark.name, "model": client.model, "ci95": None,
+                           "pass@1": round(100 * (tally.reward_sum + plan.done_reward) / scored, 2) if scored else None}
     unfinished = counts["infra_error"] + counts["verifier_error"]
     write_json_atomic(settings.paths.run_dir / "run.json", {
         **summary, "status": "incomplete" if unfinished else "done", "rollouts": str(out_path),
@@ -333,5 +346,9 @@ def _summary_text(s: dict[str, Any]) -> str:
         lines.append("tool calls: " + ", ".join(f"{kind} {count}" for kind, count in tool_counts.items()))
     lines += model_time_lines(s) + replica_lines(s.get("replicas") or [])
     lines += episode_lines(s)
+    if s.get("resumes"):
+        job, last = s.get("slurm"), s["resumes"][-1]
+        lines.append(f"resumed: {last['rollouts_done']} rollouts were already done"
+                     + (f" (SLURM job {job['job_id']}, requeued {job['requeued']}×)" if job and job["requeued"] else ""))
     lines.append(f"rollouts: {s['rollouts_file']}")
     return "\n".join(lines)

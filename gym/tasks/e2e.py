@@ -72,7 +72,8 @@ def _run(cfg: DictConfig) -> dict[str, Any]:
     run_task("profile", compose_step(cfg, "profile", cfg.get("profile"), rollouts=str(rollouts),
                                      allow_partial=unscored or one_shard))
     summary = {"benchmark": cfg.benchmark.name, "model": (collected or {}).get("model"), "run_dir": str(out_dir),
-               "headline": headline(out_dir / "metrics.json", cfg.benchmark.name)}
+               "headline": headline(out_dir / "metrics.json", cfg.benchmark.name),
+               **{key: collected[key] for key in ("slurm", "resumes") if key in (collected or {})}}
     head = summary["headline"]
     if head.get("pass@1") is not None:
         print(f"\n{cfg.benchmark.name}: pass@1 {head['pass@1']:.2f} (95% CI {head['ci95'][0]:.2f}-{head['ci95'][1]:.2f}) "
