@@ -23,6 +23,8 @@ these families get the same numbers. Each entry of metrics.json gains a `family_
 * sql: counts of failure kinds (no_sql, error, timeout, row_cap, mismatch) and matches.
 * tool_call: per-category accuracy, BFCL's summary figures and the tool-call trouble counts
   (gym.metrics.tool_calls).
+* ioi: the contest total (per subtask the best points over its rollouts, summed: the reference's
+  total_score), its maximum, the expected total of one attempt, and the same per problem and subtask.
 """
 
 from __future__ import annotations
@@ -214,9 +216,34 @@ def episode(rows: list[dict]) -> dict[str, Any]:
     return episode_metrics(rows, mean_ci)
 
 
+def ioi(rows: list[dict]) -> dict[str, Any]:
+    """The contest total as the reference reports it: per subtask the best points over its rollouts, summed
+    per problem and over problems; beside it the expected total of one attempt (mean points per subtask)."""
+    best: dict[str, dict[str, float]] = defaultdict(dict)
+    points: dict[tuple[str, str], list[float]] = defaultdict(list)
+    caps: dict[tuple[str, str], float] = {}
+    for row in rows:
+        details = _details(row)
+        problem, subtask = str(details.get("problem_id") or ""), str(details.get("subtask") or "")
+        if not problem:
+            continue
+        score = float(details.get("points") or 0.0) if row["status"] == "ok" else 0.0
+        best[problem][subtask] = max(best[problem].get(subtask, 0.0), score)
+        points[(problem, subtask)].append(score)
+        caps[(problem, subtask)] = float(details.get("max_points") or 0.0)
+    problems = {problem: {"score": round(sum(subs.values()), 4),
+                          "max_score": round(sum(caps[(problem, st)] for st in subs), 4),
+                          "subtasks": {st: {"score": value, "max_score": caps[(problem, st)]}
+                                       for st, value in sorted(subs.items())}}
+                for problem, subs in sorted(best.items())}
+    return {"total_score": round(sum(p["score"] for p in problems.values()), 4),
+            "max_score": round(sum(caps.values()), 4),
+            "mean_total_score": round(sum(sum(v) / len(v) for v in points.values()), 4), "problems": problems}
+
+
 FAMILIES: dict[str, Callable[[list[dict]], dict[str, Any]]] = {
     "pairwise": pairwise, "label": label, "translation": translation, "long_context": long_context, "sql": sql,
-    "tool_call": tool_call, "episode": episode}
+    "tool_call": tool_call, "episode": episode, "ioi": ioi}
 
 
 def add_family_metrics(metrics: dict[str, Any], rollouts: "RolloutSet") -> None:
@@ -288,6 +315,9 @@ def family_lines(metrics: dict[str, Any]) -> str:
             text = summary_line(fm)
         elif family == "episode":
             text = episode_text(entry)
+        elif family == "ioi":
+            text = (f"contest total {fm['total_score']:g} of {fm['max_score']:g} points (best rollout per subtask), "
+                    f"{fm['mean_total_score']:g} expected from one attempt")
         else:
             text = "outcomes: " + ", ".join(f"{k} {v}" for k, v in fm["outcomes"].items())
         lines.append(f"{label_}: {text}\n")

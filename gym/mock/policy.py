@@ -166,7 +166,8 @@ class AnswerPolicy:
                 content += "\n" + template.replace("{answer}", final)
             program = _program(self.index.tasks[number].code_row, outcome == "correct") if number is not None else None
             if program is not None:
-                content = f"{_OPENERS[int(pick * len(_OPENERS))]}\n\n```python\n{program}```"
+                ending = "" if program.endswith("\n") else "\n"  # the closing fence on a line of its own
+                content = f"{_OPENERS[int(pick * len(_OPENERS))]}\n\n```python\n{program}{ending}```"
             content = shape_answer(prompt, final, _OPENERS[int(pick * len(_OPENERS))]) or content  # gym.mock.formats
         thought = _THOUGHTS[int(pick * len(_THOUGHTS))] if self.reasoning != "none" else None
         reasoning = None

@@ -16,6 +16,9 @@ shared libraries, standard library, the base installation's site-packages), read
 HOME and TMPDIR). Nothing else: not the checkout, the data, $HOME, the rest of /etc or the host's /tmp.
 Its network namespace is empty (no TCP/UDP, and abstract Unix sockets are per namespace); no host
 socket file is in its view. Each run is a fresh interpreter under rlimits and a seccomp filter.
+Native mode (`toolchain=`, e.g. ("/usr",)): those host folders join the view read-only and the program may
+fork and exec (a compiler, a grader's processes, shell commands); clones that make namespaces stay refused.
+`site_packages=` adds a separate environment's packages, read-only and first on the program's path.
 
 Each mechanism is probed once per process with a hostile program (network, host files, writes). If
 none works, `Sandbox` refuses to run unless `allow_unsandboxed=True`: then only rlimits, seccomp, a
@@ -36,7 +39,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from gym.sandbox.view import WORKDIR, SandboxUnavailable, bwrap_arguments, python_view  # noqa: F401  (re-exported)
+from gym.sandbox.view import (WORKDIR, SandboxUnavailable, bwrap_arguments, python_view,  # noqa: F401  (re-exported)
+                              with_toolchain)
 
 # The supervisor's source; it runs as `python -c`, so no file of the checkout is needed in the sandbox.
 CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "inside.py")
@@ -87,9 +91,20 @@ class Sandbox:
     """Thread-safe runner; at most `max_parallel` sandboxes run at once across all callers."""
 
     def __init__(self, *, max_parallel: int | None = None, allow_unsandboxed: bool = False, memory_mb: int = 2048,
-                 processes: int = 64, open_files: int = 256, disk_mb: int = 256, mechanism: str = "auto") -> None:
+                 processes: int = 64, open_files: int = 256, disk_mb: int = 256, mechanism: str = "auto",
+                 toolchain: tuple[str, ...] = (), site_packages: tuple[str, ...] = ()) -> None:
         self.limits = {"memory_mb": int(memory_mb), "processes": int(processes), "open_files": int(open_files),
                        "disk_mb": int(disk_mb)}
+        if isinstance(toolchain, str) or isinstance(site_packages, str) or "/" in [os.path.abspath(str(p)) for p in
+                                                                               (*toolchain, *site_packages)]:
+            from gym.core.errors import GymError
+
+            raise GymError(f"sandbox: toolchain and site_packages must be lists of folders other than /, got "
+                           f"{toolchain!r} and {site_packages!r}")
+        if toolchain:  # native programs: these host folders join the view read-only, and a program may
+            self.limits["toolchain"] = [os.path.abspath(str(p)) for p in toolchain]  # start processes (see _seccomp)
+        if site_packages:  # a separate environment's packages (read-only, first on the program's sys.path)
+            self.limits["site_packages"] = [os.path.abspath(str(p)) for p in site_packages]
         if mechanism not in ("auto", *MECHANISMS):
             from gym.core.errors import GymError
 
@@ -219,10 +234,11 @@ def execute(source: str, runs: list[Run], limits: dict, mechanism: str, total_ti
     started = time.monotonic()
     if total_timeout is None:
         total_timeout = sum(run.timeout for run in runs) + 10
-    view = python_view()
+    site = list(limits.get("site_packages") or ())
+    view = with_toolchain(python_view(), [*(limits.get("toolchain") or ()), *site])
     workdir = tempfile.mkdtemp(prefix="gym-sandbox-") if mechanism == "none" else WORKDIR
     env = {"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-           "PYTHONPATH": view["pythonpath"]}
+           "PYTHONPATH": os.pathsep.join([*site, view["pythonpath"]])}
     payload = marshal.dumps({"mechanism": mechanism, "view": view, "python": view["python"], "env": env,
                           "limits": {**limits, "host_root": os.getuid() == 0}, "source": source, "probe_absent": os.path.dirname(CHILD),
                           "runs": [{"stdin": r.stdin, "timeout": float(r.timeout), "output_limit": int(r.output_limit),

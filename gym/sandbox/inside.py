@@ -90,7 +90,7 @@ def _start_program(job: dict, run: dict, fds: dict[int, int], python_fd: int) ->
         signal.pthread_sigmask(signal.SIG_SETMASK, set())
         _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         _limit(job["limits"], run["timeout"], run["output_limit"] + 1)
-        _seccomp()
+        _seccomp(spawn=bool(job["limits"].get("toolchain")))
         os.execve(EXEC_FD, [job["python"], "-s", "-S", "-B", "-c", LOADER], job["env"])
     except BaseException as exc:
         with _quiet(OSError):

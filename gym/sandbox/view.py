@@ -109,6 +109,18 @@ def python_view() -> dict:
     return result
 
 
+def with_toolchain(view: dict, folders) -> dict:
+    """The view plus read-only host folders (a compiler and its libraries, e.g. /usr) for native programs.
+    They go after the interpreter's binds, which they may cover, and before the symlinks."""
+    folders = [f for f in folders if os.path.isdir(f)]
+    if not folders:
+        return view
+    binds = [e for e in view["entries"] if e[0] == "ro"]
+    inside = lambda path: any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)  # noqa: E731
+    rest = [e for e in view["entries"] if e[0] != "ro" and not (e[0] == "symlink" and inside(e[2]))]
+    return {**view, "entries": binds + [("ro", folder) for folder in folders] + rest}
+
+
 def bwrap_arguments(view: dict, disk_mb: int) -> list[str]:
     # --as-pid-1: the supervisor (not dumpable) is PID 1; bubblewrap's own init would hold our pipes and be
     # open to the program through /proc/1/fd.

@@ -25,7 +25,7 @@ FAMILIES: dict[str, str] = {
     "ifeval": "gym.verifiers.ifeval:IFEvalVerifier", "ifbench": "gym.verifiers.ifeval:IFBenchVerifier",
     "judge": "gym.verifiers.judge:JudgeVerifier",
     "qa": "gym.verifiers.qa:QAVerifier",
-    "code": "gym.verifiers.code:CodeVerifier",
+    "code": "gym.verifiers.code:CodeVerifier", "ioi": "gym.verifiers.ioi:IOIVerifier",
     "pairwise": "gym.verifiers.pairwise:PairwiseVerifier", "sql": "gym.verifiers.sql:SQLVerifier",
     "long_context": "gym.verifiers.long_context:LongContextVerifier", "label": "gym.verifiers.label:LabelVerifier",
     "translation": "gym.verifiers.translation:TranslationVerifier",

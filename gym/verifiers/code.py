@@ -14,6 +14,9 @@ the end means a cut-off answer and no code). Rows pick the tests:
   every output matches under EvalPlus' rules (float tolerance `atol`, special oracles). Per-test time
   limit max(min_time_limit, time_limit_factor x reference time). Reward 1 only if base AND plus pass;
   the secondary score `base_tests` (details["scores"]) is 1 when the base tests alone pass.
+* `test_runner: unittest` + `test` + `code_prompt` (BigCodeBench): the answer and the task's TestCases run
+  in one process, as BigCodeBench's untrusted_check (see gym.verifiers.code_unittest), optionally against
+  a virtualenv of the task libraries (option `environment`); passes when no test fails or errs.
 * `prefix` + `suffix` + `test` + `entry_point` (HumanEval-Infilling): the answer is the middle, and
   prefix + middle + suffix is tested like a HumanEval program (see gym.verifiers.code_fim).
 * otherwise `test` + `entry_point` (HumanEval style): the test code runs in a judge process of its own
@@ -47,7 +50,7 @@ from gym.verifiers.code_compare import close, extract_code, stdout_matches
 from gym.verifiers.code_driver import (DRIVER, Opaque, decode_value, encode_value,  # noqa: F401  (re-exported)
                                        judge_source, relay_source, wire_value)
 from gym.verifiers.code_evalplus import evalplus_matches, mbpp_inputs, reference_outputs
-from gym.verifiers import code_fim
+from gym.verifiers import code_fim, code_unittest
 
 PREAMBLE = "\n".join(
     [f"from {name} import *" for name in ("string", "re", "datetime", "collections", "heapq", "bisect", "copy", "math",
@@ -114,6 +117,9 @@ class CodeVerifier(Verifier):
         "disk_mb": 256,  # size of the program's tmpfs work dir
         "allow_unsandboxed": False,  # run with resource limits only where no sandbox mechanism works
         "sandbox": "auto",  # auto (bwrap if it works, else namespaces) | bwrap | namespaces
+        "unittest_timeout": 241.0,  # seconds for all TestCases of a BigCodeBench-style row (the reference's)
+        "environment": None,  # a virtualenv whose site-packages the programs import from (BigCodeBench's libraries)
+        "toolchain": [],  # host folders shown read-only, with fork/exec allowed (e.g. [/usr] for subprocess)
     }
 
     def __init__(self, **options: Any) -> None:
@@ -131,12 +137,21 @@ class CodeVerifier(Verifier):
                                processes=self.number_option("max_processes", 1, True),
                                open_files=self.number_option("open_files", 16, True),
                                disk_mb=self.number_option("disk_mb", 1, True),
-                               mechanism=self.choice_option("sandbox", ("auto", "bwrap", "namespaces")))
+                               mechanism=self.choice_option("sandbox", ("auto", "bwrap", "namespaces")),
+                               toolchain=self._folders("toolchain"),
+                               site_packages=code_unittest.site_packages(self.options["environment"]))
+        self.unittest_timeout = self.number_option("unittest_timeout", 1)
         self.mechanism = self.sandbox.check()  # refuses here, before any model call, when isolation is missing
         self.isolated = self.mechanism != "none"
         self._truth: dict[str, dict] = {}
         self._truth_locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
+
+    def _folders(self, name: str) -> tuple[str, ...]:
+        value = self.options[name] or []
+        if isinstance(value, str) or not all(isinstance(folder, str) for folder in value):
+            raise GymError(f"verifier 'code': option {name} must be a list of folders, e.g. [/usr], got {value!r}")
+        return tuple(value)
 
     def run_info(self) -> dict:
         return {"sandbox": self.mechanism, "allow_unsandboxed": self.options["allow_unsandboxed"]}
@@ -153,6 +168,8 @@ class CodeVerifier(Verifier):
                 details = self._unit_tests(row["unit_tests"], PREAMBLE + code)
             elif row.get("base_input") is not None and row.get("canonical_solution") is not None:
                 details = self._evalplus(row, _with_prompt(code, row))
+            elif row.get("test_runner") == "unittest" and isinstance(row.get("test"), str):
+                details = self._unittest(row, code)
             elif code_fim.is_fim_row(row) and isinstance(row.get("test"), str) and row.get("entry_point"):
                 details = self._fim(row, code)
             elif isinstance(row.get("test"), str) and row.get("entry_point"):
@@ -174,6 +191,24 @@ class CodeVerifier(Verifier):
             details = self._test_code(row, code_fim.program(row, middle))
             if details["passed"]:
                 break
+        return details
+
+    def _unittest(self, row: dict, code: str) -> dict:
+        """BigCodeBench: the answer and its TestCases in one process (see gym.verifiers.code_unittest)."""
+        source, stdin = code_unittest.program(row, code, self.unittest_timeout)
+        limit = self.unittest_timeout + 2
+        outcome = self.sandbox.run(source, [Run(stdin, limit, self.output_limit)], total_timeout=limit + 10)
+        result = outcome.results[0] if outcome.results else None
+        report = code_unittest.read_report(result.stdout, stdin) if result else None
+        if report is None:  # killed or out of time before reporting: the reference's TIMEOUT
+            reason = f"tests {result.status}" if result else (outcome.error or "sandbox ended")
+            return {"tests": 1, "passed": 0, "status": "timeout", "failure": {
+                "reason": reason, "stderr": _brief(result.stderr.strip(), 1000) if result else ""}}
+        details: dict[str, Any] = {"tests": 1, "passed": int(report.get("status") == "pass"),
+                                   "status": report.get("status"), "test_methods": report.get("tests")}
+        if report.get("issues"):
+            details["failure"] = {"reason": "tests failed", "failed_tests": sorted(report["issues"]),
+                                  "trace": _brief(next(iter(report["issues"].values())), 1000)}
         return details
 
     # HumanEval-style test code ------------------------------------------------------------------------
