@@ -15,7 +15,8 @@ from gym.tasks import aggregate, collect, prepare
 
 # Families whose answers the reference server cannot produce (it echoes the gold answer): the pipeline
 # must still run and score every rollout.
-UNSOLVABLE_BY_MOCK = {"ifeval", "ifbench"}
+# ioi: upstream ships no solution column, so the reference server has no gold program to answer with
+UNSOLVABLE_BY_MOCK = {"ifeval", "ifbench", "iheval", "ioi"}
 ENTRIES = {e.name: e for e in load_catalog()}
 # Fixtures that hold another split than the benchmark's default (telecom's 2,285-task file is not in the
 # fixture: its tasks.json carries upstream's small split).

@@ -163,7 +163,7 @@ def _check_override(override: Any, tasks: list[str], dirs: list[Path]) -> bool:
     if key == "benchmarks":
         for name in _names(override):
             if name not in groups.get("benchmark", ()) and name != "all":
-                raise unknown_benchmark(name, [*groups.get("benchmark", ()), "all"])
+                raise _missing_benchmark(name, [*groups.get("benchmark", ()), "all"])
     adding = override.is_add() or override.is_force_add()
     needs_plus = [_check_key(key, task, adding) for task in tasks or ["search"]]
     return not adding and all(needs_plus)
@@ -200,8 +200,16 @@ def _check_choice(group: str, name: str, options: set[str]) -> None:
     if name in options or not options:
         return
     if group == "benchmark":
-        raise unknown_benchmark(name, options)
+        raise _missing_benchmark(name, options)
     raise GymError(f"unknown {group} '{name}'{did_you_mean(name, options)}; {group}s: {', '.join(sorted(options))}")
+
+
+def _missing_benchmark(name: str, options: Iterable[str]) -> GymError:
+    """A reference benchmark gym does not run gets its one line (what it needs); any other name a did-you-mean."""
+    from gym.data.catalog import load_not_run, not_run_entry
+
+    entry = not_run_entry(name)
+    return GymError(entry.line()) if entry else unknown_benchmark(name, [*options, *(e.name for e in load_not_run())])
 
 
 @lru_cache(maxsize=8)

@@ -307,6 +307,21 @@ class ExportKnobs:
 
 
 @dataclass
+class ViewOptions:
+    host: str = "127.0.0.1"
+    port: Optional[int] = None
+    export: Optional[str] = None
+    token_env: str = "GYM_VIEW_TOKEN"
+    progress: bool = True
+
+
+@dataclass
+class ViewKnobs:
+    rollouts: Any = None
+    view: ViewOptions = field(default_factory=ViewOptions)
+
+
+@dataclass
 class ServerKnobs:
     host: str = "127.0.0.1"
     port: int = 0
@@ -329,7 +344,7 @@ class ServeKnobs:
 
 TASK_KNOBS = {"search": SearchKnobs, "prepare": PrepareKnobs, "collect": CollectKnobs, "e2e": E2EKnobs,
               "aggregate": AggregateKnobs, "profile": ProfileKnobs, "reverify": ReverifyKnobs, "export": ExportKnobs,
-              "serve": ServeKnobs}
+              "serve": ServeKnobs, "view": ViewKnobs}
 
 
 def check_task_knobs(cfg: Any) -> None:
