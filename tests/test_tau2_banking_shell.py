@@ -102,3 +102,14 @@ def test_e2e_offline_through_the_command_line(tmp_path):
     expected = json.loads((ROOT / "fixtures" / "tau2_expected" / "banking_knowledge.json").read_text())["tasks"]
     assert len(rows) == len(expected) and all(r["status"] == "ok" for r in rows)
     assert sum(r["reward"] for r in rows) >= len(rows) // 2
+
+
+def test_no_isolating_sandbox_refuses_the_shell(prepared, monkeypatch):
+    import gym.sandbox.host as host
+    from gym.core.errors import GymError
+    from gym.episodes.tau2 import banking_shell
+
+    monkeypatch.setattr(host, "probe_isolation", lambda mechanism="auto": (False, "no user namespaces"))
+    monkeypatch.setattr(banking_shell, "_shells", {})
+    with pytest.raises(GymError, match=r"shell tool needs an isolating sandbox .*\(.*no user namespaces"):
+        KnowledgeShell(prepared[1]["documents"])

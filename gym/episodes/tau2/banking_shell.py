@@ -23,6 +23,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from gym.core.errors import GymError
 from gym.core.io import write_text_atomic
 from gym.sandbox.host import Run, Sandbox
 
@@ -123,7 +124,13 @@ class KnowledgeShell:
 
     def __init__(self, documents: list[dict], sandbox: Sandbox | None = None):
         self.folder = knowledge_folder(documents)
-        self.sandbox = sandbox or Sandbox(toolchain=(*TOOLCHAIN, str(self.folder)), processes=64)
+        self.sandbox = sandbox or Sandbox(toolchain=(*TOOLCHAIN, str(self.folder)))
+        try:  # no isolating sandbox: a GymError now, as upstream refuses to start without srt
+            self.sandbox.check()
+        except GymError as exc:
+            reason = str(exc).split("(", 1)[-1].split(")")[0]
+            raise GymError(f"the banking shell tool needs an isolating sandbox (bubblewrap or user namespaces), "
+                           f"which this machine does not provide ({reason})") from None
 
     def run(self, command: str, timeout: int = TIMEOUT_S) -> tuple[int, str, str]:
         """(exit code, stdout, stderr) as upstream's run_command gives them."""
@@ -156,17 +163,22 @@ def shell_answer(command: str, code: int, stdout: str, stderr: str) -> str:
 _shells: dict[int, KnowledgeShell] = {}
 
 
-def shell(db: Any, command: str) -> str:
-    kb = getattr(db, "kb", None)
-    if kb is None:
-        return "Error: Sandbox not initialized"
+def knowledge_shell(kb: Any) -> KnowledgeShell:
+    """The shell over a knowledge base's documents (gym.episodes.tau2.banking_kb), made once per process."""
     with _lock:
         runner = _shells.get(id(kb))
     if runner is None:
         runner = KnowledgeShell([kb.docs[doc_id] for doc_id in kb.ids])
         with _lock:
             runner = _shells.setdefault(id(kb), runner)
-    return shell_answer(command, *runner.run(command))
+    return runner
+
+
+def shell(db: Any, command: str) -> str:
+    kb = getattr(db, "kb", None)
+    if kb is None:
+        return "Error: Sandbox not initialized"
+    return shell_answer(command, *knowledge_shell(kb).run(command))
 
 
 def clear_cache() -> None:
