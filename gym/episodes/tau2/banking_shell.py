@@ -179,11 +179,3 @@ def shell(db: Any, command: str) -> str:
     if kb is None:
         return "Error: Sandbox not initialized"
     return shell_answer(command, *knowledge_shell(kb).run(command))
-
-
-def clear_cache() -> None:
-    """Forget laid-out folders and shells (tests that lay out into their own temporary folders)."""
-    with _lock:
-        _folders.clear()
-        _shells.clear()
-
