@@ -127,7 +127,7 @@ def test_readme_is_a_short_front_door():
     assert ".venv/bin/python -m pytest" in README  # .ci/run runs the README's test command
     assert "python3 -m venv .venv && .venv/bin/pip install -e '.[dev]'" in README
     assert "python -m gym task=e2e benchmark=tau2_mock model=mock user=mock" in README
-    assert "python -m gym task=view rollouts=outputs/e2e/<time>" in README
+    assert "python -m gym task=view rollouts=outputs/e2e" in README
     for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", README):
         if not re.match(r"[a-z]+://", target):
             assert (ROOT / target).exists(), target

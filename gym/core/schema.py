@@ -46,6 +46,7 @@ class DatasetConfig:
     token_env: Optional[str] = None  # env var holding an access token for gated data
     columns: Optional[LocalColumns] = None  # your own file (benchmark=local): which column holds what
     checked_dir: Optional[str] = None  # your own file: where its checked copy in prepared-row shape goes
+    answer_format: Optional[str] = None  # your own file: auto (#### N, last \boxed{}, else as is) | gsm8k | boxed | bare
 
 
 @dataclass
@@ -247,6 +248,7 @@ class CollectKnobs:
     adaptive: AdaptiveKnobs = field(default_factory=AdaptiveKnobs)
     cache: CacheKnobs = field(default_factory=CacheKnobs)
     episode: EpisodeKnobs = field(default_factory=EpisodeKnobs)
+    prepare_args: Dict[str, Any] = field(default_factory=dict)  # as task=prepare's; collect checks the data has them
 
 
 @dataclass
