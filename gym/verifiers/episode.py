@@ -25,7 +25,9 @@ from gym.verifiers.base import JudgeUnavailable, Verdict, Verifier, VerifierErro
 
 class EpisodeVerifier(Verifier):
     family: ClassVar[str] = "episode"
-    OPTIONS: ClassVar[dict[str, Any]] = {"environment": "tau2", "data_path": None}
+    # test_data, step_timeout: SciCode's test_data.h5 and seconds per sub-step (passed on only when set)
+    OPTIONS: ClassVar[dict[str, Any]] = {"environment": "tau2", "data_path": None, "test_data": None,
+                                         "step_timeout": None}
     CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {"nl_assertions": ("skip", "judge")}
 
     def __init__(self, **options: Any) -> None:
@@ -50,7 +52,9 @@ class EpisodeVerifier(Verifier):
                 if not self.options["data_path"]:
                     raise GymError("verifier 'episode': option data_path (the prepared JSONL) is not set")
                 self._env = make_environment(str(self.options["environment"]), self.options["data_path"],
-                                             nl_assertions=self.nl_assertions)
+                                             nl_assertions=self.nl_assertions, **{
+                                                 name: self.options[name] for name in ("test_data", "step_timeout")
+                                                 if self.options[name] is not None})
                 self._env.judge_client, self._env.judge_seed = self._judge
             return self._env
 
