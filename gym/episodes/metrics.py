@@ -9,6 +9,8 @@
   tokens, and how many tasks needed NL assertions that were skipped.
 * BFCL multi-turn (environment `bfcl`): accuracy per category, their unweighted mean and the failures'
   error types (`bfcl_figures`).
+* SciCode (environment `scicode`): sub-step accuracy pooled over rollouts (steps passed / steps graded, the
+  reference's headline `subtask_accuracy`) beside main-problem accuracy (every step passed: pass@1).
 """
 
 from __future__ import annotations
@@ -81,6 +83,14 @@ def episode_metrics(rows: list[dict], mean_ci: Callable) -> dict[str, Any]:
     graded_by_bfcl = [(d, r) for d, r in zip(details, ok) if d.get("environment") == "bfcl"]
     if graded_by_bfcl:
         out["bfcl"] = bfcl_figures(graded_by_bfcl)
+    steps = [d for d in details if d.get("environment") == "scicode"]
+    if steps:
+        passed = sum(int(d.get("num_steps_passed") or 0) for d in steps)
+        total = sum(int(d.get("num_steps_total") or 0) for d in steps)
+        out["scicode"] = {"subtask_accuracy": round(100.0 * passed / total, 2) if total else None,
+                          "steps_passed": passed, "steps_total": total,
+                          "problem_accuracy": round(100.0 * sum(d.get("num_steps_passed") == d.get("num_steps_total")
+                                                                and bool(d.get("num_steps_total")) for d in steps) / len(steps), 2)}
     return out
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from pathlib import Path
 from typing import Any, ClassVar
 
 from gym.core.errors import GymError
@@ -35,6 +36,10 @@ class EpisodeVerifier(Verifier):
         self._env: Any = None
         self._lock = threading.Lock()
         self.needs_judge = self.nl_assertions == "judge"
+        test_data = self.options["test_data"]
+        if test_data is not None and not Path(str(test_data)).expanduser().is_file():  # before any model call
+            raise GymError(f"verifier 'episode': test_data {test_data} not found: place the benchmark's test data "
+                           f"there (SciCode: docs/benchmarks/scicode.md) or set benchmark.verifier.options.test_data")
         self._judge: tuple[Any, int | None] = (None, None)
 
     def attach_judge(self, client: Any, seed: int | None = None) -> None:
