@@ -43,8 +43,9 @@ def _verify(root: Path, row: dict, codes: list[str]):
 
 def test_prepare_and_e2e(prepared):
     root, rows, result = prepared
-    assert [r["problem_id"] for r in rows] == ["1", "2"]
-    assert [len(r["sub_steps"]) for r in rows] == [2, 2] and rows[0]["prefilled"] == {}
+    assert [r["problem_id"] for r in rows] == ["1", "2", "76"]
+    assert [len(r["sub_steps"]) for r in rows] == [2, 2, 4] and rows[0]["prefilled"] == {}
+    assert rows[2]["prefilled"]["2"].startswith("def generate_dna(N: int, PWM: dict) -> tuple:")  # upstream's 76.3
     assert (root / "scicode" / "test_data.h5").is_file()  # the mirror held it under the Drive folder's address
     rollouts = [json.loads(line) for line in next((root / "run").rglob("rollouts.jsonl")).read_text().splitlines()]
     assert len(rollouts) == 2 and all(r["status"] == "ok" and r["reward"] == 0.0 for r in rollouts)
@@ -60,10 +61,27 @@ def test_prepare_and_e2e(prepared):
 
 def test_gold_passes_every_step(prepared):
     root, rows, _ = prepared
-    for row in rows:
-        verdict = _verify(root, row, [step["ground_truth_code"] for step in row["sub_steps"]])
+    for row in rows:  # 76.3 is upstream's prefilled step: never asked for, not scored
+        gold = [step["ground_truth_code"] for step in row["sub_steps"] if step["test_cases"]]
+        verdict = _verify(root, row, gold)
         assert verdict.reward == 1.0, (row["problem_id"], verdict.details)
-        assert verdict.details["step_results"] == [True, True]
+        assert verdict.details["step_results"] == [True] * len(gold)
+
+
+def test_prompts_hold_earlier_code(prepared):
+    from gym.episodes.scicode.env import SciCodeEnvironment
+
+    _, rows, _ = prepared
+    env, row = SciCodeEnvironment(), rows[2]
+    replies = [_reply(step["ground_truth_code"]) for step in row["sub_steps"] if step["test_cases"]]
+    turns = [env.initial_messages(row)[0]["content"]]
+    for number in range(1, 4):
+        trajectory = [m for reply in replies[:number] for m in ({"role": "user", "content": "step"}, reply)]
+        turns.append(env.next_user_turn(None, trajectory, row).text)
+    assert "def counts(seq):" in turns[0] and "return np.array" not in turns[0]
+    assert "return np.array([seq.count(n) for n in 'ACGT'])" in turns[1] and "import numpy" in turns[1]
+    assert "def generate_dna" in turns[2] and "def reverse_complement(seq):" in turns[2]  # 76.3's gold, then 76.4
+    assert turns[3] == "###STOP###"
 
 
 def test_later_step_runs_on_the_models_earlier_code(prepared):
