@@ -17,11 +17,18 @@ import os as _os, sys as _sys
 def _gym_scicode(nonce, report_fd, payload, code, tests):
     import base64, builtins, io, json, pickle, resource
     _os.environ.update(OMP_NUM_THREADS="1", MPLBACKEND="Agg")
-    import numpy as np, scipy.sparse, sympy
+    import numpy as np  # scipy and sympy only when a value is theirs (importing them costs more than most tests)
+
+    def _issparse(value):
+        sparse = _sys.modules.get("scipy.sparse")
+        return sparse is not None and sparse.issparse(value)
+
+    def _is_symbol(value):
+        sympy = _sys.modules.get("sympy")
+        return sympy is not None and isinstance(value, sympy.Symbol)
 
     def _symbols(d):
-        return {(str(k) if isinstance(k, sympy.Symbol) else k): (str(v) if isinstance(v, sympy.Symbol) else v)
-                for k, v in d.items()}
+        return {(str(k) if _is_symbol(k) else k): (str(v) if _is_symbol(v) else v) for k, v in d.items()}
 
     def _close(a, b, atol=1e-8, rtol=1e-5):
         try:
@@ -35,9 +42,9 @@ def _gym_scicode(nonce, report_fd, payload, code, tests):
             return False
         for key, first in dict1.items():
             second = dict2[key]
-            if isinstance(first, (sympy.Symbol, str)):
+            if isinstance(first, str):
                 same = first == second
-            elif scipy.sparse.issparse(first):
+            elif _issparse(first):
                 same = _close(first.toarray(), second.toarray(), atol, rtol)
             else:
                 same = _close(first, second, atol, rtol)
@@ -54,7 +61,7 @@ def _gym_scicode(nonce, report_fd, payload, code, tests):
         for first, second in zip(var1, var2):
             if isinstance(first, dict):
                 same = are_dicts_close(first, second)
-            elif scipy.sparse.issparse(first):
+            elif _issparse(first):
                 same = are_csc_matrix_close(first, second)
             elif isinstance(first, bool):
                 same = first == second
