@@ -41,6 +41,8 @@ class EpisodeVerifier(Verifier):
             raise GymError(f"verifier 'episode': test_data {test_data} not found: place the benchmark's test data "
                            f"there (SciCode: docs/benchmarks/scicode.md) or set benchmark.verifier.options.test_data")
         self._judge: tuple[Any, int | None] = (None, None)
+        if test_data is not None:  # built now, so an environment that cannot grade says so before any model call
+            _ = self.env
 
     def attach_judge(self, client: Any, seed: int | None = None) -> None:
         """nl_assertions=judge: the judge endpoint's client (gym.model.endpoints.connect_judge)."""

@@ -14,7 +14,7 @@ from typing import Any
 from gym.core.errors import GymError
 
 
-def _h5py() -> Any:
+def h5py_module() -> Any:
     try:
         import h5py
     except ImportError:
@@ -66,7 +66,7 @@ def _variable(item: Any, h5py: Any) -> Any:
 
 def step_targets(path: str | Path, step: str, count: int) -> list[Any]:
     """The targets of a step's `count` test cases, in order."""
-    h5py = _h5py()
+    h5py = h5py_module()
     out = []
     with h5py.File(path, "r") as handle:
         for number in range(1, count + 1):
