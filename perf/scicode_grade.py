@@ -1,5 +1,5 @@
 """SciCode grading speed: seconds per sub-step (code + tests in the sandbox, targets read from test_data.h5 on
-the host) on the test fixture's gold code, and the CPU it takes. Needs h5py and scipy (gym[scicode]).
+the host) on the test fixture's gold code, and the CPU it takes. Needs h5py and scipy (gym-eval-harness[scicode]).
 
     .venv/bin/python perf/scicode_grade.py [rounds]
 """
@@ -36,8 +36,8 @@ def main(rounds: int = 5) -> None:
             for _ in range(rounds):
                 for row in rows:
                     gold = [s["ground_truth_code"] for s in row["sub_steps"] if s["test_cases"]]
-                    trajectory = [m for code in gold for m in ({"role": "user", "content": "step"},
-                                                               {"role": "assistant", "content": f"```python\n{code}\n```"})]
+                    replies = [{"role": "assistant", "content": f"```python\n{code}\n```"} for code in gold]
+                    trajectory = [m for reply in replies for m in ({"role": "user", "content": "step"}, reply)]
                     verdict = verifier.verify(row, {"trajectory": trajectory, "termination": "user_stop"})
                     assert verdict.reward == 1.0, verdict.details
                     steps += len(gold)

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("h5py", reason="SciCode's grading reads test_data.h5 with h5py (pip install 'gym[scicode]')")
-pytest.importorskip("scipy", reason="SciCode's test cases need scipy (pip install 'gym[scicode]')")
+EXTRA = "pip install 'gym-eval-harness[scicode]'"
+pytest.importorskip("h5py", reason=f"SciCode's grading reads test_data.h5 with h5py ({EXTRA})")
+pytest.importorskip("scipy", reason=f"SciCode's test cases need scipy ({EXTRA})")
 
 from gym.core.config import compose  # noqa: E402
 from gym.verifiers import make_verifier  # noqa: E402
@@ -102,3 +103,12 @@ def test_missing_test_data_is_one_line(prepared, tmp_path):
                      f"benchmark.verifier.options.test_data={tmp_path / 'test_data.h5'}",
                      f"hydra.run.dir={tmp_path / 'run'}")
     assert_clean_failure(result, "test_data", "not found")
+
+
+def test_sub_step_accuracy_is_pooled_over_rollouts():
+    from gym.episodes.metrics import scicode_figures
+
+    details = [{"num_steps_passed": 1, "num_steps_total": 2}, {"num_steps_passed": 4, "num_steps_total": 4},
+               {"num_steps_passed": 0, "num_steps_total": 0}]  # a problem with no scored step is not solved
+    assert scicode_figures(details) == {"subtask_accuracy": 83.33, "steps_passed": 5, "steps_total": 6,
+                                        "problem_accuracy": 33.33}

@@ -85,13 +85,18 @@ def episode_metrics(rows: list[dict], mean_ci: Callable) -> dict[str, Any]:
         out["bfcl"] = bfcl_figures(graded_by_bfcl)
     steps = [d for d in details if d.get("environment") == "scicode"]
     if steps:
-        passed = sum(int(d.get("num_steps_passed") or 0) for d in steps)
-        total = sum(int(d.get("num_steps_total") or 0) for d in steps)
-        out["scicode"] = {"subtask_accuracy": round(100.0 * passed / total, 2) if total else None,
-                          "steps_passed": passed, "steps_total": total,
-                          "problem_accuracy": round(100.0 * sum(d.get("num_steps_passed") == d.get("num_steps_total")
-                                                                and bool(d.get("num_steps_total")) for d in steps) / len(steps), 2)}
+        out["scicode"] = scicode_figures(steps)
     return out
+
+
+def scicode_figures(details: list[dict]) -> dict[str, Any]:
+    """Sub-step accuracy pooled over rollouts (steps passed / steps graded) and main-problem accuracy, in percent."""
+    passed = sum(int(d.get("num_steps_passed") or 0) for d in details)
+    total = sum(int(d.get("num_steps_total") or 0) for d in details)
+    solved = sum(bool(d.get("num_steps_total")) and d.get("num_steps_passed") == d.get("num_steps_total")
+                 for d in details)
+    return {"subtask_accuracy": round(100.0 * passed / total, 2) if total else None, "steps_passed": passed,
+            "steps_total": total, "problem_accuracy": round(100.0 * solved / len(details), 2)}
 
 
 def bfcl_figures(graded: list[tuple[dict, dict]]) -> dict[str, Any]:

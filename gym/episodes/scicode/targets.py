@@ -3,7 +3,7 @@
 Layout (upstream's test_data.h5): a variable is a dataset (bytes decode to str) or a group holding `list`
 (a list of its datasets in key order), `sparse_matrix` (data, shape and row/col: COO; blocksize: BSR; else
 CSR) or a dict (keys that read as numbers become floats; a subgroup is a sparse matrix). h5py is optional
-(pip install 'gym[scicode]'): only grading needs it.
+(pip install 'gym-eval-harness[scicode]'): only grading needs it.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ def h5py_module() -> Any:
     try:
         import h5py
     except ImportError:
-        raise GymError("scicode: grading reads test_data.h5 with h5py: pip install 'gym[scicode]'") from None
+        raise GymError("scicode: grading reads test_data.h5 with h5py: "
+                       "pip install 'gym-eval-harness[scicode]'") from None
     return h5py
 
 
