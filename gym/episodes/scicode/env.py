@@ -16,6 +16,7 @@ import json
 import pickle
 import re
 import secrets
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,7 @@ Your response should focus exclusively on implementing the solution for the next
 Your response should NOT include the dependencies and functions of all previous steps. If your next step function calls functions from previous steps, please make sure it uses the headers provided without modification.
 DO NOT generate EXAMPLE USAGE OR TEST CODE in your response. Please make sure your response python code in format of ```python```."""
 
+_SANDBOX_LOCK = threading.Lock()
 IMPORT_LINE = re.compile(r"^\s*(import .*|from .*\s+import\s+.*)", re.MULTILINE)
 
 
@@ -102,8 +104,9 @@ class SciCodeEnvironment:
     def __init__(self, data_path: Any = None, nl_assertions: str = "skip", test_data: str | None = None,
                  step_timeout: float = 30.0, sandbox: Any = None, **_: Any) -> None:
         self.test_data, self.step_timeout, self.sandbox = test_data, float(step_timeout), sandbox
-        if test_data is not None:  # the grading side: h5py reads the targets
+        if test_data is not None:  # the grading side: h5py reads the targets, the sandbox must isolate
             targets.h5py_module()
+            self._sandboxed()
 
     def reset(self, row: dict, seed: int | None = None) -> None:
         return None
@@ -167,18 +170,20 @@ class SciCodeEnvironment:
         nonce = secrets.token_hex(16)
         stdin = f"{nonce}\n{payload.decode()}\n"
         outcome = self._sandboxed().run(runner.program(code, tests), [Run(stdin, self.step_timeout, 1 << 20)],
-                                   total_timeout=self.step_timeout + 10)
+                                        total_timeout=self.step_timeout + 10)
         result = outcome.results[0] if outcome.results else None
         report = _report(result.stdout, nonce) if result else None
         return bool(report) and report.get("passed") == report.get("tests") and "error" not in report
 
     def _sandboxed(self) -> Any:
-        if self.sandbox is None:
-            from gym.sandbox.host import Sandbox
+        with _SANDBOX_LOCK:  # one sandbox (its slots bound parallel programs) for every grading thread
+            if self.sandbox is None:
+                from gym.sandbox.host import Sandbox
 
-            self.sandbox = Sandbox(memory_mb=8192)
-            self.sandbox.check()
-        return self.sandbox
+                sandbox = Sandbox(memory_mb=8192)
+                sandbox.check()  # refuses (one line) where no isolation works, before any model call
+                self.sandbox = sandbox
+            return self.sandbox
 
 
 def _report(stdout: str, nonce: str) -> dict | None:
