@@ -15,11 +15,14 @@ from gym.tasks import aggregate, collect, prepare
 
 # Families whose answers the reference server cannot produce (it echoes the gold answer): the pipeline
 # must still run and score every rollout.
-UNSOLVABLE_BY_MOCK = {"ifeval", "ifbench"}
+# ioi: upstream ships no solution column, so the reference server has no gold program to answer with
+UNSOLVABLE_BY_MOCK = {"ifeval", "ifbench", "iheval", "ioi"}
 ENTRIES = {e.name: e for e in load_catalog()}
 # Fixtures that hold another split than the benchmark's default (telecom's 2,285-task file is not in the
 # fixture: its tasks.json carries upstream's small split).
 FIXTURE_ARGS = {name: ["benchmark.dataset.prepare_args.split=small"] for name in ("tau2_telecom", "tau2_telecom_workflow")}
+# RULER generates its rows: a short length and a few samples per task keep the suite lean
+FIXTURE_ARGS["ruler"] = ["benchmark.dataset.prepare_args.max_length=900", "benchmark.dataset.prepare_args.num_samples=2"]
 
 
 @pytest.mark.parametrize("name", sorted(benchmark_files()))

@@ -1,4 +1,4 @@
-"""gym.rollouts.row, the row schema: the key is stable, versions are read explicitly, the README documents
+"""gym.rollouts.row, the row schema: the key is stable, versions are read explicitly, the docs document
 every field, and the fast and line-by-line readers agree on every status."""
 
 from __future__ import annotations
@@ -24,15 +24,15 @@ def test_key_bytes_are_those_of_existing_rollout_files():
     assert rollout.rollout_key(*args, "judge-x") == "8b9c7c001267e0e42314cab69ceae22f"
 
 
-def test_fields_match_the_typed_row_and_the_readme():
+def test_fields_match_the_typed_row_and_the_docs():
     assert set(rollout.FIELDS) == set(rollout.Rollout.__annotations__)
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("### Rollout file"):]
+    page = (ROOT / "docs" / "concepts" / "rollouts.md").read_text()
+    section = page[page.index("## Rollout file"):]
     section = section[:section.index("\n## ", 1)] if "\n## " in section else section
     documented = set(re.findall(r"^\| `([a-z_0-9]+)` \|", section, flags=re.MULTILINE))
     assert documented >= set(rollout.FIELDS), sorted(set(rollout.FIELDS) - documented)
     for status in rollout.STATUSES:
-        assert f"`{status}`" in readme
+        assert f"`{status}`" in page
 
 
 class Echo:

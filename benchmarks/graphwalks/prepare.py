@@ -8,7 +8,9 @@ train split (prepare_args.files=[graphwalks_128k_and_shorter.parquet] keeps the 
 As the reference does, the BFS wording "Perform a BFS from node X with depth d" is rewritten to ask for
 the nodes at exactly depth d (the original wording is ambiguous about intermediate depths), and a node
 listed among its own parents ("Find the parents of node X." with X in the answer) is taken out of the
-gold set. Prepared rows:
+gold set. With prepare_args.tokenizer (gym.data.tokens) each row gets metadata.n_tokens of its prompt and
+max_context_tokens drops longer prompts (the reference's n3_1m variant: conf/benchmark/graphwalks_n3_1m.yaml).
+Prepared rows:
 
     {"question": <prompt>, "expected_answer": "[\\"a\\", \\"b\\"]" (sorted JSON list),
      "metadata": {"problem_type", "prompt_chars", "subset": <problem_type>, "file", "source_index"}}
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gym.data.converters import prepare_parquet_files
+from gym.data.tokens import token_cap
 
 if TYPE_CHECKING:
     from gym.data.prepare_context import PrepareContext
@@ -56,7 +59,9 @@ def convert(item: dict[str, Any], index: int, file: str) -> tuple[dict[str, Any]
     }, None
 
 
-def prepare(ctx: PrepareContext, files: list[str] | tuple[str, ...] = FILES) -> Path:
-    return prepare_parquet_files(ctx, BASE, files, convert, FILES[0], layout="graphwalks",
+def prepare(ctx: PrepareContext, files: list[str] | tuple[str, ...] = FILES, tokenizer: str | None = None,
+            max_context_tokens: int | None = None) -> Path:
+    keep = token_cap(ctx, tokenizer, max_context_tokens, lambda row: [row["question"]])
+    return prepare_parquet_files(ctx, BASE, files, convert, FILES[0], keep=keep, layout="graphwalks",
                                  columns=["prompt", "answer_nodes", "prompt_chars", "problem_type"],
                                  required=["prompt", "answer_nodes"])

@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gym.core.answer_text import number_text
 from gym.core.errors import GymError
 
 if TYPE_CHECKING:
@@ -80,16 +81,7 @@ _CALCULATOR = re.compile(r"<<.*?>>")
 
 def normalize_number(text: str) -> str | None:
     """'1,450,000' -> '1450000', '3.0' -> '3', '0.5' -> '0.5'; None when not a number."""
-    cleaned = text.replace(",", "").strip()
-    try:
-        value = float(cleaned)
-    except ValueError:
-        return None
-    if value != value or value in (float("inf"), float("-inf")):
-        return None
-    if value == int(value):
-        return str(int(value))
-    return repr(value)
+    return number_text(text)
 
 
 def split_answer(answer: str) -> tuple[str, str] | None:

@@ -114,6 +114,12 @@ def convert(item: dict[str, Any], index: int, source: str) -> tuple[dict[str, An
 
 def prepare(ctx: PrepareContext, release: str = "v6", start_date: str = "2024-08-01", end_date: str = "2025-06-01",
             files: list[str] | None = None) -> Path:
+    return ctx.write_rows(release_rows(ctx, release, start_date, end_date, files))
+
+
+def release_rows(ctx: PrepareContext, release: str, start_date: str, end_date: str,
+                 files: list[str] | None = None) -> list[dict[str, Any]]:
+    """The prepared rows of a release's problems in [start_date, end_date) (the cascade variants reuse them)."""
     if release not in RELEASES:
         raise GymError(f"livecodebench: release must be one of {', '.join(RELEASES)}, got {release!r}")
     start, end = _date(start_date, "start_date"), _date(end_date, "end_date")
@@ -140,4 +146,17 @@ def prepare(ctx: PrepareContext, release: str = "v6", start_date: str = "2024-08
                 ctx.leave_out_row(f"contest date outside [{start}, {end}) (the release window)")
     if not rows:
         raise GymError(f"livecodebench: no problem of release {release} has a contest date in [{start}, {end})")
+    return rows
+
+
+# The Nemotron Cascade prompt's function header (empty for stdin problems), as the reference's cascade configs
+# build it; the rest of the row is the same as livecodebench's.
+CASCADE_HEADER = "\n\nSolve the problem starting with the provided function header.\n\nFunction header:\n```\n{starter}\n```"
+
+
+def prepare_cascade(ctx: PrepareContext, release: str, start_date: str, end_date: str,
+                    files: list[str] | None = None) -> Path:
+    rows = release_rows(ctx, release, start_date, end_date, files)
+    for row in rows:
+        row["function_header"] = CASCADE_HEADER.format(starter=row["starter_code"]) if row["starter_code"] else ""
     return ctx.write_rows(rows)

@@ -3,7 +3,9 @@ domains (single/multi-document QA, long in-context learning, dialogue history, c
 structured data).
 
 Upstream `data.json` is one JSON array of `{"_id", "domain", "sub_domain", "difficulty", "length",
-"question", "choice_A".."choice_D", "answer", "context"}`. Prepared rows:
+"question", "choice_A".."choice_D", "answer", "context"}`. With prepare_args.tokenizer (gym.data.tokens)
+each row gets metadata.n_tokens of its context and max_context_tokens drops longer contexts (the
+reference's n3_1m variant: conf/benchmark/longbench_v2_n3_1m.yaml). Prepared rows:
 
     {"question", "context", "choice_A".."choice_D", "expected_answer": "B", "id": <_id>,
      "metadata": {"domain", "sub_domain", "difficulty", "length", "subset": <length>, "source_index"}}
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gym.core.errors import GymError
+from gym.data.tokens import token_cap
 
 if TYPE_CHECKING:
     from gym.data.prepare_context import PrepareContext
@@ -43,7 +46,7 @@ def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, st
     }, None
 
 
-def prepare(ctx: PrepareContext) -> Path:
+def prepare(ctx: PrepareContext, tokenizer: str | None = None, max_context_tokens: int | None = None) -> Path:
     raw = ctx.fetch(URL)
     try:
         items = json.loads(Path(raw).read_text(encoding="utf-8"))
@@ -51,4 +54,6 @@ def prepare(ctx: PrepareContext) -> Path:
         raise GymError(f"{raw}: not a JSON file ({exc})") from None
     if not isinstance(items, list):
         raise GymError(f"{raw}: expected a JSON array of questions")
-    return ctx.write_rows(ctx.convert_rows(raw, items, convert, label="item", id_field=None))
+    rows = ctx.convert_rows(raw, items, convert, label="item", id_field=None)
+    keep = token_cap(ctx, tokenizer, max_context_tokens, lambda row: [row["context"]])  # the context alone, as the reference
+    return ctx.write_rows(rows if keep is None else [row for row in rows if keep(row)])

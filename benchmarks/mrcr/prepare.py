@@ -5,7 +5,9 @@ with a given random string.
 Upstream parquet files `<n>needle/<n>needle_<k>.parquet` (n = 2, 4, 8; k = 0, 1) hold `prompt` (a JSON
 string: the list of chat messages), `answer`, `random_string_to_prepend`, `n_needles`,
 `desired_msg_index`, `total_messages`, `n_chars`. The conversation is sent as it is (prompt template
-"{messages}"). Prepared rows:
+"{messages}"). With prepare_args.tokenizer (gym.data.tokens), each row gets metadata.n_tokens (the sum of
+its messages' token counts, as the reference counts) and max_context_tokens drops the longer ones (the
+reference's n3_128k and n3_1m variants: conf/benchmark/mrcr_n3_128k.yaml, mrcr_n3_1m.yaml). Prepared rows:
 
     {"question": <the last user message>, "messages": [...], "expected_answer": <answer>,
      "random_string_to_prepend": ..., "metadata": {"n_needles", "n_chars", "total_messages",
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gym.data.converters import prepare_parquet_files
+from gym.data.tokens import token_cap
 from gym.core.prompts import ROLES
 
 if TYPE_CHECKING:
@@ -53,6 +56,9 @@ def convert(item: dict[str, Any], index: int, file: str) -> tuple[dict[str, Any]
     }, None
 
 
-def prepare(ctx: PrepareContext, files: list[str] | tuple[str, ...] = FILES) -> Path:
-    return prepare_parquet_files(ctx, BASE, files, convert, FILES[0], layout="MRCR", columns=COLUMNS,
+def prepare(ctx: PrepareContext, files: list[str] | tuple[str, ...] = FILES, tokenizer: str | None = None,
+            max_context_tokens: int | None = None) -> Path:
+    # the reference counts every message's content on its own and sums the counts
+    keep = token_cap(ctx, tokenizer, max_context_tokens, lambda row: [m["content"] for m in row["messages"]])
+    return prepare_parquet_files(ctx, BASE, files, convert, FILES[0], keep=keep, layout="MRCR", columns=COLUMNS,
                                  required=["prompt", "answer", "random_string_to_prepend"])

@@ -218,8 +218,10 @@ def _hydra_app() -> Any:
 
 
 def main() -> None:
+    from gym.cli.help import HELP_ARGS
+
     argv = sys.argv[1:]
-    if argv in ([], ["--help"], ["-h"]):
+    if argv in HELP_ARGS:
         from gym.cli.help import help_text
 
         try:

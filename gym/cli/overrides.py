@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from gym.core.errors import GymError, did_you_mean, unknown_benchmark
+from gym.cli.quoting import expand_home, unreadable
 from gym.cli.secrets import override_secret_problem
 from gym.tasks import TASKS
 
@@ -74,6 +75,8 @@ def check_argv(argv: list[str]) -> list[str]:
     """The command line to hand to Hydra, or a GymError naming the first mistake."""
     argv = move_multirun_flag_first(argv)
     flags, flag_values, args = split_argv(argv)
+    homes = {arg: expand_home(arg) for arg in args}  # cache.dir=~/...: a home path where a knob is a path
+    argv, args = [homes.get(arg, arg) for arg in argv], [homes[arg] for arg in args]
     if set(flags) & INFO_FLAGS:
         return argv  # help, --cfg, --info, completion: Hydra's business
     for i, arg in enumerate(args):
@@ -99,19 +102,26 @@ def check_argv(argv: list[str]) -> list[str]:
     for override in overrides:
         if _check_override(override, tasks, dirs):
             adds.add(override.input_line)
-    # a key inside an empty mapping of the task's file (e2e's `aggregate: {}`, `prepare_args: {}`) is new to
-    # Hydra, which wants a '+' for it: add it rather than refuse what the docs show
-    return [f"+{arg}" if arg in adds else arg for arg in argv]
+    # a key inside a free mapping (the task file's `prepare_args: {}`, a schema's `extra_body`, `options`) may be
+    # new to Hydra, which wants a '+' for it: '++' sets or adds, rather than refuse what the docs show
+    return [f"++{arg}" if arg in adds else arg for arg in argv]
 
 
 def parse(args: list[str]) -> list[Any]:
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import OverrideParseException
 
+    parser = OverridesParser.create()
     try:
-        return OverridesParser.create().parse_overrides(args)
-    except OverrideParseException as exc:
-        raise GymError(str(exc).strip().splitlines()[0]) from None
+        return parser.parse_overrides(args)
+    except OverrideParseException:
+        pass
+    for arg in args:  # the one Hydra's grammar rejects, said in a sentence
+        try:
+            parser.parse_overrides([arg])
+        except OverrideParseException as exc:
+            raise GymError(unreadable(arg, str(exc))) from None
+    raise GymError(f"Hydra cannot read the overrides {' '.join(args)}")
 
 
 def _choices(overrides: list[Any], key: str) -> list[str]:
@@ -163,7 +173,7 @@ def _check_override(override: Any, tasks: list[str], dirs: list[Path]) -> bool:
     if key == "benchmarks":
         for name in _names(override):
             if name not in groups.get("benchmark", ()) and name != "all":
-                raise unknown_benchmark(name, [*groups.get("benchmark", ()), "all"])
+                raise _missing_benchmark(name, [*groups.get("benchmark", ()), "all"])
     adding = override.is_add() or override.is_force_add()
     needs_plus = [_check_key(key, task, adding) for task in tasks or ["search"]]
     return not adding and all(needs_plus)
@@ -200,8 +210,16 @@ def _check_choice(group: str, name: str, options: set[str]) -> None:
     if name in options or not options:
         return
     if group == "benchmark":
-        raise unknown_benchmark(name, options)
+        raise _missing_benchmark(name, options)
     raise GymError(f"unknown {group} '{name}'{did_you_mean(name, options)}; {group}s: {', '.join(sorted(options))}")
+
+
+def _missing_benchmark(name: str, options: Iterable[str]) -> GymError:
+    """A reference benchmark gym does not run gets its one line (what it needs); any other name a did-you-mean."""
+    from gym.data.catalog import load_not_run, not_run_entry
+
+    entry = not_run_entry(name)
+    return GymError(entry.line()) if entry else unknown_benchmark(name, [*options, *(e.name for e in load_not_run())])
 
 
 @lru_cache(maxsize=8)
@@ -218,17 +236,17 @@ def _groups(dirs: tuple[Path, ...]) -> dict[str, set[str]]:
 
 
 def _check_key(key: str, task: str, adding: bool) -> bool:
-    """Raise if `key` is not one of task's keys; True when it lies inside one of the task file's empty mappings."""
+    """Raise if `key` is not one of task's keys; True when it lies inside a free mapping (may be new to Hydra)."""
     leaves, open_nodes = known_keys(task)
     parts = key.split(".")
     if task == "e2e" and parts[0] in STEP_KNOBS and len(parts) > 1:  # e2e's aggregate.<k>: a key of that task
         _check_key(".".join(parts[1:]), parts[0], adding)
-        return parts[0] in EMPTY_IN_FILE.get(task, ())
+        return True
     prefixes = [".".join(parts[:i]) for i in range(1, len(parts))]
     if key in leaves or any(leaf.startswith(key + ".") for leaf in leaves):
         return False
     if set(prefixes) & open_nodes:
-        return any(prefix in EMPTY_IN_FILE.get(task, ()) for prefix in prefixes)
+        return True
     renamed = RENAMED.get(task, {}).get(key)
     if renamed:
         raise GymError(f"task={task} has no '{key}' key: {renamed}")
@@ -257,8 +275,6 @@ def _key_hint(key: str, leaves: set[str], task: str) -> str:
 
 
 STEP_KNOBS = ("aggregate", "profile")  # e2e's knobs holding another task's keys
-# Mappings a task's file leaves empty ({}), which a user fills with new keys.
-EMPTY_IN_FILE = {"e2e": ("aggregate", "profile"), "prepare": ("prepare_args",), "profile": ("prepared",)}
 
 
 @lru_cache(maxsize=16)
@@ -266,7 +282,7 @@ def known_keys(task: str) -> tuple[frozenset[str], frozenset[str]]:
     """(every key path a config of `task` has, the paths under which any key may be added).
 
     From the dataclass schemas (gym.core.schema) and the option files they describe: the primary config,
-    the task's file (with the files it includes), and the model/judge/benchmark schemas."""
+    the task's file (with the files it includes), and the model/judge/user/benchmark/tracker schemas."""
     from gym.core import schema
     from gym.core.paths import CONF_DIR
 
@@ -278,7 +294,7 @@ def known_keys(task: str) -> tuple[frozenset[str], frozenset[str]]:
     knobs = schema.TASK_KNOBS.get(task)
     if knobs is not None:
         _walk_dataclass(knobs, "", leaves, open_nodes)
-    for prefix, node in (("model", schema.ModelConfig), ("judge", schema.JudgeConfig),
+    for prefix, node in (("model", schema.ModelConfig), ("judge", schema.JudgeConfig), ("user", schema.UserConfig),
                          ("benchmark", schema.BenchmarkConfig), ("tracker", schema.TrackerConfig)):
         _walk_dataclass(node, prefix + ".", leaves, open_nodes)
     return frozenset(leaves), frozenset(open_nodes)

@@ -22,6 +22,29 @@ def last_boxed(text: str) -> str | None:
     return None
 
 
+def number_text(text: str) -> str | None:
+    """'1,450,000' -> '1450000', '3.0' -> '3', '0.5' -> '0.5' (GSM8K's gold form); None when not a number."""
+    cleaned = text.replace(",", "").strip()
+    try:
+        value = float(cleaned)
+    except ValueError:
+        return None
+    if value != value or value in (float("inf"), float("-inf")):
+        return None
+    if value == int(value):
+        return str(int(value))
+    return repr(value)
+
+
+def final_marker(text: str) -> str | None:
+    """GSM8K's final answer: what follows the one `####` of a worked solution, a number written as GSM8K's
+    gold is (no thousands commas, no '.0'); None without exactly one marker or with nothing after it."""
+    if text.count("####") != 1:
+        return None
+    final = text.split("####")[1].strip()
+    return (number_text(final) or final) if final else None
+
+
 def closing_brace(text: str, start: int) -> int | None:
     """Index of the brace closing the group opened just before `start` (escaped braces skipped)."""
     depth, pos = 1, start

@@ -45,6 +45,7 @@ class DatasetConfig:
     token_env: Optional[str] = None  # env var holding an access token for gated data
     columns: Optional[LocalColumns] = None  # your own file (benchmark=local): which column holds what
     checked_dir: Optional[str] = None  # your own file: where its checked copy in prepared-row shape goes
+    answer_format: Optional[str] = None  # your own file: auto (#### N, last \boxed{}, else as is) | gsm8k | boxed | bare
 
 
 @dataclass
@@ -246,6 +247,7 @@ class CollectKnobs:
     adaptive: AdaptiveKnobs = field(default_factory=AdaptiveKnobs)
     cache: CacheKnobs = field(default_factory=CacheKnobs)
     episode: EpisodeKnobs = field(default_factory=EpisodeKnobs)
+    prepare_args: Dict[str, Any] = field(default_factory=dict)  # as task=prepare's; collect checks the data has them
 
 
 @dataclass
@@ -307,6 +309,21 @@ class ExportKnobs:
 
 
 @dataclass
+class ViewOptions:
+    host: str = "127.0.0.1"
+    port: Optional[int] = None
+    export: Optional[str] = None
+    token_env: str = "GYM_VIEW_TOKEN"
+    progress: bool = True
+
+
+@dataclass
+class ViewKnobs:
+    rollouts: Any = None
+    view: ViewOptions = field(default_factory=ViewOptions)
+
+
+@dataclass
 class ServerKnobs:
     host: str = "127.0.0.1"
     port: int = 0
@@ -329,7 +346,7 @@ class ServeKnobs:
 
 TASK_KNOBS = {"search": SearchKnobs, "prepare": PrepareKnobs, "collect": CollectKnobs, "e2e": E2EKnobs,
               "aggregate": AggregateKnobs, "profile": ProfileKnobs, "reverify": ReverifyKnobs, "export": ExportKnobs,
-              "serve": ServeKnobs}
+              "serve": ServeKnobs, "view": ViewKnobs}
 
 
 def check_task_knobs(cfg: Any) -> None:

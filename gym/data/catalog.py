@@ -2,6 +2,7 @@
 
 Used by `task=search`, by the did-you-mean check on the command line and by `benchmarks=all`.
 Values a benchmark inherits from `_base/*` files through its defaults list are followed here too.
+The reference benchmarks gym does not run yet are listed in not_run.yaml beside this module (load_not_run).
 """
 
 from __future__ import annotations
@@ -151,3 +152,36 @@ def read_entry(name: str, path: Path) -> BenchmarkEntry:
 
 def load_catalog(dirs: Iterable[Path] | None = None) -> list[BenchmarkEntry]:
     return [read_entry(name, path) for name, path in benchmark_files(dirs).items()]
+
+
+NOT_RUN_FILE = Path(__file__).with_name("not_run.yaml")
+NEEDS = {"audio": "an audio-input model", "gpu_metric": "a GPU-run metric", "web": "the open web or an external API",
+         "containers": "containers or a VM", "lean": "a Lean sandbox", "gated_vision": "gated vision data"}
+
+
+@dataclass(frozen=True)
+class NotRunEntry:
+    """A reference benchmark gym does not run yet: its folder name, what it needs (a NEEDS key) and why."""
+
+    name: str
+    needs: str
+    why: str
+
+    def line(self) -> str:
+        return f"{self.name}: gym does not run it yet; it needs {self.why}"
+
+
+@lru_cache(maxsize=1)
+def load_not_run() -> tuple[NotRunEntry, ...]:
+    """The entries of not_run.yaml, each checked: a name, a known `needs` and a one-line `why`."""
+    entries = []
+    for item in yaml.load(NOT_RUN_FILE.read_text(encoding="utf-8"), Loader=_Loader) or []:
+        entry = NotRunEntry(**item)
+        if entry.needs not in NEEDS or not entry.name or not entry.why or "\n" in entry.why:
+            raise ValueError(f"{NOT_RUN_FILE}: bad entry {item!r}")
+        entries.append(entry)
+    return tuple(entries)
+
+
+def not_run_entry(name: str) -> NotRunEntry | None:
+    return next((entry for entry in load_not_run() if entry.name == name), None)

@@ -115,9 +115,10 @@ def prepare_math(ctx: PrepareContext, url: str, metadata_keys: Iterable[str], **
 
 
 def prepare_parquet_files(ctx: PrepareContext, base: str, files: Iterable[str], convert: Callable[..., tuple],
-                          example: str, **read: Any) -> Path:
+                          example: str, keep: Callable[[dict], bool] | None = None, **read: Any) -> Path:
     """Rows of several upstream parquet files `<base>/<file>`: convert(item, index, file) -> (row, problem);
-    `read` (columns, required, layout) goes to read_parquet; `example` is a file name for the error."""
+    `read` (columns, required, layout) goes to read_parquet; `example` is a file name for the error; `keep`
+    (row -> bool) drops converted rows (it counts them as left out, see gym.data.tokens.cap_filter)."""
     if isinstance(files, str) or not files:
         raise GymError(f"files must be a non-empty list of parquet file names such as [{example}], got {files!r}")
     rows = []
@@ -125,7 +126,7 @@ def prepare_parquet_files(ctx: PrepareContext, base: str, files: Iterable[str], 
         raw = ctx.fetch(f"{base}/{file}")
         items = ctx.read_parquet(raw, **read)
         rows.extend(ctx.convert_rows(raw, items, lambda item, index, f=file: convert(item, index, f)))
-    return ctx.write_rows(rows)
+    return ctx.write_rows(rows if keep is None else [row for row in rows if keep(row)])
 
 
 def matharena_row(item: dict[str, Any], index: int, extra_fields: Iterable[str] = ("problem_type",)

@@ -8,9 +8,12 @@ mapping, so an edited file is checked again and an unchanged one is not.
 
 Columns are found by their usual names unless `benchmark.dataset.columns.<role>` names them: the
 question (question, problem, prompt, input, instruction), the gold answer (expected_answer, answer,
-solution, target, label) or a chat conversation (messages). A worked solution's last \\boxed{} is its
-answer. A row without one of them stops the run before the first request, naming file:line and the
-column.
+solution, target, label) or a chat conversation (messages). The gold answer is read out of a worked
+solution as the benchmarks that ship such solutions read it (`benchmark.dataset.answer_format`, default
+auto): GSM8K's final `#### N` (as benchmark=gsm8k: the number without thousands commas), else a MATH-style
+solution's last \\boxed{}, else the text as it is; `bare` takes the column as the answer. The checked
+copy's layout file counts the rows each rule gave. A row without one of them stops the run before the
+first request, naming file:line and the column.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterator
 
-from gym.core.answer_text import last_boxed
+from gym.core.answer_text import final_marker, last_boxed
 from gym.core.errors import GymError
 from gym.core.io import iter_jsonl
 
@@ -30,6 +33,11 @@ ANSWER_COLUMNS = ("expected_answer", "answer", "solution", "target", "label")
 MESSAGES_COLUMNS = ("messages",)
 ROLES = ("question", "answer", "messages")
 LAYOUT_SUFFIX = ".layout.json"  # beside the checked copy: which columns were used, rows, the layout
+# benchmark.dataset.answer_format -> the rules it tries on each gold text, in order (the first that finds an
+# answer wins; "bare" takes the text as it is)
+ANSWER_FORMATS = {"auto": ("gsm8k", "boxed", "bare"), "gsm8k": ("gsm8k",), "boxed": ("boxed",), "bare": ("bare",)}
+ANSWER_RULES = {"gsm8k": final_marker, "boxed": last_boxed, "bare": lambda text: text}
+RULE_NAMES = {"gsm8k": "final '#### <answer>' (GSM8K)", "boxed": "last \\boxed{}", "bare": "text as it is"}
 
 
 def is_local(bench: Any) -> bool:
@@ -75,39 +83,54 @@ def check(bench: Any, force: bool = False) -> dict[str, Any]:
         raise GymError(f"benchmark.dataset.path={source} does not exist (give your JSONL or parquet file)")
     columns = {role: (None if bench.dataset.columns.get(role) is None else str(bench.dataset.columns[role]))
                for role in ROLES}
+    answer_format = str(bench.dataset.get("answer_format") or "auto")
+    if answer_format not in ANSWER_FORMATS:
+        raise GymError(f"benchmark.dataset.answer_format={answer_format} must be one of {', '.join(ANSWER_FORMATS)}")
     stat = source.stat()
-    digest = hashlib.blake2b(json.dumps([str(source.resolve()), stat.st_size, stat.st_mtime_ns, columns]).encode(),
-                             digest_size=6).hexdigest()
+    identity = [str(source.resolve()), stat.st_size, stat.st_mtime_ns, columns]
+    if answer_format != "auto":  # (auto: the names of copies made before the knob existed stay valid)
+        identity.append(answer_format)
+    digest = hashlib.blake2b(json.dumps(identity).encode(), digest_size=6).hexdigest()
     target = Path(str(bench.dataset.checked_dir)).expanduser() / f"{source.stem}-{digest}.jsonl"
     layout_path = target.with_name(target.name + LAYOUT_SUFFIX)
     if not force and target.is_file() and layout_path.is_file():
         return {**json.loads(layout_path.read_text()), "path": target}
-    layout = _write_copy(source, target, columns)
+    layout = _write_copy(source, target, columns, answer_format)
     tmp = layout_path.with_name(layout_path.name + ".tmp")
     tmp.write_text(json.dumps(layout, indent=1))
     os.replace(tmp, layout_path)
     return {**layout, "path": target}
 
 
-def _write_copy(source: Path, target: Path, columns: dict[str, str | None]) -> dict[str, Any]:
+def _write_copy(source: Path, target: Path, columns: dict[str, str | None], answer_format: str) -> dict[str, Any]:
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
     found: dict[str, str | None] | None = None
     rows = 0
+    rules: dict[str, int] = {}
     try:
         with tmp.open("w", encoding="utf-8") as out:
             for line, item in _source_rows(source):
                 if found is None:
                     found = _pick_columns(item, columns, f"{source}:{line}")
-                out.write(json.dumps(_task_row(item, found, f"{source}:{line}"), ensure_ascii=False) + "\n")
+                row, rule = _task_row(item, found, f"{source}:{line}", answer_format)
+                out.write(json.dumps(row, ensure_ascii=False) + "\n")
                 rows += 1
+                rules[rule] = rules.get(rule, 0) + 1
         if not rows:
             raise GymError(f"{source} has no rows")
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
     layout = "messages" if found and found["messages"] and not found["question"] else "question"
-    return {"source": str(source), "rows": rows, "columns": found, "layout": layout}
+    return {"source": str(source), "rows": rows, "columns": found, "layout": layout,
+            "answer_format": answer_format, "answer_rules": rules}
+
+
+def rules_text(layout: dict[str, Any]) -> str:
+    """"gold answers: 18 by the final '#### <answer>' (GSM8K), 2 by the text as it is" (for the log)."""
+    counts = layout.get("answer_rules") or {}
+    return "gold answers: " + ", ".join(f"{n} by the {RULE_NAMES.get(rule, rule)}" for rule, n in counts.items())
 
 
 def _source_rows(source: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -152,15 +175,23 @@ def _pick_columns(item: dict[str, Any], wanted: dict[str, str | None], where: st
     return found
 
 
-def _task_row(item: dict[str, Any], columns: dict[str, str | None], where: str) -> dict[str, Any]:
+def _gold(text: str, answer_format: str, where: str, column: str) -> tuple[str, str]:
+    """(gold answer, the rule that read it) from a gold column's text."""
+    for rule in ANSWER_FORMATS[answer_format]:
+        gold = ANSWER_RULES[rule](text)
+        if gold:
+            return gold, rule
+    raise GymError(f"{where}: column '{column}' has no {RULE_NAMES[answer_format]} "
+                   f"(benchmark.dataset.answer_format={answer_format}; auto reads any of them, bare the text as it is)")
+
+
+def _task_row(item: dict[str, Any], columns: dict[str, str | None], where: str,
+              answer_format: str) -> tuple[dict[str, Any], str]:
     row = {k: v for k, v in item.items() if k not in ("question", "expected_answer")}
     answer = item.get(columns["answer"])
     if answer is None or isinstance(answer, (dict, list, bool)) or not str(answer).strip():
         raise GymError(f"{where}: missing or empty answer in column '{columns['answer']}'")
-    answer = str(answer).strip()
-    if columns["answer"] == "solution":  # a worked solution: its last \boxed{} is the answer
-        answer = last_boxed(answer) or answer
-    row["expected_answer"] = answer
+    row["expected_answer"], rule = _gold(str(answer).strip(), answer_format, where, str(columns["answer"]))
     if columns["question"] is not None:
         question = item.get(columns["question"])
         if not isinstance(question, str) or not question.strip():
@@ -173,4 +204,4 @@ def _task_row(item: dict[str, Any], columns: dict[str, str | None], where: str) 
             raise GymError(f"{where}: column '{columns['messages']}' needs a list of {{role, content}} messages "
                            "with a user turn")
         row["messages"], row["question"] = messages, users[-1]
-    return row
+    return row, rule

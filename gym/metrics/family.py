@@ -25,6 +25,8 @@ these families get the same numbers. Each entry of metrics.json gains a `family_
   (gym.metrics.tool_calls).
 * ioi: the contest total (per subtask the best points over its rollouts, summed: the reference's
   total_score), its maximum, the expected total of one attempt, and the same per problem and subtask.
+* iheval: IHEval's task-macro scores per setting category and its headline result_score
+  (gym.metrics.hierarchy).
 """
 
 from __future__ import annotations
@@ -241,9 +243,15 @@ def ioi(rows: list[dict]) -> dict[str, Any]:
             "mean_total_score": round(sum(sum(v) / len(v) for v in points.values()), 4), "problems": problems}
 
 
+def iheval(rows: list[dict]) -> dict[str, Any]:
+    from gym.metrics.hierarchy import iheval as metrics
+
+    return metrics(rows)
+
+
 FAMILIES: dict[str, Callable[[list[dict]], dict[str, Any]]] = {
     "pairwise": pairwise, "label": label, "translation": translation, "long_context": long_context, "sql": sql,
-    "tool_call": tool_call, "episode": episode, "ioi": ioi}
+    "tool_call": tool_call, "episode": episode, "ioi": ioi, "iheval": iheval}
 
 
 def add_family_metrics(metrics: dict[str, Any], rollouts: "RolloutSet") -> None:
@@ -318,6 +326,10 @@ def family_lines(metrics: dict[str, Any]) -> str:
         elif family == "ioi":
             text = (f"contest total {fm['total_score']:g} of {fm['max_score']:g} points (best rollout per subtask), "
                     f"{fm['mean_total_score']:g} expected from one attempt")
+        elif family == "iheval":
+            from gym.metrics.hierarchy import summary_line as iheval_line
+
+            text = iheval_line(fm)
         else:
             text = "outcomes: " + ", ".join(f"{k} {v}" for k, v in fm["outcomes"].items())
         lines.append(f"{label_}: {text}\n")

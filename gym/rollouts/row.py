@@ -1,8 +1,8 @@
 """The rollout row: one JSON object per line of a rollouts file.
 
 collect and reverify write it, aggregate/profile/reverify/export read it; this module is the one place
-that says what a row holds. FIELDS documents every field (the README's "Rollout file" section mirrors
-it); `make_rollout` builds a row, `verify_answer` turns a verifier's outcome into the row's verdict
+that says what a row holds. FIELDS documents every field (the "Rollout file" section of
+docs/concepts/rollouts.md mirrors it); `make_rollout` builds a row, `verify_answer` turns a verifier's outcome into the row's verdict
 fields, `check_row` validates a row read back, `upgrade` brings an older row to the current version.
 
 Versions
@@ -92,7 +92,7 @@ class Rollout(TypedDict, total=False):
 
 OPTIONAL = ("subsets", "reverified", "tool_calls", "tool_call_problems", "tokens", "trajectory", "episode")  # fields only some rows carry
 
-# Field -> what it holds. Kept in step with Rollout; tests check the README documents every one.
+# Field -> what it holds. Kept in step with Rollout; tests check the docs document every one.
 FIELDS: dict[str, str] = {
     "schema_version": "row format version (absent = 1)",
     "benchmark": "benchmark name",

@@ -89,7 +89,7 @@ class CollectSettings:
             raise GymError("choose a benchmark: benchmark=<name> (python -m gym task=search lists them)")
         local.check_required(bench)
         require_judge(cfg)  # a judge-graded benchmark without a judge fails before anything starts
-        paths = RunPaths(_data_path(bench), rollouts, run_dir, bool(cfg.get("resume")) or rollouts.is_file())
+        paths = RunPaths(_data_path(bench, to_plain(cfg.get("prepare_args") or {})), rollouts, run_dir, bool(cfg.get("resume")) or rollouts.is_file())
         repeats = int(cfg.get("num_repeats") or bench.dataset.num_repeats)
         if repeats < 1:
             raise GymError(f"num_repeats={repeats} must be at least 1")
@@ -119,14 +119,31 @@ def parse_shard(value: Any) -> tuple[int, int] | None:
     return index, count
 
 
-def _data_path(bench: DictConfig) -> Path:
+def _data_path(bench: DictConfig, prepare_args: dict[str, Any]) -> Path:
+    """The prepared file; with `prepare_args` (the keys of task=prepare's +prepare_args.<k>=), it must have
+    been prepared with them (collect reads prepared data, it does not prepare)."""
+    from gym.data.prepare_context import read_manifest
+
     if local.is_local(bench):
         return local.task_file(bench)
     path = Path(bench.dataset.path)
+    wanted = {**to_plain(bench.dataset.prepare_args), **prepare_args}
+    command = " ".join([f"python -m gym task=prepare benchmark={bench.name}",
+                        *(f"+prepare_args.{key}={_override_value(value)}" for key, value in prepare_args.items())])
     if not path.is_file():
-        raise GymError(f"{bench.name} is not prepared ({path} is missing): "
-                       f"run python -m gym task=prepare benchmark={bench.name}")
+        raise GymError(f"{bench.name} is not prepared ({path} is missing): run {command}")
+    made_with = (read_manifest(path) or {}).get("prepare_args", wanted)
+    if prepare_args and made_with != wanted:
+        raise GymError(f"{bench.name} was prepared with prepare_args {made_with}, not {wanted}: run {command} "
+                       "(or task=e2e, which prepares)")
     return path
+
+
+def _override_value(value: Any) -> str:
+    """A prepare argument as a command line writes it: [a,b] for a list."""
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_override_value(item) for item in value) + "]"
+    return "null" if value is None else str(value)
 
 
 def _task_limit(limit: Any) -> int | None:

@@ -19,6 +19,7 @@ TASKS = {
     "reverify": "gym.tasks.reverify",
     "export": "gym.tasks.export",
     "serve": "gym.tasks.serve",
+    "view": "gym.tasks.view",
 }
 
 

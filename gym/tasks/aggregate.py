@@ -15,6 +15,7 @@ from omegaconf import DictConfig, OmegaConf
 from gym.core.config import run_dir, to_plain
 from gym.core.errors import GymError
 from gym.core.io import write_json_atomic
+from gym.metrics.compare import compare
 from gym.metrics.options import aggregate_options
 from gym.metrics.output import metrics_table, write_metrics
 from gym.metrics.table import format_table
@@ -27,35 +28,6 @@ def aggregate(spec: Any, k: int | list[int] | None = None) -> tuple[dict[str, An
     from gym.metrics.output import metrics_for
 
     return metrics_for(spec, k)
-
-
-def compare(spec_a: Any, spec_b: Any, k: int | list[int] | None = None) -> dict[str, Any]:
-    """compare.json content: per benchmark both runs share, B − A with a paired bootstrap."""
-    from gym.metrics.compute import COMPARE_TEST, SOLVED_RULE, compare_groups
-    from gym.metrics.estimators import SCALE
-    from gym.rollouts.load import load_rollouts
-
-    runs = [load_rollouts(spec_a), load_rollouts(spec_b)]
-    by_bench: list[dict[str, Any]] = []
-    for side, run in zip("AB", runs):
-        groups = {}
-        for bench, group in run.frame.groupby("benchmark", observed=True):
-            models = sorted(group["model"].astype(str).unique())
-            if len(models) > 1:
-                raise GymError(f"compare: run {side} has several models for benchmark '{bench}' "
-                               f"({', '.join(models)}); give one model's rollouts per side")
-            groups[str(bench)] = group
-        by_bench.append(groups)
-    shared = sorted(set(by_bench[0]) & set(by_bench[1]))
-    if not shared:
-        raise GymError(f"compare: the two runs share no benchmark (A: {', '.join(sorted(by_bench[0]))}; "
-                       f"B: {', '.join(sorted(by_bench[1]))})")
-    return {
-        "scale": SCALE, "difference": "B - A (percent points)", "test": COMPARE_TEST, "solved_rule": SOLVED_RULE,
-        "a": runs[0].summary(), "b": runs[1].summary(),
-        "unpaired_benchmarks": sorted(set(by_bench[0]) ^ set(by_bench[1])),
-        "benchmarks": {bench: compare_groups(by_bench[0][bench], by_bench[1][bench], k) for bench in shared},
-    }
 
 
 def compare_text(result: dict[str, Any], max_tasks: int = 20) -> str:

@@ -227,8 +227,8 @@ def _check_own_file(cfg: DictConfig) -> dict[str, Any]:
 
     local.check_required(cfg.benchmark)
     layout = local.check(cfg.benchmark, force=bool(OmegaConf.select(cfg, "prepare.force")))
-    log.info("%s: %d rows checked (%s layout, columns %s) -> %s", layout["source"], layout["rows"], layout["layout"],
-             layout["columns"], layout["path"])
+    log.info("%s: %d rows checked (%s layout, columns %s; %s) -> %s", layout["source"], layout["rows"], layout["layout"],
+             layout["columns"], local.rules_text(layout), layout["path"])
     return {"prepared": [cfg.benchmark.name], "path": str(layout["path"]), "rows": layout["rows"]}
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from gym.data.catalog import BenchmarkEntry, active_config_dirs, load_catalog
+from gym.data.catalog import NEEDS, BenchmarkEntry, active_config_dirs, load_catalog, load_not_run
 from gym.core.errors import GymError, did_you_mean
 
 MATCH_THRESHOLD = 75  # thefuzz score (0-100) a field must reach for a benchmark to match
@@ -104,6 +104,25 @@ def find(cfg: DictConfig) -> list[dict[str, Any]]:
     return hits[:max_rows] if max_rows > 0 else hits
 
 
+def find_not_run(cfg: DictConfig) -> list[dict[str, Any]]:
+    """The reference benchmarks gym does not run that match the query (none when a facet filter is set:
+    they have no domain, verifier or language to filter on)."""
+    if any(cfg.get(key) is not None for key in FILTERS):
+        return []
+    query = str(cfg.get("query") or "")
+    hits = []
+    for entry in load_not_run():
+        # the needs key goes into the long description: as a short field it would fuzzy-match any query
+        facets = BenchmarkEntry(name=entry.name, description=f"{entry.needs}, {NEEDS[entry.needs]}: {entry.why}")
+        match = score(query, facets)
+        if match >= MATCH_THRESHOLD:
+            hits.append({"name": entry.name, "needs": entry.needs, "why": entry.why, "runs": False, "score": match,
+                         "line": entry.line()})
+    hits.sort(key=lambda h: (-h["score"], h["name"]))
+    max_rows = int(cfg.get("max_rows") or 0)
+    return hits[:max_rows] if max_rows > 0 else hits
+
+
 def format_hits(hits: list[dict[str, Any]], width: int | None) -> str:
     from gym.metrics.table import format_table
 
@@ -153,14 +172,18 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         raise GymError(f"format={cfg.get('format')} is not one of: table, json")
     if cfg.get("benchmark") is not None:
         return show(cfg)
-    hits = find(cfg)
-    if cfg.format == "json":
-        print(json.dumps(hits, indent=2))
-    elif not hits:
-        query = cfg.get("query") or ""
-        print(f"No benchmarks match '{query}'." if query else "No benchmarks found.")
-    else:
+    hits, not_run = find(cfg), find_not_run(cfg)
+    if cfg.format == "json":  # runnable hits first (runs: true), then those gym does not run (runs: false)
+        print(json.dumps([{**hit, "runs": True} for hit in hits] + not_run, indent=2))
+        return {"matches": len(hits), "not_run": len(not_run)}
+    query = cfg.get("query") or ""
+    if hits:
         width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
-        title = f"Benchmarks matching '{cfg.query}' ({len(hits)})" if cfg.get("query") else f"Benchmarks ({len(hits)})"
+        title = f"Benchmarks matching '{query}' ({len(hits)})" if query else f"Benchmarks ({len(hits)})"
         print(title + "\n" + format_hits(hits, width))
-    return {"matches": len(hits)}
+    elif not not_run:
+        print(f"No benchmarks match '{query}'." if query else "No benchmarks found.")
+    if not_run:
+        print(("\n" if hits else "") + f"Reference benchmarks gym does not run yet ({len(not_run)}):")
+        print("\n".join(f"  {hit['line']}" for hit in not_run))
+    return {"matches": len(hits), "not_run": len(not_run)}

@@ -32,6 +32,7 @@ FAMILIES: dict[str, str] = {
     "typed": "gym.verifiers.typed:TypedVerifier",
     "tool_call": "gym.verifiers.tool_call:ToolCallVerifier",
     "episode": "gym.verifiers.episode:EpisodeVerifier",
+    "iheval": "gym.verifiers.iheval:IHEvalVerifier",
 }
 
 

@@ -8,7 +8,8 @@ answering differently, broken data) raises VerifierError: the rollout is a verif
 
 Options: `environment` (gym.episodes registry name), `data_path` (the prepared JSONL, whose directory
 holds the environment's domain files), `nl_assertions: skip | judge` (τ²'s natural-language assertions:
-skip drops them from the reward basis, as upstream's CLI and NeMo Gym do; judge asks the judge endpoint).
+skip drops them from the reward basis, as NeMo Gym does; judge asks the judge endpoint, as τ²'s CLI does by
+default: its evaluation type ALL judges them wherever a task's reward basis names them).
 """
 
 from __future__ import annotations

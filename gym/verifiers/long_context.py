@@ -11,6 +11,8 @@ Option `match`:
   substring_all   ruler: fraction of the gold strings (expected_answer: JSON list or one string) found in
                   the reply, case-insensitive.
   substring_any   ruler qa tasks: 1 when any gold string is found.
+  row_match       ruler: per row, substring_all when its match_type is "all", substring_any when "part"
+                  (RULER's own choice per task: "part" for qa_1 and qa_2).
   choice_boxed    longbench_v2: the letter inside the reply's last \\boxed{} must equal the gold letter.
 
 Per-length results (prompt size buckets, with the context-length refusals that the endpoint turns into
@@ -27,7 +29,8 @@ from typing import Any
 from gym.core.errors import GymError
 from gym.verifiers.base import Verdict, Verifier, expected_answer, last_boxed, nfkc, peel_wrappers
 
-MATCHES = ("node_f1", "prefix_ratio", "substring_all", "substring_any", "choice_boxed")
+MATCHES = ("node_f1", "prefix_ratio", "substring_all", "substring_any", "row_match", "choice_boxed")
+ROW_MATCH = {"all": "substring_all", "part": "substring_any"}
 _FINAL_ANSWER = re.compile(r"Final Answer:\s*\[(.*)\]")
 _QUOTES = "\"'`"
 
@@ -110,9 +113,15 @@ class LongContextVerifier(Verifier):
             letter = peel_wrappers(nfkc(boxed)).strip().strip("()").upper() if boxed is not None else None
             letter = letter if letter and len(letter) == 1 and letter.isalpha() else None
             return Verdict(1.0 if letter == expected_answer(row).strip().upper() else 0.0, letter, details)
+        match = self.match
+        if match == "row_match":
+            match = ROW_MATCH.get(row.get("match_type"))
+            if match is None:
+                raise GymError(f"row {row.get('id')!r}: match_type {row.get('match_type')!r} is not all or part; "
+                               f"re-run task=prepare")
         golds = gold_strings(row)
-        lowered = text.lower()
+        lowered = text.strip().lower()
         found = [gold.lower() in lowered for gold in golds]
         details["found"] = sum(found)
-        reward = sum(found) / len(found) if self.match == "substring_all" else float(any(found))
+        reward = sum(found) / len(found) if match == "substring_all" else float(any(found))
         return Verdict(reward, text.strip()[:200] or None, details)

@@ -3,7 +3,8 @@
 `KB_search` is BM25 (rank_bm25's Okapi over lower-cased whitespace tokens of each document's content,
 the top 10 by score, as upstream's bm25 pipeline); `grep` counts a regex's matches per document (case
 insensitive; an invalid pattern is searched literally) and ranks the 10 with most. Both answer in
-upstream's format (title, id, score, full content), KB_search with its timing line. The index is built
+upstream's format (title, id, score, full content), KB_search with its timing line. `shell` runs
+commands over the documents as files in gym's sandbox (gym.episodes.tau2.banking_shell). The index is built
 once per domain file and shared by every episode; the episode's database carries it as `kb` (outside
 the hashed tables).
 """
@@ -15,11 +16,12 @@ import threading
 import time
 from typing import Any
 
+from gym.episodes.tau2.banking_shell import shell
 from gym.episodes.tau2.domain import Tool
 
 TOP_K = 10
 # the tools each variant of upstream's retrieval registry offers (the ones gym runs)
-VARIANT_TOOLS: dict[str, tuple[str, ...]] = {"bm25_grep": ("KB_search", "grep")}
+VARIANT_TOOLS: dict[str, tuple[str, ...]] = {"bm25_grep": ("KB_search", "grep"), "terminal_use": ("shell",)}
 ALL_RETRIEVAL_TOOLS = frozenset({"KB_search", "grep", "KB_search_bm25", "KB_search_dense", "shell"})
 
 
@@ -91,4 +93,4 @@ def grep(db: Any, pattern: str) -> str:
     return kb.listing(results) if results else f"No matches found for pattern: {pattern}"
 
 
-RETRIEVAL_TOOLS: dict[str, Tool] = {"KB_search": Tool(kb_search), "grep": Tool(grep)}
+RETRIEVAL_TOOLS: dict[str, Tool] = {"KB_search": Tool(kb_search), "grep": Tool(grep), "shell": Tool(shell)}

@@ -10,6 +10,7 @@ from gym.episodes.tau2 import banking as agent
 from gym.episodes.tau2.banking_accounts import account_balance
 from gym.episodes.tau2.banking_db import TODAY, BankDB, add, by_field, deterministic_id, normalize, query_text, table
 from gym.episodes.tau2.banking_kb import ALL_RETRIEVAL_TOOLS, RETRIEVAL_TOOLS, knowledge_base
+from gym.episodes.tau2.banking_shell import knowledge_shell
 from gym.episodes.tau2.domain import Domain, Tool, Toolkit
 
 CARD_TYPES = ("Bronze Rewards Card", "Business Bronze Rewards Card", "Business Gold Rewards Card",
@@ -256,6 +257,8 @@ AGENT_TOOLS: dict[str, Tool] = {
 
 def setup(db: BankDB, data: dict, task: dict) -> None:
     db.kb = knowledge_base(id(data), data.get("documents") or [])
+    if any(tool.get("name") == "shell" for tool in data.get("tools") or []):
+        knowledge_shell(db.kb)  # the files laid out and the sandbox checked before the first turn
     db.catalog = data.get("discoverable") or {}
     db.read_log = read_log(task)
 

@@ -163,14 +163,13 @@ def prepare_domain(ctx: "PrepareContext", files: DomainFiles, split: str | None 
     guidelines = guidelines.replace("<PERSONA_GUIDELINES>", "")
     tasks_path = fetch(f"{data_dir}/{files.tasks}")
     tasks = _load(tasks_path)
+    ctx.count_seen(len(tasks))  # every task of the file, whichever split is kept
     if split is not None:
         splits = _load(fetch(f"{data_dir}/split_{Path(files.tasks).stem}.json"))
         if split not in splits:
             raise GymError(f"unknown split {split!r} for tau2 {files.domain} (upstream has {', '.join(splits)})")
         wanted = set(splits[split])
-        tasks = ctx.leave_out(tasks, lambda task: task["id"] in wanted, f"not in split {split}")
-    else:
-        ctx.count_seen(len(tasks))
+        tasks = ctx.leave_out(tasks, lambda task: task["id"] in wanted, f"not in split {split}", seen_before=True)
     env_name = f"{ctx.name}.env.json"
     write_json_atomic(ctx.output_path.parent / env_name, {
         "domain": files.domain, "upstream": {"repo": REPO, "commit": commit}, "policy": policy,
