@@ -27,9 +27,11 @@ from gym.verifiers.base import JudgeUnavailable, Verdict, Verifier, VerifierErro
 
 class EpisodeVerifier(Verifier):
     family: ClassVar[str] = "episode"
-    # test_data, step_timeout: SciCode's test_data.h5 and seconds per sub-step (passed on only when set)
-    OPTIONS: ClassVar[dict[str, Any]] = {"environment": "tau2", "data_path": None, "test_data": None,
-                                         "step_timeout": None}
+    OPTIONS: ClassVar[dict[str, Any]] = {
+        "environment": "tau2", "data_path": None,
+        "test_data": None,  # a file the grader reads (SciCode's test_data.h5); must exist when set
+        "step_timeout": None,  # seconds per graded program (SciCode's sub-steps; null: the environment's own)
+    }
     CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {"nl_assertions": ("skip", "judge")}
 
     def __init__(self, **options: Any) -> None:
