@@ -112,3 +112,25 @@ def test_sub_step_accuracy_is_pooled_over_rollouts():
                {"num_steps_passed": 0, "num_steps_total": 0}]  # a problem with no scored step is not solved
     assert scicode_figures(details) == {"subtask_accuracy": 83.33, "steps_passed": 5, "steps_total": 6,
                                         "problem_accuracy": 33.33}
+
+
+def test_reverify_grades_a_stored_trajectory(prepared, tmp_path):
+    root, rows, _ = prepared
+    stored = [json.loads(line) for line in next((root / "run").rglob("rollouts.jsonl")).read_text().splitlines()]
+    (tmp_path / "run").mkdir()
+    for rollout in stored:  # the model's replies become the gold code: grading reads the trajectory alone
+        row = next(r for r in rows if r["sub_steps"][0]["function_header"] in rollout["trajectory"][0]["content"])
+        gold = iter(step["ground_truth_code"] for step in row["sub_steps"] if step["test_cases"])
+        for message in rollout["trajectory"]:
+            if message["role"] == "assistant":
+                message["content"] = _reply(next(gold))["content"]
+    (tmp_path / "run" / "rollouts.jsonl").write_text("".join(json.dumps(r) + "\n" for r in stored))
+    for name in ("run.json", "prepare.json"):
+        source = next((root / "run").rglob(name), None)
+        if source:
+            (tmp_path / "run" / name).write_text(source.read_text())
+    result = run_gym("task=reverify", f"rollouts={tmp_path / 'run'}", f"data.root={root}",
+                     f"hydra.run.dir={tmp_path / 'rev'}")
+    assert result.returncode == 0, result.stderr[-3000:]
+    again = [json.loads(line) for line in next(tmp_path.rglob("rollouts.reverified.jsonl")).read_text().splitlines()]
+    assert [r["reward"] for r in again] == [1.0, 1.0]
