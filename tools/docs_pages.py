@@ -69,7 +69,8 @@ FAMILY_NOTES = {
     "episode": "a whole multi-turn episode with a simulated user (`user=`) and tools over a database, graded as "
                "τ²-bench: final database hash vs the gold actions', required strings, environment assertions "
                "(bfcl_multi_turn: BFCL's multi-turn checker, every turn's API states and results against the gold "
-               "run's); pass^k beside pass@k; [agents and tools](agents.md)",
+               "run's; scicode: the environment writes one prompt per sub-step from the model's earlier code and "
+               "runs each step's code and tests in the sandbox); pass^k beside pass@k; [agents and tools](agents.md)",
 }
 
 # characters of free text (descriptions, reasons) that Markdown would read as markup inside a table cell

@@ -155,7 +155,8 @@ class EpisodeRunner:
             episode.steps -= 1
             episode.termination = Termination.MAX_STEPS.value
             return "user"
-        turn = self.agent(agent_view(episode.trajectory), self.env.tools(state, "assistant"))
+        view = getattr(self.env, "agent_view", agent_view)  # an environment may send less (SciCode: one step)
+        turn = self.agent(view(episode.trajectory), self.env.tools(state, "assistant"))
         episode.agent_turns += 1
         episode.cached_turns += int(turn.cached)
         _add_usage(episode.agent_usage, turn.usage)
@@ -181,8 +182,11 @@ class EpisodeRunner:
         return "user"
 
     def _user_turn(self, row: dict, state: Any, episode: Episode, seed: int | None) -> str:
-        view = user_view(episode.trajectory, row.get("user_system_prompt") or "")
-        turn = self.user(view, self.env.tools(state, "user"), row, seed)
+        if hasattr(self.env, "next_user_turn"):  # the environment writes the user's turns (SciCode's steps)
+            turn = self.env.next_user_turn(state, episode.trajectory, row)
+        else:
+            view = user_view(episode.trajectory, row.get("user_system_prompt") or "")
+            turn = self.user(view, self.env.tools(state, "user"), row, seed)
         episode.user_turns += 1
         _add_usage(episode.user_usage, turn.usage)
         if turn.status != "ok":

@@ -9,6 +9,8 @@
   tokens, and how many tasks needed NL assertions that were skipped.
 * BFCL multi-turn (environment `bfcl`): accuracy per category, their unweighted mean and the failures'
   error types (`bfcl_figures`).
+* SciCode (environment `scicode`): sub-step accuracy pooled over rollouts (steps passed / steps graded, the
+  reference's headline `subtask_accuracy`) beside main-problem accuracy (every step passed: pass@1).
 """
 
 from __future__ import annotations
@@ -81,7 +83,20 @@ def episode_metrics(rows: list[dict], mean_ci: Callable) -> dict[str, Any]:
     graded_by_bfcl = [(d, r) for d, r in zip(details, ok) if d.get("environment") == "bfcl"]
     if graded_by_bfcl:
         out["bfcl"] = bfcl_figures(graded_by_bfcl)
+    steps = [d for d in details if d.get("environment") == "scicode"]
+    if steps:
+        out["scicode"] = scicode_figures(steps)
     return out
+
+
+def scicode_figures(details: list[dict]) -> dict[str, Any]:
+    """Sub-step accuracy pooled over rollouts (steps passed / steps graded) and main-problem accuracy, in percent."""
+    passed = sum(int(d.get("num_steps_passed") or 0) for d in details)
+    total = sum(int(d.get("num_steps_total") or 0) for d in details)
+    solved = sum(bool(d.get("num_steps_total")) and d.get("num_steps_passed") == d.get("num_steps_total")
+                 for d in details)
+    return {"subtask_accuracy": round(100.0 * passed / total, 2) if total else None, "steps_passed": passed,
+            "steps_total": total, "problem_accuracy": round(100.0 * solved / len(details), 2)}
 
 
 def bfcl_figures(graded: list[tuple[dict, dict]]) -> dict[str, Any]:

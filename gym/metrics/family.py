@@ -356,6 +356,10 @@ def episode_text(entry: dict[str, Any]) -> str:
     if fm.get("bfcl"):
         parts.append(f"BFCL overall accuracy {fm['bfcl']['overall_accuracy']}% (mean of "
                      + ", ".join(f"{name} {value}%" for name, value in fm["bfcl"]["accuracy_by_category"].items()) + ")")
+    if fm.get("scicode"):
+        sc = fm["scicode"]
+        parts.append(f"sub-step accuracy {sc['subtask_accuracy']}% ({sc['steps_passed']}/{sc['steps_total']} steps, "
+                     f"pooled), main-problem accuracy {sc['problem_accuracy']}%")
     parts += [f"per episode: {per['steps']} steps, {per['tool_calls']} tool calls, {per['tool_errors']} tool errors",
               f"transfers {_percent(fm['transfer_rate'])}", f"user {', '.join(fm['user_models'])} ({fm['user_tokens']['total']} tokens)"]
     if fm.get("nl_assertions_skipped"):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from pathlib import Path
 from typing import Any, ClassVar
 
 from gym.core.errors import GymError
@@ -26,7 +27,11 @@ from gym.verifiers.base import JudgeUnavailable, Verdict, Verifier, VerifierErro
 
 class EpisodeVerifier(Verifier):
     family: ClassVar[str] = "episode"
-    OPTIONS: ClassVar[dict[str, Any]] = {"environment": "tau2", "data_path": None}
+    OPTIONS: ClassVar[dict[str, Any]] = {
+        "environment": "tau2", "data_path": None,
+        "test_data": None,  # a file the grader reads (SciCode's test_data.h5); must exist when set
+        "step_timeout": None,  # seconds per graded program (SciCode's sub-steps; null: the environment's own)
+    }
     CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {"nl_assertions": ("skip", "judge")}
 
     def __init__(self, **options: Any) -> None:
@@ -34,7 +39,13 @@ class EpisodeVerifier(Verifier):
         self._env: Any = None
         self._lock = threading.Lock()
         self.needs_judge = self.nl_assertions == "judge"
+        test_data = self.options["test_data"]
+        if test_data is not None and not Path(str(test_data)).expanduser().is_file():  # before any model call
+            raise GymError(f"verifier 'episode': test_data {test_data} not found: place the benchmark's test data "
+                           f"there (SciCode: docs/benchmarks/scicode.md) or set benchmark.verifier.options.test_data")
         self._judge: tuple[Any, int | None] = (None, None)
+        if test_data is not None:  # built now, so an environment that cannot grade says so before any model call
+            _ = self.env
 
     def attach_judge(self, client: Any, seed: int | None = None) -> None:
         """nl_assertions=judge: the judge endpoint's client (gym.model.endpoints.connect_judge)."""
@@ -51,7 +62,9 @@ class EpisodeVerifier(Verifier):
                 if not self.options["data_path"]:
                     raise GymError("verifier 'episode': option data_path (the prepared JSONL) is not set")
                 self._env = make_environment(str(self.options["environment"]), self.options["data_path"],
-                                             nl_assertions=self.nl_assertions)
+                                             nl_assertions=self.nl_assertions, **{
+                                                 name: self.options[name] for name in ("test_data", "step_timeout")
+                                                 if self.options[name] is not None})
                 self._env.judge_client, self._env.judge_seed = self._judge
             return self._env
 
