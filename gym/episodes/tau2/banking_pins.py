@@ -68,6 +68,22 @@ def change_debit_card_pin_6285(db: dict, card_id: str, current_pin: str, new_pin
                       *REMINDER])
 
 
+def post_credit(db: dict, account: dict, account_id: str, amount: float, credit_type: str, seed: str,
+                description: str, holdings_prefix: str) -> str:
+    """Credit an account and record the transaction, as upstream's two credit tools do (upstream writes a
+    checking balance with "$" and a savings balance without)."""
+    before = account_balance(account)
+    after = before + amount
+    account["current_holdings"] = f"{holdings_prefix}{after:.2f}"
+    transaction_id = f"txn_{deterministic_id(f'{seed}:{account_id}:{credit_type}:{amount}:{TODAY}')}"
+    table(db, "bank_account_transaction_history")[transaction_id] = {
+        "transaction_id": transaction_id, "account_id": account_id, "date": TODAY,
+        "description": description, "amount": amount, "type": credit_type, "status": "posted"}
+    return (f"\nCredit applied successfully!\n  - Transaction ID: {transaction_id}\n  - Account: {account_id}\n"
+            f"  - Credit Type: {credit_type}\n  - Amount: ${amount:.2f}\n  - Previous Balance: ${before:.2f}\n"
+            f"  - New Balance: ${after:.2f}")
+
+
 def apply_checking_account_credit_5829(db: dict, account_id: str, amount: float, credit_type: str) -> str:
     if not account_id or amount is None or not credit_type:
         return "Error: Missing required parameters."
@@ -88,17 +104,9 @@ def apply_checking_account_credit_5829(db: dict, account_id: str, amount: float,
                 "Credits can only be applied to checking accounts.")
     if account.get("status") not in ("ACTIVE", "OPEN"):
         return f"Error: Account '{account_id}' is not active."
-    before = account_balance(account)
-    after = before + amount
-    account["current_holdings"] = f"${after:.2f}"
-    transaction_id = f"txn_{deterministic_id(f'checking_credit:{account_id}:{credit_type}:{amount}:{TODAY}')}"
-    table(db, "bank_account_transaction_history")[transaction_id] = {
-        "transaction_id": transaction_id, "account_id": account_id, "date": TODAY,
-        "description": "REBATE CREDIT - CUSTOMER SERVICE" if credit_type == "rebate_credit"
-        else "FEE REFUND - CUSTOMER SERVICE", "amount": amount, "type": credit_type, "status": "posted"}
-    return (f"\nCredit applied successfully!\n  - Transaction ID: {transaction_id}\n  - Account: {account_id}\n"
-            f"  - Credit Type: {credit_type}\n  - Amount: ${amount:.2f}\n  - Previous Balance: ${before:.2f}\n"
-            f"  - New Balance: ${after:.2f}")
+    description = ("REBATE CREDIT - CUSTOMER SERVICE" if credit_type == "rebate_credit"
+                   else "FEE REFUND - CUSTOMER SERVICE")
+    return post_credit(db, account, account_id, amount, credit_type, "checking_credit", description, "$")
 
 
 PIN_TOOLS: dict[str, Tool] = {
@@ -132,16 +140,7 @@ def apply_savings_account_credit_6831(db: dict, account_id: str, amount: float, 
                 "This tool only applies to savings accounts.")
     if account.get("status") not in ("ACTIVE", "OPEN"):
         return f"Error: Account '{account_id}' is not active."
-    before = account_balance(account)
-    after = before + amount
-    account["current_holdings"] = f"{after:.2f}"
-    transaction_id = f"txn_{deterministic_id(f'savings_credit:{account_id}:{credit_type}:{amount}:{TODAY}')}"
-    table(db, "bank_account_transaction_history")[transaction_id] = {
-        "transaction_id": transaction_id, "account_id": account_id, "date": TODAY,
-        "description": SAVINGS_CREDITS[credit_type], "amount": amount, "type": credit_type, "status": "posted"}
-    return (f"\nCredit applied successfully!\n  - Transaction ID: {transaction_id}\n  - Account: {account_id}\n"
-            f"  - Credit Type: {credit_type}\n  - Amount: ${amount:.2f}\n  - Previous Balance: ${before:.2f}\n"
-            f"  - New Balance: ${after:.2f}")
+    return post_credit(db, account, account_id, amount, credit_type, "savings_credit", SAVINGS_CREDITS[credit_type], "")
 
 
 def submit_interest_discrepancy_report_7294(db: dict, account_id: str, user_id: str, expected_apy: float,
