@@ -38,9 +38,12 @@ def test_reference_math_rollouts_get_their_math_verify_reward(url):
     got = [post(url, "/gsm8k/verify", row).json() for row in rows]
     # The recorded `reward` adds an LLM judge's verdict; `library_reward` is math-verify's alone, as gym's.
     # One difference, verified: row 1's answer, ((1+√3)^4033 − (1−√3)^4033)/(2^2017·√3), equals the gold
-    # closed form only symbolically; gym's math-verify settings (worker time limit) do not prove it.
+    # closed form only symbolically; within gym's math worker time limit it is proved on an idle machine and
+    # not on a loaded one, so that row may go either way (never a wrong proof: reward 1 is the recorded one).
     agree = [i for i, (row, out) in enumerate(zip(rows, got)) if out["reward"] == row["library_reward"]]
-    assert agree == [0, 2, 3, 4], [(r["library_reward"], o["reward"], o["extracted_answer"]) for r, o in zip(rows, got)]
+    assert [i for i in agree if i != 1] == [0, 2, 3, 4], [(r["library_reward"], o["reward"], o["extracted_answer"])
+                                                          for r, o in zip(rows, got)]
+    assert got[1]["reward"] in (0.0, rows[1]["library_reward"])
     assert [o["extracted_answer"] for o in got][2:] == [r["extracted_answer"] for r in rows][2:]
     assert all(out["response"] == row["response"] for row, out in zip(rows, got))  # the request comes back
 
