@@ -137,6 +137,8 @@ class EpisodeRunner:
             known = {s["name"] for s in self.env.tools(state, requestor)}
             episode.unknown_tools += int(function["name"] not in known)
             episode.transfers += int(function["name"] == "transfer_to_human_agents")
+        if requestor == "user" and getattr(self.env, "conversation_over", None) and self.env.conversation_over(state):
+            episode.termination = Termination.USER_STOP.value  # the user's own stop tool (ToolSandbox's)
         return "agent" if requestor == "assistant" else "user"
 
     @staticmethod
@@ -185,7 +187,10 @@ class EpisodeRunner:
         if hasattr(self.env, "next_user_turn"):  # the environment writes the user's turns (SciCode's steps)
             turn = self.env.next_user_turn(state, episode.trajectory, row)
         else:
-            view = user_view(episode.trajectory, row.get("user_system_prompt") or "")
+            if hasattr(self.env, "user_view"):  # an environment may show its user more (ToolSandbox's few-shot)
+                view = self.env.user_view(episode.trajectory, row)
+            else:
+                view = user_view(episode.trajectory, row.get("user_system_prompt") or "")
             turn = self.user(view, self.env.tools(state, "user"), row, seed)
         episode.user_turns += 1
         _add_usage(episode.user_usage, turn.usage)
