@@ -47,7 +47,7 @@ def _patch_ids() -> None:
         module.uuid4 = new_id
 
 
-def play(scenario, steps: list[dict], tool_names: dict[str, str]) -> dict:
+def play(scenario, steps: list[dict], tool_names: dict[str, str], keep_context: bool = False) -> dict:
     import copy
 
     from tool_sandbox.common.execution_context import DatabaseNamespace, RoleType, get_current_context
@@ -84,6 +84,12 @@ def play(scenario, steps: list[dict], tool_names: dict[str, str]) -> dict:
                                            content=code(None, "end_conversation", {}))])
             environment.respond()
     context = get_current_context()
+    if keep_context:
+        return {"messages": [{k: (str(v) if k in ("sender", "recipient") else v) for k, v in row.items()
+                              if k in MESSAGE_KEYS and k != "visible_to"}
+                             for row in context.get_database(DatabaseNamespace.SANDBOX,
+                                                             get_all_history_snapshots=True).to_dicts()],
+                "context": context}
     result = scenario.evaluation.evaluate(execution_context=context, max_turn_count=scenario.max_messages)
     first, last = context.first_user_sandbox_message_index, context.max_sandbox_message_index
     history = context.get_database(DatabaseNamespace.SANDBOX, get_all_history_snapshots=True,
@@ -105,6 +111,73 @@ def play(scenario, steps: list[dict], tool_names: dict[str, str]) -> dict:
                            "milestone_mapping": {str(k): list(v) for k, v in result.milestone_mapping.items()},
                            "minefield_mapping": {str(k): list(v) for k, v in result.minefield_mapping.items()},
                            "turn_count": result.turn_count}}
+
+
+CALLS_SCENARIO = "wifi_off"  # any scenario: every tool is importable in its console (the base world)
+NOW = 1722859200.0  # FROZEN_NOW as a timestamp
+CALLS = [  # one world, in order: every tool of the five modules, right and wrong
+    ("get_current_timestamp", {}), ("get_wifi_status", {}), ("set_wifi_status", {"on": True}),
+    ("set_wifi_status", {"on": "yes"}), ("set_cellular_service_status", {"on": False}),
+    ("get_cellular_service_status", {}), ("set_low_battery_mode_status", {"on": True}),
+    ("set_location_service_status", {"on": True}), ("get_location_service_status", {}),
+    ("get_current_location", {}), ("set_low_battery_mode_status", {"on": False}),
+    ("set_location_service_status", {"on": True}), ("get_current_location", {}),
+    ("get_low_battery_mode_status", {}), ("search_contacts", {}), ("search_contacts", {"name": "Fredrik"}),
+    ("search_contacts", {"relationship": "friend"}), ("search_contacts", {"phone_number": "12345"}),
+    ("search_contacts", {"is_self": True}), ("search_contacts", {"nmae": "x"}),
+    ("add_contact", {"name": "Ada Lovelace", "phone_number": "+447700900123", "relationship": "colleague"}),
+    ("add_contact", {"name": "Ada", "phone_number": 447700900123}), ("add_contact", {"name": "Ada"}),
+    ("add_contact", {"name": "Me Again", "phone_number": "+11233344455", "is_self": True}),
+    ("modify_contact", {"person_id": "nope", "name": "X"}), ("modify_contact", {"person_id": "nope"}),
+    ("modify_contact", {"person_id": "9e137f06-916a-5310-8174-cf0b7e9f7054", "relationship": "bandmate"}),
+    ("remove_contact", {"person_id": "a22e1984-6c6c-530c-8831-c3ea3b5138e7"}),
+    ("remove_contact", {"person_id": "a22e1984-6c6c-530c-8831-c3ea3b5138e7"}),
+    ("send_message_with_phone_number", {"phone_number": "+12453344098", "content": "Hi Fredrik"}),
+    ("set_cellular_service_status", {"on": True}),
+    ("send_message_with_phone_number", {"phone_number": "+12453344098", "content": "Hi Fredrik"}),
+    ("send_message_with_phone_number", {"phone_number": "+19998887777", "content": "Who is this?"}),
+    ("search_messages", {"content": "GPU"}), ("search_messages", {"sender_phone_number": "+10000000000"}),
+    ("search_messages", {"creation_timestamp_lowerbound": NOW - 7200}),
+    ("search_messages", {"creation_timestamp_lowerbound": 12.0}), ("search_messages", {}),
+    ("add_reminder", {"content": "Call mom", "reminder_timestamp": NOW + 86400}),
+    ("add_reminder", {"content": "Buy milk", "reminder_timestamp": NOW + 3600, "latitude": 37.33,
+                      "longitude": -122.0}),
+    ("add_reminder", {"content": "Bad", "reminder_timestamp": NOW, "latitude": 120.0}),
+    ("search_reminder", {"content": "tickets"}), ("search_reminder", {"reminder_timestamp_lowerbound": NOW}),
+    ("modify_reminder", {"reminder_id": "8f5b6fc6-1c25-5467-91ba-d4d1e17c7129", "content": "Find SF tickets"}),
+    ("modify_reminder", {"reminder_id": "none"}),
+    ("remove_reminder", {"reminder_id": "da2b856e-9390-511f-bcbe-7005f72cbf5e"}),
+    ("remove_reminder", {"reminder_id": "da2b856e-9390-511f-bcbe-7005f72cbf5e"}),
+    ("timestamp_to_datetime_info", {"timestamp": NOW}), ("timestamp_to_datetime_info", {"timestamp": 5}),
+    ("datetime_info_to_timestamp", {"year": 2024, "month": 12, "day": 25, "hour": 9, "minute": 30, "second": 0}),
+    ("shift_timestamp", {"timestamp": NOW, "weeks": 1, "hours": -3}),
+    ("timestamp_diff", {"timestamp_0": NOW, "timestamp_1": NOW + 200000.5}),
+    ("seconds_to_hours_minutes_seconds", {"seconds": 45296.0}),
+    ("unit_conversion", {"amount": 100.0, "from_unit": "fahrenheit", "to_unit": "celsius"}),
+    ("unit_conversion", {"amount": 3, "from_unit": "Miles", "to_unit": "Kilometers"}),
+    ("unit_conversion", {"amount": 1.0, "from_unit": "meter", "to_unit": "second"}),
+    ("calculate_lat_lon_distance", {"latitude_0": 37.334606, "longitude_0": -122.009102, "latitude_1": 40.7128,
+                                    "longitude_1": -74.006}),
+    ("set_wifi_status", {"on": True}), ("search_holiday", {"holiday_name": "Thanksgiving"}),
+    ("search_holiday", {"holiday_name": "christmas", "year": 2025}),
+    ("search_holiday", {"holiday_name": "Festivus"}), ("set_wifi_status", {"on": False}),
+    ("search_holiday", {"holiday_name": "Thanksgiving"}),
+]
+
+
+def run_calls(scenario) -> list[dict]:
+    """CALLS run one by one in a copy of the scenario's world, each as an agent message answered by the
+    execution environment: the answer's content, exception and trace, and a digest of every database."""
+    steps = [{"agent": [{"id": f"call_t{n}", "name": name, "arguments": arguments}]}
+             for n, (name, arguments) in enumerate(CALLS)]
+    names = {name: name for name, _ in CALLS}
+    played = play(scenario, steps, names, keep_context=True)
+    context = played.pop("context")
+    from tool_sandbox.common.execution_context import DatabaseNamespace
+
+    answers = [m for m in played["messages"] if m["sender"] == "EXECUTION_ENVIRONMENT"]
+    states = {name: digest(context.get_database(DatabaseNamespace[name]).to_dicts()) for name in DATABASES}
+    return {"calls": [[n, a] for n, a in CALLS], "answers": answers, "final_states": states}
 
 
 def main(scenario_file: Path, out: Path, names: list[str]) -> None:
@@ -133,8 +206,10 @@ def main(scenario_file: Path, out: Path, names: list[str]) -> None:
                     expected[name][play_name] = dict(play(scenarios[name], steps, spec["tool_names"]), steps=steps)
                 except Exception as error:  # upstream itself fails on this play: recorded, not compared
                     expected[name][play_name] = {"steps": steps, "upstream_error": f"{type(error).__name__}: {error}"}
+        tools = run_calls(scenarios[CALLS_SCENARIO])
     tmp = out.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"commit": document["commit"], "plays": expected}, ensure_ascii=False, indent=0),
+    tmp.write_text(json.dumps({"commit": document["commit"], "tools": dict(tools, scenario=CALLS_SCENARIO),
+                               "plays": expected}, ensure_ascii=False, indent=0),
                    encoding="utf-8")
     tmp.replace(out)
     print(f"{sum(len(v) for v in expected.values())} plays over {len(expected)} scenarios", file=sys.stderr)

@@ -55,14 +55,14 @@ def execute(world: World, name: str | None, arguments: Any) -> tuple[str, str | 
         return line, line, None
     token = CURRENT.set(world)
     try:
+        traced = traced_arguments(tool, arguments)  # upstream's decorator binds first: its TypeError messages
         result = tool(**arguments)
     except Exception as error:  # a tool's failure is its answer, as upstream's console prints it
         line = _exception_line(error)
         return line, line, None
     finally:
         CURRENT.reset(token)
-    trace = json.dumps({"tool_name": name, "arguments": traced_arguments(tool, arguments), "result": result},
-                       ensure_ascii=False)
+    trace = json.dumps({"tool_name": name, "arguments": traced, "result": result}, ensure_ascii=False)
     return "\n".join(repr(result).rstrip().split("\n")), None, trace
 
 

@@ -152,11 +152,12 @@ class ToolSandboxEnvironment:
                 view.append({"role": "assistant", "content": m["content"]})
         return view
 
-    def replay(self, row: dict, trajectory: list[dict]) -> World:
-        """The World upstream's roles would have written for this trajectory."""
+    def replay(self, row: dict, trajectory: list[dict], names: dict[str, str] | None = None) -> World:
+        """The World upstream's roles would have written for this trajectory (`names`: agent-facing to
+        execution tool names, the scenario's own by default)."""
         scenario = self.scenario(row)
         world = self._world(scenario)
-        names = scenario.spec["tool_names"]
+        names = scenario.spec["tool_names"] if names is None else names
         for m in trajectory[len(self._opening(scenario)):]:
             role, calls = m.get("role"), m.get("tool_calls") or []
             if role == "assistant" and calls:

@@ -118,8 +118,9 @@ class World:
     def remove(self, namespace: str, column: str, value) -> None:
         current = self._current(namespace)
         kept = [r for r in current if r.get(column) != value]
-        if len(kept) == len(current):
-            raise NoDataError(f"No db entry matching {column}={value!r} found")
+        if len(kept) == len(current):  # upstream prints its polars predicate (30 characters, then an address)
+            predicate = f'[([(col("{column}")) == (String'[:30]
+            raise NoDataError(f"No db entry matching predicate=<Expr ['{predicate}…'] at 0x{id(self):X}> found")
         current[:] = kept
 
     def replace(self, namespace: str, rows: list[dict]) -> None:

@@ -1,0 +1,153 @@
+"""benchmark=toolsandbox: prepare, the environment's episode plumbing (user view, end_conversation, not sent),
+the world's snapshots and the commands the docs show. Parity with upstream: tests/test_toolsandbox_parity.py."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gym.episodes.base import Limits, Turn
+from gym.episodes.loop import EpisodeRunner
+from gym.episodes.toolsandbox.env import ToolSandboxEnvironment
+from gym.episodes.toolsandbox.world import CONTACT, SETTING, World
+from gym.toolcalls import ToolCall
+
+ROOT = Path(__file__).resolve().parent.parent
+MIRROR = "data.mirror=tests/fixtures/upstream"
+
+
+def gym(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "gym", *args], cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory) -> tuple[Path, dict]:
+    root = tmp_path_factory.mktemp("data")
+    done = gym("task=prepare", "benchmark=toolsandbox", MIRROR, f"data.root={root}")
+    assert done.returncode == 0, done.stderr[-2000:]
+    path = root / "toolsandbox" / "toolsandbox.jsonl"
+    rows = {r["scenario"]: r for r in map(json.loads, path.read_text().splitlines())}
+    return path, rows
+
+
+def test_prepare_writes_one_row_per_named_scenario(prepared):
+    """One row per scenario of upstream's registry (1,032, as the reference); the 517 that offer a
+    RapidAPI tool carry why they are not sent: 272 need one, 245 offer them as distractions."""
+    path, rows = prepared
+    assert len(rows) == 1032
+    reasons = [r["not_sent"] for r in rows.values() if r["not_sent"]]
+    assert len(reasons) == 517
+    assert sum("distractions" in r for r in reasons) == 245
+    assert rows["cellular_off"]["question"] == "Turn off cellular"
+    assert rows["cellular_off"]["task"]["evaluation_criteria"]["actions"] == [
+        {"name": "set_cellular_service_status", "arguments": {"on": False}, "requestor": "assistant"}]
+    assert (path.parent / "toolsandbox.scenarios.json.gz").is_file()
+    manifest = json.loads((path.parent / "manifest.json").read_text())
+    assert any("apple/ToolSandbox" in s for s in manifest["sources"])
+
+
+def test_prepare_with_a_missing_scenario_file_is_one_line(tmp_path):
+    done = gym("task=prepare", "benchmark=toolsandbox", MIRROR, f"data.root={tmp_path}",
+               f"benchmark.dataset.prepare_args.scenarios={tmp_path}/nothing.json.gz")
+    assert done.returncode != 0
+    assert "no scenario file" in done.stderr and "Traceback" not in done.stderr
+
+
+def _runner(env: ToolSandboxEnvironment, agent, user) -> EpisodeRunner:
+    return EpisodeRunner(env, agent, user, Limits(max_steps=40))
+
+
+def test_an_episode_ends_on_the_users_end_conversation_and_scores_the_world(prepared):
+    """The agent turns cellular off and says so; the simulated user (shown upstream's few-shot examples
+    and the scenario's prompt) calls end_conversation: user_stop, similarity 1 as upstream scores it."""
+    path, rows = prepared
+    env = ToolSandboxEnvironment(path)
+    row = rows["cellular_off"]
+    seen: list[list[dict]] = []
+
+    def agent(messages, tools):
+        assert {t["name"] for t in tools} >= {"set_cellular_service_status"}
+        if not any(m.get("role") == "tool" for m in messages):
+            return Turn(tool_calls=[ToolCall("set_cellular_service_status", {"on": False}, None, "call_0")])
+        return Turn(text="Cellular service is turned off")
+
+    def user(view, tools, row, seed=None):
+        seen.append(view)
+        assert [t["name"] for t in tools] == ["end_conversation"]
+        return Turn(tool_calls=[ToolCall("end_conversation", {}, None, "user_0")])
+
+    episode = _runner(env, agent, user).run(row)
+    assert episode.termination == "user_stop"
+    view = seen[0]
+    assert view[0]["role"] == "system" and "role play as a user" in view[0]["content"]
+    assert any(m["content"] == row["user_system_prompt"] for m in view if m["role"] == "system")
+    assert view[-2:] == [{"role": "assistant", "content": "Turn off cellular"},
+                         {"role": "user", "content": "Cellular service is turned off"}]
+    assert episode.state.world.rows(SETTING)[0]["cellular"] is False
+    assert env.call(episode.state, "get_wifi_status", {}).content == "Error: unknown tool 'get_wifi_status'"
+    score = env.score(row, episode.trajectory, episode.termination)
+    assert score.reward == 1.0 and score.details["milestone_mapping"] == {"0": [17, 1.0], "1": [18, 1.0]}
+
+
+def test_a_matched_minefield_zeroes_the_episode(prepared):
+    """An insufficient-information scenario's minefield: an agent message to the console that names
+    timestamp_diff (the call's Python code, as upstream writes it). Making the call zeroes the episode."""
+    path, rows = prepared
+    env = ToolSandboxEnvironment(path)
+    name = "find_days_till_holiday_insufficient_information"
+    scenario = env.scenario(rows[name])
+    target = scenario.world["minefields"]["nodes"][0]["constraints"][0]["target"]["rows"][0]
+    assert target == {"sender": "AGENT", "recipient": "EXECUTION_ENVIRONMENT", "content": "timestamp_diff"}
+    calls = [{"id": "call_0", "type": "function", "function": {
+        "name": "timestamp_diff", "arguments": json.dumps({"timestamp_0": 1722859200.0, "timestamp_1": 1722945600.0})}}]
+    base = env.initial_messages(rows[name])
+    said = base + [{"role": "assistant", "content": "I cannot find that holiday."},
+                   {"role": "user", "content": "###STOP###"}]
+    called = base + [{"role": "assistant", "content": None, "tool_calls": calls},
+                     {"role": "tool", "tool_call_id": "call_0", "content": ""}] + said[len(base):]
+    assert env.score(rows[name], said, "user_stop").details["minefield_similarity"] == 0
+    hit = env.score(rows[name], called, "user_stop")
+    assert hit.details["minefield_similarity"] > 0 and hit.reward == 0
+
+
+def test_scenarios_that_offer_rapid_api_are_not_sent(prepared):
+    from gym.core.errors import TaskNotSent
+
+    path, rows = prepared
+    env = ToolSandboxEnvironment(path)
+    row = next(r for r in rows.values() if r["not_sent"])
+    with pytest.raises(TaskNotSent, match="RapidAPI"):
+        env.initial_messages(row)
+
+
+def test_world_snapshots_land_at_the_answer_index():
+    """A write while message k is answered makes snapshot k+1; earlier indices read the state before."""
+    world = World.start(0.0, [{"sender": "USER", "recipient": "AGENT", "content": "hi"}],
+                        {SETTING: [{"device_id": "d", "wifi": True}], CONTACT: []})
+    world.replace(SETTING, [dict(world.rows(SETTING)[0], wifi=False)])
+    world.add(CONTACT, [{"name": "A", "phone_number": "+1"}])
+    assert world.rows(SETTING, 0)[0]["wifi"] is True and world.rows(SETTING, 1)[0]["wifi"] is False
+    assert world.rows(CONTACT, 0) == [] and world.rows(CONTACT)[0]["name"] == "A"
+    with pytest.raises(ValueError, match="all None"):
+        world.add(CONTACT, [{}])
+
+
+def test_e2e_offline_through_the_command_line(tmp_path):
+    """The documented offline run: prepare from the fixture mirror, the reference agent plays the
+    gold-ish script, the mock user ends; scores in [0, 1]; RapidAPI scenarios counted as not sent."""
+    done = gym("task=e2e", "benchmark=toolsandbox", "model=mock", "user=mock", MIRROR, f"data.root={tmp_path}/data",
+               f"output={tmp_path}/rollouts.jsonl", "limit=16", "progress=false")
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [json.loads(line) for line in (tmp_path / "rollouts.jsonl").read_text().splitlines()]
+    assert len(rows) == 13 and all(r["status"] == "ok" for r in rows)
+    assert all(0 <= r["reward"] <= 1 for r in rows) and max(r["reward"] for r in rows) > 0.5
+    assert "tasks not sent: 3 (offers RapidAPI search tools as distractions" in done.stdout + done.stderr
+    again = gym("task=reverify", f"rollouts={tmp_path}/rollouts.jsonl", f"data.root={tmp_path}/data",
+                f"hydra.run.dir={tmp_path}/rev")
+    assert again.returncode == 0, again.stderr[-2000:]
+    report = json.loads((tmp_path / "rev" / "reverify.json").read_text())
+    assert report["reverified"] == len(rows) and report["changed"] == 0
