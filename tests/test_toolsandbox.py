@@ -140,12 +140,12 @@ def test_e2e_offline_through_the_command_line(tmp_path):
     """The documented offline run: prepare from the fixture mirror, the reference agent plays the
     gold-ish script, the mock user ends; scores in [0, 1]; RapidAPI scenarios counted as not sent."""
     done = gym("task=e2e", "benchmark=toolsandbox", "model=mock", "user=mock", MIRROR, f"data.root={tmp_path}/data",
-               f"output={tmp_path}/rollouts.jsonl", "limit=16", "progress=false")
+               f"output={tmp_path}/rollouts.jsonl", "limit=8", "progress=false")
     assert done.returncode == 0, done.stderr[-2000:]
     rows = [json.loads(line) for line in (tmp_path / "rollouts.jsonl").read_text().splitlines()]
-    assert len(rows) == 13 and all(r["status"] == "ok" for r in rows)
-    assert all(0 <= r["reward"] <= 1 for r in rows) and max(r["reward"] for r in rows) > 0.5
-    assert "tasks not sent: 3 (offers RapidAPI search tools as distractions" in done.stdout + done.stderr
+    assert len(rows) == 6 and all(r["status"] == "ok" for r in rows)
+    assert all(0 <= r["reward"] <= 1 for r in rows) and min(r["reward"] for r in rows) > 0.9
+    assert "tasks not sent: 2 (offers RapidAPI search tools as distractions" in done.stdout + done.stderr
     again = gym("task=reverify", f"rollouts={tmp_path}/rollouts.jsonl", f"data.root={tmp_path}/data",
                 f"hydra.run.dir={tmp_path}/rev")
     assert again.returncode == 0, again.stderr[-2000:]

@@ -101,10 +101,12 @@ class EpisodeIndex:
         fitting = [row for row in candidates
                    if _history_texts(row) <= said and _turns_fit(row, list(messages), prompt, offered)]
 
-        def closeness(row: dict) -> tuple:  # the most history, turns said (completions), functions held back
+        def closeness(row: dict) -> tuple:  # gold calls all offered, the most history, turns said, held back
+            names = {a.get("name") for a in ((row["task"].get("evaluation_criteria") or {}).get("actions") or [])}
+            offers = offered is None or names <= offered  # ToolSandbox's variants differ in tool names only
             if not _per_turn(row):
-                return len(_history_texts(row)), 0, 0
-            return 0, len(_turns_said(row, list(messages), prompt)), len(_still_held(row, -1))
+                return offers, len(_history_texts(row)), 0, 0
+            return offers, 0, len(_turns_said(row, list(messages), prompt)), len(_still_held(row, -1))
 
         return max(fitting, key=closeness, default=None)
 

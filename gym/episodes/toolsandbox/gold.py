@@ -131,3 +131,22 @@ def plays(milestones: dict, tool_names: dict[str, str]) -> dict[str, list[dict]]
         wrong = [dict(calls[0], arguments=_mutated(calls[0]["arguments"]))] + calls[1:]
         out["mutated"] = [{"agent": [c]} for c in wrong] + [{"user": "Are you sure?"}, closing, end]
     return out
+
+
+def chat(opening: list[dict], steps: list[dict]) -> list[dict]:
+    """A play's steps as the chat trajectory gym's episode loop writes (tool answers left empty: the
+    scorer runs the calls again); the user's end is its stop message (end_conversation on replay)."""
+    out = list(opening)
+    for step in steps:
+        if isinstance(step.get("agent"), list):
+            out.append({"role": "assistant", "content": None, "tool_calls": [
+                {"id": c["id"], "type": "function",
+                 "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])}} for c in step["agent"]]})
+            out += [{"role": "tool", "tool_call_id": c["id"], "content": ""} for c in step["agent"]]
+        elif "agent" in step:
+            out.append({"role": "assistant", "content": step["agent"]})
+        elif "user" in step:
+            out.append({"role": "user", "content": step["user"]})
+        else:
+            out.append({"role": "user", "content": "###STOP###"})
+    return out
