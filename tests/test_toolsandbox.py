@@ -151,3 +151,21 @@ def test_e2e_offline_through_the_command_line(tmp_path):
     assert again.returncode == 0, again.stderr[-2000:]
     report = json.loads((tmp_path / "rev" / "reverify.json").read_text())
     assert report["reverified"] == len(rows) and report["changed"] == 0
+
+
+def test_model_and_user_over_endpoints(prepared, tmp_path):
+    """model=vllm user=vllm, the reference server standing in for both endpoints: the user simulator is
+    sent upstream's few-shot examples and the scenario's prompt, and its stop ends each episode."""
+    from gym.mock.server import MockServer
+
+    path, _ = prepared
+    with MockServer(data_paths=[path], accuracy=1.0) as server:
+        done = gym("task=collect", "benchmark=toolsandbox", "model=vllm", f"model.base_url={server.base_url}",
+                   "model.name=gym-mock", "user=vllm", f"user.base_url={server.base_url}", "user.name=gym-mock",
+                   f"data.root={path.parent.parent}", f"output={tmp_path}/rollouts.jsonl", "limit=8", "progress=false")
+        answered = server.stats["answers"].get("episode_turn", 0)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [json.loads(line) for line in (tmp_path / "rollouts.jsonl").read_text().splitlines()]
+    assert len(rows) == 6 and all(r["episode"]["termination"] == "user_stop" for r in rows)
+    assert min(r["reward"] for r in rows) > 0.9
+    assert answered == sum(r["episode"]["agent_turns"] + r["episode"]["user_turns"] for r in rows)

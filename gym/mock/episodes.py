@@ -113,7 +113,9 @@ class EpisodeIndex:
     def find_user(self, messages: list[dict]) -> dict | None:
         """The row whose user the request asks for: by its system prompt, rows sharing one told apart
         by the history the conversation holds, as agent requests are."""
-        candidates = self.users.get(str(messages[0].get("content") or "").strip()) if messages else None
+        # the first system message, or a later one (ToolSandbox's user reads few-shot examples first)
+        prompts = [str(m.get("content") or "").strip() for m in messages if m.get("role") == "system"]
+        candidates = next((self.users[p] for p in prompts if p in self.users), None)
         if not candidates:
             return None
         said = {m["content"].strip() for m in messages[1:] if isinstance(m.get("content"), str)}
