@@ -10,7 +10,10 @@ and the evaluation result (similarity, milestone and minefield mappings, turn co
 Upstream draws ids with uuid4; here they come from gym's per-world sequence (World.new_id), kept on the
 execution context so the copies made for parallel calls count alike. Run as tools/toolsandbox_scenarios.py:
 
-    PYTHONPATH=/tmp/ts_up:. TZ=UTC /tmp/ts_venv/bin/python tools/toolsandbox_expected.py SCENARIOS.json.gz OUT.json [names...]
+    PYTHONPATH=/tmp/ts_up:. TZ=UTC /tmp/ts_venv/bin/python tools/toolsandbox_expected.py \
+        benchmarks/toolsandbox/scenarios.json.gz OUT.json [names or @CATEGORY ...]
+
+tests/fixtures/toolsandbox/expected.json.gz holds @NO_DISTRACTION_TOOLS and @TOOL_NAME_SCRAMBLED (merged).
 """
 
 from __future__ import annotations
@@ -180,6 +183,19 @@ def run_calls(scenario) -> list[dict]:
     return {"calls": [[n, a] for n, a in CALLS], "answers": answers, "final_states": states}
 
 
+def chosen(document: dict, names: list[str]) -> list[str]:
+    """The scenarios asked for: names, or @<category> for every scenario without RapidAPI tools in that
+    category (@NO_DISTRACTION_TOOLS: the 95 base scenarios; @TOOL_NAME_SCRAMBLED: their scrambled-name variants)."""
+    out = []
+    for name in names or ["@NO_DISTRACTION_TOOLS"]:
+        if name.startswith("@"):
+            out += sorted(n for n, s in document["scenarios"].items()
+                          if name[1:] in s["categories"] and not s["rapid_api_tools"])
+        else:
+            out.append(name)
+    return out
+
+
 def main(scenario_file: Path, out: Path, names: list[str]) -> None:
     import random
 
@@ -197,7 +213,8 @@ def main(scenario_file: Path, out: Path, names: list[str]) -> None:
     with freeze_time(FROZEN_NOW):
         random.seed(SEED)
         scenarios = tool_sandbox.scenarios.named_scenarios(preferred_tool_backend=ToolBackend.DEFAULT)
-        for name in names or sorted(n for n, s in document["scenarios"].items() if not s["rapid_api_tools"]):
+        for name in chosen(document, names):
+            print(name, file=sys.stderr, flush=True)
             spec = document["scenarios"][name]
             world = document["worlds"][spec["world"]]
             expected[name] = {}

@@ -112,21 +112,52 @@ def _column_scores(measure: dict, cells: list, column: str, value: Any) -> list:
     return COLUMN_MEASURES[measure["name"]](cells, value, column=column, atol=kwargs.get("atol_dict"))
 
 
+def _c_logf() -> Callable[[float], float] | None:
+    """The C library's logf, which polars' Float32 log calls (not always the correctly rounded ln)."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+        libm.logf.restype, libm.logf.argtypes = ctypes.c_float, [ctypes.c_float]
+        return libm.logf
+    except (OSError, AttributeError):
+        return None
+
+
+_LOGF = _c_logf() or (lambda x: float(F32(math.log(x))))
+_LN_E32 = F32(_LOGF(float(F32(math.e))))  # 0.99999994: ln of e in float32
+
+
+def _log32(value: Any) -> Any:
+    """polars' Float32 log: logf(x) / logf(e), in float32."""
+    if value == 0:
+        return F32(-np.inf)
+    return F32(F32(_LOGF(float(value))) / _LN_E32)
+
+
+def _tree_sum(terms: list) -> Any:
+    """polars' horizontal sum: halves added recursively, each addition in the wider of its two types."""
+    if len(terms) == 1:
+        return terms[0]
+    half = len(terms) // 2
+    return _tree_sum(terms[:half]) + _tree_sum(terms[half:])
+
+
 def _row_cost(per_column: list[list]) -> list[float]:
     """-log similarity averaged over columns per snapshot row, in upstream's precision (NaN: all null)."""
-    wide = any(not isinstance(v, F32) for col in per_column for v in col if v is not None)
+    wide = [any(v is not None and not isinstance(v, F32) for v in col) for col in per_column]  # Float64 columns
     out = []
     for j in range(len(per_column[0]) if per_column else 0):
-        terms = [col[j] for col in per_column if col[j] is not None]
-        if not terms:
+        cells = [col[j] for col in per_column]
+        count = sum(c is not None for c in cells)
+        if not count:
             out.append(math.nan)
             continue
-        with np.errstate(divide="ignore"):
-            logs = [(-np.log(np.float64(t)) if wide else -np.log(F32(t))) for t in terms]
-        total = np.float64(0) if wide else F32(0)
-        for term in logs:
-            total = total + (np.float64(term) if wide else term)
-        out.append(float(total) / len(terms))
+        with np.errstate(divide="ignore"):  # each column's -log in its own precision; a null adds 0
+            logs = [(-_log32(c) if isinstance(c, F32) else -np.log(np.float64(c))) if c is not None else
+                    (np.float64(0) if wide[k] else F32(0)) for k, c in enumerate(cells)]
+        out.append(float(_tree_sum(logs)) / count)
     return out
 
 
@@ -157,7 +188,9 @@ def snapshot_similarity(snapshot: list[dict], target: dict, measures: dict, **_:
     for row in rows:
         per_column = [_column_scores(measures[c], [s.get(c) for s in snapshot], c, row[c]) for c in columns]
         matrix.append(_row_cost(per_column))
-    score = _assign(np.array(matrix, dtype=np.float64))
+    # one Float32 column: polars' horizontal mean stays Float32, and so does upstream's cost matrix
+    narrow = len(columns) == 1 and measures[columns[0]]["name"] != "column_one_similarity"
+    score = _assign(np.array(matrix, dtype=np.float32 if narrow else np.float64))
     return 0.0 if score is None else score
 
 
