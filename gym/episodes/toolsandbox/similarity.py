@@ -195,15 +195,15 @@ def snapshot_similarity(snapshot: list[dict], target: dict, measures: dict, **_:
 
 
 def _zero_fill(rows: list[dict], kinds: dict[str, str]) -> list[dict]:
-    """polars fill_null(strategy="zero"): numbers to 0, booleans to false; strings and lists stay null."""
-    fill = {"float": 0.0, "int": 0, "bool": False}
+    """polars fill_null(strategy="zero"): numbers to 0, booleans to false, strings to ""."""
+    fill = {"float": 0.0, "int": 0, "bool": False, "str": ""}
     return [{c: (fill.get(kinds.get(c, "")) if v is None else v) for c, v in r.items()} for r in rows]
 
 
 def _target_kinds(target: dict) -> dict[str, str]:
     def kind(dtype: str) -> str:
         return "float" if dtype.startswith("Float") else "int" if dtype.startswith(("Int", "UInt")) else (
-            "bool" if dtype == "Boolean" else "other")
+            "bool" if dtype == "Boolean" else "str" if dtype == "String" else "other")
     return {c: kind(d) for c, d in target["schema"].items()}
 
 
