@@ -185,12 +185,16 @@ def run_calls(scenario) -> list[dict]:
 
 def chosen(document: dict, names: list[str]) -> list[str]:
     """The scenarios asked for: names, or @<category> for every scenario without RapidAPI tools in that
-    category (@NO_DISTRACTION_TOOLS: the 95 base scenarios; @TOOL_NAME_SCRAMBLED: their scrambled-name variants)."""
+    category (@NO_DISTRACTION_TOOLS: the 95 base scenarios; @TOOL_NAME_SCRAMBLED: their scrambled-name
+    variants); a trailing "+minefields" keeps those with minefields only."""
     out = []
     for name in names or ["@NO_DISTRACTION_TOOLS"]:
+        mined = name.endswith("+minefields")
+        name = name.removesuffix("+minefields")
         if name.startswith("@"):
             out += sorted(n for n, s in document["scenarios"].items()
-                          if name[1:] in s["categories"] and not s["rapid_api_tools"])
+                          if name[1:] in s["categories"] and not s["rapid_api_tools"]
+                          and (not mined or document["worlds"][s["world"]]["minefields"]["nodes"]))
         else:
             out.append(name)
     return out
@@ -218,7 +222,7 @@ def main(scenario_file: Path, out: Path, names: list[str]) -> None:
             spec = document["scenarios"][name]
             world = document["worlds"][spec["world"]]
             expected[name] = {}
-            for play_name, steps in plays(world["milestones"], spec["tool_names"]).items():
+            for play_name, steps in plays(world["milestones"], spec["tool_names"], world["minefields"]).items():
                 try:
                     expected[name][play_name] = dict(play(scenarios[name], steps, spec["tool_names"]), steps=steps)
                 except Exception as error:  # upstream itself fails on this play: recorded, not compared

@@ -110,9 +110,24 @@ def _mutated(arguments: dict) -> dict:
     return out
 
 
-def plays(milestones: dict, tool_names: dict[str, str]) -> dict[str, list[dict]]:
+def minefield_calls(minefields: dict, tool_names: dict[str, str]) -> list[dict]:
+    """Calls a minefield forbids: its traced calls, and a call of each tool whose name the agent's code
+    must not contain (insufficient-information scenarios forbid a tool that way), with no arguments."""
+    facing = {execution: agent for agent, execution in tool_names.items()}
+    calls = gold_play(minefields, tool_names)["calls"]
+    for node in minefields["nodes"]:
+        for constraint in node["constraints"]:
+            for row in (constraint.get("target") or {}).get("rows") or []:
+                named = row.get("content")
+                if row.get("recipient") == "EXECUTION_ENVIRONMENT" and named in facing and not row.get("tool_trace"):
+                    calls.append({"name": facing[named], "arguments": {}})
+    return calls
+
+
+def plays(milestones: dict, tool_names: dict[str, str], minefields: dict | None = None) -> dict[str, list[dict]]:
     """Scripted plays for the parity fixtures: the gold-ish play (calls one per message, then one message
-    saying everything, as gym's reference agent does) and perturbations of it. A step is
+    saying everything, as gym's reference agent does), perturbations of it, and (given the minefields)
+    the calls a minefield forbids. A step is
     {"agent": [calls]} | {"agent": text} | {"user": text} | {"user_end": true}."""
     gold = gold_play(milestones, tool_names)
     closing = {"agent": " ".join(gold["say"]) or "Done."}
@@ -130,6 +145,9 @@ def plays(milestones: dict, tool_names: dict[str, str]) -> dict[str, list[dict]]
     if calls:
         wrong = [dict(calls[0], arguments=_mutated(calls[0]["arguments"]))] + calls[1:]
         out["mutated"] = [{"agent": [c]} for c in wrong] + [{"user": "Are you sure?"}, closing, end]
+    forbidden = numbered(minefield_calls(minefields, tool_names), "m") if minefields and minefields["nodes"] else []
+    if forbidden:
+        out["minefield"] = [{"agent": [c]} for c in forbidden] + [closing, end]
     return out
 
 
