@@ -15,6 +15,7 @@ Scenarios that offer a RapidAPI search tool (a paid web API) are not sent: TaskN
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import json
 import threading
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from gym.episodes.toolsandbox.world import AGENT, SYSTEM, USER, World
 # Endings that are graded: upstream scores every conversation that stopped (its message cap included).
 GRADED = ("user_stop", "agent_stop", "max_steps", "timeout")
 END_TOOL = "end_conversation"
+TOOL_MODULES = ("phonenumbers", "pint", "geopy", "holidays")  # the toolsandbox extra
 
 _loaded: dict[tuple[str, float], dict] = {}
 _lock = threading.Lock()
@@ -78,6 +80,10 @@ class ToolSandboxEnvironment:
 
     def __init__(self, data_path: str | Path, **options: Any):
         self.data_dir = Path(data_path).parent
+        missing = [name for name in TOOL_MODULES if importlib.util.find_spec(name) is None]
+        if missing:
+            raise GymError(f"toolsandbox: its tools need {', '.join(missing)}: "
+                           "pip install 'gym-eval-harness[toolsandbox]'")
 
     def scenario(self, row: dict) -> Scenario:
         if not row.get("env_file") or not row.get("scenario"):

@@ -5,6 +5,7 @@ read in UTC (upstream reads the machine's local zone; its scenarios were written
 from __future__ import annotations
 
 import datetime
+import warnings
 from typing import Optional
 
 from rapidfuzz import fuzz, utils
@@ -85,7 +86,9 @@ def calculate_lat_lon_distance(latitude_0: float, longitude_0: float, latitude_1
 
 @typechecked(holiday_name=c.STR, year=c.OPT_INT)
 def search_holiday(holiday_name: str, year: Optional[int] = None) -> Optional[float]:
-    import holidays
+    with warnings.catch_warnings():  # holidays 0.51 warns about its next versions on import
+        warnings.simplefilter("ignore")
+        import holidays
 
     if not _get_boolean("wifi"):
         raise ConnectionError("Wifi is not enabled")
