@@ -169,3 +169,28 @@ def test_model_and_user_over_endpoints(prepared, tmp_path):
     assert len(rows) == 6 and all(r["episode"]["termination"] == "user_stop" for r in rows)
     assert min(r["reward"] for r in rows) > 0.9
     assert answered == sum(r["episode"]["agent_turns"] + r["episode"]["user_turns"] for r in rows)
+
+
+def test_parallel_calls_run_in_every_order_live(prepared):
+    """Two calls in one message that only work in the order asked (cellular on, then send): upstream runs
+    every order, and the failing one gives the answers, in its order, and the world. Live as on replay."""
+    path, rows = prepared
+    env = ToolSandboxEnvironment(path)
+    row = rows["send_message_with_contact_content_cellular_off"]
+    calls = [ToolCall("set_cellular_service_status", {"on": True}, None, "call_on"),
+             ToolCall("send_message_with_phone_number", {"phone_number": "+12453344098", "content": "Hi"}, None,
+                      "call_send")]
+    replies = iter([Turn(tool_calls=calls), Turn(text="Sent.")])
+
+    def user(view, tools, row, seed=None):
+        return Turn(text="Thanks. ###STOP###")
+
+    episode = _runner(env, lambda messages, tools: next(replies), user).run(row)
+    answers = [m for m in episode.trajectory if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in answers] == ["call_send", "call_on"]
+    assert answers[0]["content"] == "ConnectionError: Cellular service is not enabled"
+    world = episode.state.world
+    assert world.rows(SETTING)[0]["cellular"] is True and len(world.rows("MESSAGING")) == 5
+    replayed = env.replay(row, episode.trajectory)
+    assert [m["content"] for m in replayed.messages if m["sender"] == "EXECUTION_ENVIRONMENT"][:2] == [
+        a["content"] for a in answers]

@@ -128,10 +128,8 @@ class EpisodeRunner:
             return self._user_turn(row, state, episode, seed)
         requestor = "assistant" if who == "agent_tools" else "user"
         calls = episode.trajectory[-1].get("tool_calls") or []
-        for call in calls:
+        for call, output in self._run_calls(state, episode, calls, requestor):
             function = call["function"]
-            arguments = episode.pending.pop(call["id"], None)
-            output = self.env.call(state, function["name"], arguments, requestor)
             episode.trajectory.append(tool_message(call["id"], output.content))
             episode.tool_errors += int(output.error)
             known = {s["name"] for s in self.env.tools(state, requestor)}
@@ -140,6 +138,15 @@ class EpisodeRunner:
         if requestor == "user" and getattr(self.env, "conversation_over", None) and self.env.conversation_over(state):
             episode.termination = Termination.USER_STOP.value  # the user's own stop tool (ToolSandbox's)
         return "agent" if requestor == "assistant" else "user"
+
+    def _run_calls(self, state: Any, episode: Episode, calls: list[dict], requestor: str) -> list[tuple[dict, Any]]:
+        """(call, output) per call of one message, in the order the answers go back: one by one, or all at
+        once where the environment runs a message's calls together (`call_batch`: ToolSandbox tries them
+        in every order and may answer in the order that failed)."""
+        jobs = [(call, episode.pending.pop(call["id"], None)) for call in calls]
+        if len(jobs) > 1 and hasattr(self.env, "call_batch"):
+            return self.env.call_batch(state, jobs, requestor)
+        return [(call, self.env.call(state, call["function"]["name"], arguments, requestor)) for call, arguments in jobs]
 
     @staticmethod
     def _record_calls(episode: Episode, turn: Turn, prefix: str, count: int) -> list[ToolCall]:

@@ -120,6 +120,22 @@ class ToolSandboxEnvironment:
         content, exception, _ = execute(state.world, state.scenario.spec["tool_names"][name], arguments)
         return ToolOutput(content, error=exception is not None)
 
+    def call_batch(self, state: SandboxState, jobs: list[tuple[dict, Any]],
+                   requestor: str = "assistant") -> list[tuple[dict, ToolOutput]]:
+        """One agent message's calls as upstream runs them: in every order on copies of the world; the
+        order that failed, if any, gives the answers (in its order) and the world, else the order asked."""
+        if requestor != "assistant":
+            return [(call, self.call(state, call["function"]["name"], arguments, requestor)) for call, arguments in jobs]
+        names = state.scenario.spec["tool_names"]
+        planned = [{"id": call.get("id"), "name": call["function"]["name"], "arguments": arguments,
+                    "execution_name": names.get(call["function"]["name"])} for call, arguments in jobs]
+        by_id = {call.get("id"): call for call, _ in jobs}
+        start = len(state.world.messages)
+        state.world = agent_calls(state.world, planned)
+        answers = [m for m in state.world.messages[start:] if m["sender"] == "EXECUTION_ENVIRONMENT"]
+        return [(by_id[m["openai_tool_call_id"]], ToolOutput(m["content"], error=m["tool_call_exception"] is not None))
+                for m in answers]
+
     def conversation_over(self, state: SandboxState) -> bool:
         """The user called end_conversation (the loop ends the episode as user_stop)."""
         return state.ended
