@@ -11,10 +11,11 @@ scenario file beside the rows, and writes one row per named scenario, as the ref
     {"scenario": <name>, "question": <the user's first message>, "env_file": <scenario file>,
      "user_system_prompt": <upstream's user prompt for it>, "categories": [...],
      "not_sent": <why gym cannot pose it, or null>, "task": {"id", "evaluation_criteria": {"actions",
-     "communicate_info"}}, "metadata": {"category": <tool set: base / distraction / scrambled variant>}}
+     "communicate_info", "closing_message"}}, "metadata": {"category": <tool set: base / distraction /
+     scrambled variant>}}
 
 `task` holds the gold-ish play read off the milestones (gym.episodes.toolsandbox.gold) for the reference
-agent (model=mock). Scenarios that offer a RapidAPI search tool are kept with a `not_sent` reason; collect
+agent (model=mock): its calls, then one closing message saying the milestones' sentences. Scenarios that offer a RapidAPI search tool are kept with a `not_sent` reason; collect
 leaves them out and counts them ("tasks not sent").
 """
 
@@ -76,7 +77,8 @@ def row_of(name: str, spec: dict, world: dict, env_file: str, base_needs: set[in
     return {"scenario": name, "question": question, "env_file": env_file,
             "user_system_prompt": user_prompt[-1] if user_prompt else None, "categories": spec["categories"],
             "not_sent": not_sent,
-            "task": {"id": name, "evaluation_criteria": {"actions": actions, "communicate_info": gold["say"]}},
+            "task": {"id": name, "evaluation_criteria": {"actions": actions, "communicate_info": gold["say"],
+                                                        "closing_message": " ".join(gold["say"]) or None}},
             "metadata": {"category": tool_set(spec["categories"])}}
 
 
