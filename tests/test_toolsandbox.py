@@ -138,13 +138,14 @@ def test_world_snapshots_land_at_the_answer_index():
 
 def test_e2e_offline_through_the_command_line(tmp_path):
     """The documented offline run: prepare from the fixture mirror, the reference agent plays the
-    gold-ish script, the mock user ends; scores in [0, 1]; RapidAPI scenarios counted as not sent."""
-    done = gym("task=e2e", "benchmark=toolsandbox", "model=mock", "user=mock", MIRROR, f"data.root={tmp_path}/data",
-               f"output={tmp_path}/rollouts.jsonl", "limit=8", "progress=false")
+    gold-ish script (always, at accuracy 1), the mock user ends; the six sent variants of the first
+    scenario score 1 as upstream scores their gold; RapidAPI scenarios are counted as not sent."""
+    done = gym("task=e2e", "benchmark=toolsandbox", "model=mock", "user=mock", MIRROR, "model.mock.accuracy=1.0",
+               f"data.root={tmp_path}/data", f"output={tmp_path}/rollouts.jsonl", "limit=8", "progress=false")
     assert done.returncode == 0, done.stderr[-2000:]
     rows = [json.loads(line) for line in (tmp_path / "rollouts.jsonl").read_text().splitlines()]
     assert len(rows) == 6 and all(r["status"] == "ok" for r in rows)
-    assert all(0 <= r["reward"] <= 1 for r in rows) and min(r["reward"] for r in rows) > 0.9
+    assert [r["reward"] for r in rows] == [1.0] * 6
     assert "tasks not sent: 2 (offers RapidAPI search tools as distractions" in done.stdout + done.stderr
     again = gym("task=reverify", f"rollouts={tmp_path}/rollouts.jsonl", f"data.root={tmp_path}/data",
                 f"hydra.run.dir={tmp_path}/rev")
