@@ -195,3 +195,21 @@ def test_parallel_calls_run_in_every_order_live(prepared):
     replayed = env.replay(row, episode.trajectory)
     assert [m["content"] for m in replayed.messages if m["sender"] == "EXECUTION_ENVIRONMENT"][:2] == [
         a["content"] for a in answers]
+
+
+def test_messages_beyond_upstreams_cap_are_not_scored(prepared):
+    """Upstream stops a conversation at max_messages (30) new messages; a longer trajectory is scored on
+    what upstream would have seen: the call that comes too late does not count."""
+    path, rows = prepared
+    env = ToolSandboxEnvironment(path)
+    row = rows["cellular_off"]
+    opening = env.initial_messages(row)
+    chatter = [{"role": "assistant", "content": "Let me think."}, {"role": "user", "content": "Sure."}] * 15
+    late = [{"role": "assistant", "content": None, "tool_calls": [{"id": "call_0", "type": "function", "function": {
+        "name": "set_cellular_service_status", "arguments": '{"on": false}'}}]},
+            {"role": "tool", "tool_call_id": "call_0", "content": "None"},
+            {"role": "assistant", "content": "Cellular service is turned off"}, {"role": "user", "content": "###STOP###"}]
+    assert env.score(row, opening + late, "user_stop").reward == 1.0
+    capped = env.replay(row, opening + chatter + late)
+    assert capped.max_index == env.replay(row, opening).max_index + 30
+    assert env.score(row, opening + chatter + late, "max_steps").reward < 1.0

@@ -75,10 +75,20 @@ def _answer(world: World, call: dict) -> dict:
 def agent_calls(world: World, calls: list[dict]) -> World:
     """Record one agent message's calls and their answers; returns the world the answers leave (a copy
     when the calls were run in several orders). A call: {id, name (agent-facing), execution_name, arguments}."""
+    ask(world, calls)
+    return answer(world, calls)
+
+
+def ask(world: World, calls: list[dict]) -> None:
+    """The agent's side: one SANDBOX row of console code per call."""
     for call in calls:
         world.add_message(sender=AGENT, recipient=EXECUTION_ENVIRONMENT,
                           content=python_code(call.get("id"), call["execution_name"] or call.get("name"), call["arguments"]),
                           openai_tool_call_id=call.get("id"), openai_function_name=call.get("name"))
+
+
+def answer(world: World, calls: list[dict]) -> World:
+    """The execution environment's side: run the calls (every order when several) and write the answers."""
     if len(calls) <= 1 or len(calls) > MAX_PERMUTED_CALLS:
         answers = [(_answer(world, call)) for call in calls]
         chosen = world
@@ -97,9 +107,12 @@ def agent_calls(world: World, calls: list[dict]) -> World:
     return chosen
 
 
-def user_call(world: World, call_id: str | None, name: str, arguments: Any) -> str:
-    """The user's tool call (end_conversation) and the execution environment's answer to it."""
+def user_call(world: World, call_id: str | None, name: str, arguments: Any, room: Any = None) -> str:
+    """The user's tool call (end_conversation) and the execution environment's answer to it (unless
+    `room()` says the conversation's message cap was reached in between)."""
     world.add_message(sender=USER, recipient=EXECUTION_ENVIRONMENT, content=python_code(call_id, name, arguments))
+    if room is not None and not room():
+        return ""
     reply = _answer(world, {"execution_name": name, "arguments": arguments})
     reply["openai_function_name"] = None
     world.add_message(sender=EXECUTION_ENVIRONMENT, recipient=USER, **reply)

@@ -25,7 +25,7 @@ from typing import Any
 from gym.core.errors import GymError, TaskNotSent
 from gym.episodes.base import Score, ToolOutput
 from gym.episodes.messages import is_stop
-from gym.episodes.toolsandbox.calls import agent_calls, execute, user_call
+from gym.episodes.toolsandbox.calls import agent_calls, answer, ask, execute, user_call
 from gym.episodes.toolsandbox.matcher import evaluate
 from gym.episodes.toolsandbox.world import AGENT, SYSTEM, USER, World
 
@@ -174,24 +174,36 @@ class ToolSandboxEnvironment:
                 view.append({"role": "assistant", "content": m["content"]})
         return view
 
-    def replay(self, row: dict, trajectory: list[dict], names: dict[str, str] | None = None) -> World:
+    def replay(self, row: dict, trajectory: list[dict], names: dict[str, str] | None = None,
+               capped: bool = True) -> World:
         """The World upstream's roles would have written for this trajectory (`names`: agent-facing to
-        execution tool names, the scenario's own by default)."""
+        execution tool names, the scenario's own by default; `capped`: stop at upstream's message cap)."""
         scenario = self.scenario(row)
         world = self._world(scenario)
         names = scenario.spec["tool_names"] if names is None else names
+        cap = world.max_index + int(scenario.spec.get("max_messages") or 30) if capped else float("inf")
+
+        def room() -> bool:
+            """Upstream plays on while the conversation is active and under max_messages new messages;
+            what the trajectory holds beyond that, upstream would not have seen."""
+            return bool(world.messages[-1]["conversation_active"]) and world.max_index < cap
+
         for m in trajectory[len(self._opening(scenario)):]:
+            if not room():
+                break
             role, calls = m.get("role"), m.get("tool_calls") or []
             if role == "assistant" and calls:
-                world = agent_calls(world, [_call(c, names) for c in calls])
+                planned = [_call(c, names) for c in calls]
+                ask(world, planned)
+                if room():
+                    world = answer(world, planned)
             elif role == "assistant":
                 world.add_message(sender=AGENT, recipient=USER, content=m.get("content") or "")
-            elif role == "user" and calls:
-                for c in calls:
+            elif role == "user" and (calls or is_stop(m.get("content"))):
+                for c in calls or [{"id": None, "function": {"name": END_TOOL, "arguments": "{}"}}]:
                     call = _call(c, {END_TOOL: END_TOOL})
-                    user_call(world, c.get("id"), call["execution_name"], call["arguments"])
-            elif role == "user" and is_stop(m.get("content")):
-                user_call(world, None, END_TOOL, {})
+                    if room():
+                        user_call(world, c.get("id"), call["execution_name"], call["arguments"], room)
             elif role == "user":
                 world.add_message(sender=USER, recipient=AGENT, content=m.get("content") or "")
         return world
