@@ -213,3 +213,13 @@ def test_messages_beyond_upstreams_cap_are_not_scored(prepared):
     capped = env.replay(row, opening + chatter + late)
     assert capped.max_index == env.replay(row, opening).max_index + 30
     assert env.score(row, opening + chatter + late, "max_steps").reward < 1.0
+
+
+def test_an_episode_ends_at_upstreams_message_cap(prepared):
+    """An agent that never stops talking: the episode ends after 30 new messages, as upstream's."""
+    path, rows = prepared
+    env = ToolSandboxEnvironment(path)
+    episode = _runner(env, lambda messages, tools: Turn(text="Let me think."),
+                      lambda view, tools, row, seed=None: Turn(text="Sure.")).run(rows["cellular_off"])
+    assert episode.termination == "max_steps"
+    assert len(episode.trajectory) - len(env.initial_messages(rows["cellular_off"])) == 30

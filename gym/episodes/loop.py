@@ -234,6 +234,9 @@ class EpisodeRunner:
             episode.termination = Termination.MAX_STEPS.value
         if episode.tool_errors >= self.limits.max_errors and getattr(self.env, "errors_end_episode", True):
             episode.termination = Termination.TOO_MANY_ERRORS.value
+        over = getattr(self.env, "over_cap", None)  # an environment's own length cap (ToolSandbox's max_messages)
+        if not episode.termination and over is not None and over(episode.state, episode.trajectory):
+            episode.termination = Termination.MAX_STEPS.value
         if (self.limits.timeout is not None and not episode.termination
                 and time.monotonic() - started >= self.limits.timeout):
             episode.termination = Termination.TIMEOUT.value

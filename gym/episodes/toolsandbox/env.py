@@ -136,6 +136,20 @@ class ToolSandboxEnvironment:
         return [(by_id[m["openai_tool_call_id"]], ToolOutput(m["content"], error=m["tool_call_exception"] is not None))
                 for m in answers]
 
+    def over_cap(self, state: SandboxState, trajectory: list[dict]) -> bool:
+        """Upstream's max_messages new messages played (an agent call and its answer are two each): the
+        loop ends the episode as max_steps, as upstream stops its conversation there."""
+        played = 0
+        for m in trajectory[len(self._opening(state.scenario)):]:
+            calls = m.get("tool_calls") or []
+            if m.get("role") in ("assistant", "user") and calls:
+                played += 2 * len(calls)
+            elif m.get("role") == "user" and is_stop(m.get("content")):
+                played += 2
+            elif m.get("role") in ("assistant", "user"):
+                played += 1
+        return played >= int(state.scenario.spec.get("max_messages") or 30)
+
     def conversation_over(self, state: SandboxState) -> bool:
         """The user called end_conversation (the loop ends the episode as user_stop)."""
         return state.ended
