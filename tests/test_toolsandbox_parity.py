@@ -112,3 +112,19 @@ def test_tool_battery_matches_upstream(env):
         mine = {k: ADDRESS.sub(">", v) if isinstance(v, str) else v for k, v in got.items()}
         assert mine == normal, (name, arguments)
     assert {ns: digest(world.rows(ns)) for ns in battery["final_states"]} == battery["final_states"]
+
+
+def test_snapshot_similarity_is_upstreams_to_the_bit():
+    """300 random snapshots and targets (ROUGE-L, exact-match, contains and always-one columns, 1-3 rows)
+    scored by upstream's snapshot_similarity (polars Float32 arithmetic): gym's values are the same floats
+    but for the last exp, where numpy's own differs by an ulp between versions (upstream pins numpy 1.26)."""
+    from gym.episodes.toolsandbox.similarity import measures_for, snapshot_similarity
+
+    cases = EXPECTED["similarities"]
+    assert len(cases) == 300 and 0 < sum(0 < c["similarity"] < 1 for c in cases)
+    for case in cases:
+        columns = list(case["target"][0])
+        overrides = {"content": {"name": "column_contains_similarity"}} if case["contains"] else {}
+        target = {"schema": {c: "String" for c in columns}, "rows": case["target"]}
+        got = snapshot_similarity(case["snapshot"], target, measures_for("SANDBOX", overrides))
+        assert got == pytest.approx(case["similarity"], rel=0, abs=2e-16)

@@ -13,7 +13,9 @@ execution context so the copies made for parallel calls count alike. Run as tool
     PYTHONPATH=/tmp/ts_up:. TZ=UTC /tmp/ts_venv/bin/python tools/toolsandbox_expected.py \
         benchmarks/toolsandbox/scenarios.json.gz OUT.json [names or @CATEGORY ...]
 
-tests/fixtures/toolsandbox/expected.json.gz holds @NO_DISTRACTION_TOOLS and @TOOL_NAME_SCRAMBLED (merged).
+tests/fixtures/toolsandbox/expected.json.gz holds @NO_DISTRACTION_TOOLS and @TOOL_NAME_SCRAMBLED, the
+minefield plays of `@NO_DISTRACTION_TOOLS+minefields @TOOL_NAME_SCRAMBLED+minefields`, and (`--similarities
+OUT`) 300 random snapshot_similarity cases, merged.
 """
 
 from __future__ import annotations
@@ -236,5 +238,47 @@ def main(scenario_file: Path, out: Path, names: list[str]) -> None:
     print(f"{sum(len(v) for v in expected.values())} plays over {len(expected)} scenarios", file=sys.stderr)
 
 
+WORDS = "the cat sat on a mat and then it ran off to find some more food for dinner tonight".split()
+
+
+def similarity_cases(count: int = 300, seed: int = 5) -> list[dict]:
+    """Random SANDBOX-like snapshots and targets (1-3 rows; exact-match, ROUGE-L, contains and always-one
+    columns) scored by upstream's snapshot_similarity: its polars Float32 arithmetic, case by case."""
+    import random
+
+    import polars as pl
+    from tool_sandbox.common import evaluation as ev
+
+    measures = {"sender": ev.column_exact_match_similarity, "recipient": ev.column_exact_match_similarity,
+                "content": ev.column_rouge_l_similarity, "openai_function_name": ev.column_one_similarity}
+    draw = random.Random(seed)
+
+    def sentence() -> str:
+        return " ".join(draw.choice(WORDS) for _ in range(draw.randint(1, 8)))
+
+    cases = []
+    for _ in range(count):
+        rows = draw.randint(1, 3)
+        columns = draw.choice([["content"], ["sender", "content"], ["content", "sender", "recipient"],
+                               ["sender", "openai_function_name", "content"], ["openai_function_name"]])
+        contains = draw.random() < 0.2
+        snapshot = [{"sender": draw.choice(["AGENT", "USER"]), "recipient": draw.choice(["USER", "AGENT"]),
+                     "content": sentence(), "openai_function_name": "f"} for _ in range(rows)]
+        target = [{c: sentence() if c == "content" else "f" if c == "openai_function_name" else
+                   draw.choice(["AGENT", "USER"]) for c in columns} for _ in range(rows)]
+        if contains:
+            for row in target:
+                if "content" in row:
+                    row["content"] = draw.choice(WORDS)
+        chosen = dict(measures, content=ev.column_contains_similarity) if contains else measures
+        value = ev.snapshot_similarity(pl.DataFrame(snapshot), target_dataframe=pl.DataFrame(target),
+                                       column_similarities=chosen)
+        cases.append({"snapshot": snapshot, "target": target, "contains": contains, "similarity": value})
+    return cases
+
+
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3:])
+    if sys.argv[1] == "--similarities":  # the random snapshot_similarity cases alone (merged into the fixture)
+        Path(sys.argv[2]).write_text(json.dumps(similarity_cases()), encoding="utf-8")
+    else:
+        main(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3:])
