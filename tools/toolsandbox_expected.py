@@ -52,7 +52,13 @@ def _patch_ids() -> None:
         module.uuid4 = new_id
 
 
-def play(scenario, steps: list[dict], tool_names: dict[str, str], keep_context: bool = False) -> dict:
+def _code(call_id, name, arguments) -> str:
+    """A tool call as upstream's agent role writes it for the console (message_conversion)."""
+    return f"{call_id}_parameters = {arguments}\n{call_id}_response = {name}(**{call_id}_parameters)\nprint(repr({call_id}_response))"
+
+
+def _played(scenario, steps: list[dict], tool_names: dict[str, str]):
+    """The scenario's context after the steps, each written and answered as upstream's roles do."""
     import copy
 
     from tool_sandbox.common.execution_context import DatabaseNamespace, RoleType, get_current_context
@@ -66,41 +72,30 @@ def play(scenario, steps: list[dict], tool_names: dict[str, str], keep_context: 
     environment = ExecutionEnvironment()
     sandbox = context.get_database(DatabaseNamespace.SANDBOX, get_all_history_snapshots=True,
                                    drop_sandbox_message_index=False)
-    for index in range(context.max_sandbox_message_index + 1):
+    for index in range(context.max_sandbox_message_index + 1):  # the console's imports, as Scenario.play
         if sandbox["recipient"][index] == RoleType.EXECUTION_ENVIRONMENT and sandbox["sender"][index] == RoleType.SYSTEM:
             environment.respond(ending_index=index)
-
-    def code(call_id, name, arguments):
-        return f"{call_id}_parameters = {arguments}\n{call_id}_response = {name}(**{call_id}_parameters)\nprint(repr({call_id}_response))"
-
+    agent, user, console = RoleType.AGENT, RoleType.USER, RoleType.EXECUTION_ENVIRONMENT
     for step in steps:
         if isinstance(step.get("agent"), list):
-            BaseRole.add_messages([Message(sender=RoleType.AGENT, recipient=RoleType.EXECUTION_ENVIRONMENT,
-                                           content=code(c["id"], tool_names[c["name"]], c["arguments"]),
-                                           openai_tool_call_id=c["id"], openai_function_name=c["name"])
-                                   for c in step["agent"]])
+            BaseRole.add_messages([Message(sender=agent, recipient=console, openai_tool_call_id=c["id"],
+                                           content=_code(c["id"], tool_names[c["name"]], c["arguments"]),
+                                           openai_function_name=c["name"]) for c in step["agent"]])
             environment.respond()
         elif "agent" in step:
-            BaseRole.add_messages([Message(sender=RoleType.AGENT, recipient=RoleType.USER, content=step["agent"])])
+            BaseRole.add_messages([Message(sender=agent, recipient=user, content=step["agent"])])
         elif "user" in step:
-            BaseRole.add_messages([Message(sender=RoleType.USER, recipient=RoleType.AGENT, content=step["user"])])
+            BaseRole.add_messages([Message(sender=user, recipient=agent, content=step["user"])])
         else:
-            BaseRole.add_messages([Message(sender=RoleType.USER, recipient=RoleType.EXECUTION_ENVIRONMENT,
-                                           content=code(None, "end_conversation", {}))])
+            BaseRole.add_messages([Message(sender=user, recipient=console, content=_code(None, "end_conversation", {}))])
             environment.respond()
-    context = get_current_context()
-    if keep_context:
-        return {"messages": [{k: (str(v) if k in ("sender", "recipient") else v) for k, v in row.items()
-                              if k in MESSAGE_KEYS and k != "visible_to"}
-                             for row in context.get_database(DatabaseNamespace.SANDBOX,
-                                                             get_all_history_snapshots=True).to_dicts()],
-                "context": context}
-    result = scenario.evaluation.evaluate(execution_context=context, max_turn_count=scenario.max_messages)
-    first, last = context.first_user_sandbox_message_index, context.max_sandbox_message_index
-    history = context.get_database(DatabaseNamespace.SANDBOX, get_all_history_snapshots=True,
-                                   drop_sandbox_message_index=False).to_dicts()
-    messages = [{k: (str(v) if k in ("sender", "recipient") else [str(x) for x in v] if k == "visible_to" and v else v)
-                 for k, v in row.items() if k in MESSAGE_KEYS} for row in history[first:]]
+    return get_current_context()
+
+
+def _states(context, first: int, last: int) -> dict:
+    """Per database, the indices at which its state changes, with a digest of the state from there on."""
+    from tool_sandbox.common.execution_context import DatabaseNamespace
+
     states = {}
     for name in DATABASES:
         changes, previous = [], None
@@ -110,7 +105,27 @@ def play(scenario, steps: list[dict], tool_names: dict[str, str], keep_context: 
                 changes.append([index, now])
                 previous = now
         states[name] = changes
-    return {"first_user_index": first, "max_index": last, "messages": messages, "states": states,
+    return states
+
+
+def _message(row: dict) -> dict:
+    return {k: (str(v) if k in ("sender", "recipient") else [str(x) for x in v] if k == "visible_to" and v else v)
+            for k, v in row.items() if k in MESSAGE_KEYS}
+
+
+def play(scenario, steps: list[dict], tool_names: dict[str, str], keep_context: bool = False) -> dict:
+    from tool_sandbox.common.execution_context import DatabaseNamespace
+
+    context = _played(scenario, steps, tool_names)
+    history = context.get_database(DatabaseNamespace.SANDBOX, get_all_history_snapshots=True,
+                                   drop_sandbox_message_index=False).to_dicts()
+    if keep_context:
+        return {"messages": [{k: v for k, v in _message(row).items() if k != "visible_to"} for row in history],
+                "context": context}
+    result = scenario.evaluation.evaluate(execution_context=context, max_turn_count=scenario.max_messages)
+    first, last = context.first_user_sandbox_message_index, context.max_sandbox_message_index
+    return {"first_user_index": first, "max_index": last, "messages": [_message(row) for row in history[first:]],
+            "states": _states(context, first, last),
             "evaluation": {"similarity": result.similarity, "milestone_similarity": result.milestone_similarity,
                            "minefield_similarity": result.minefield_similarity,
                            "milestone_mapping": {str(k): list(v) for k, v in result.milestone_mapping.items()},

@@ -11,10 +11,13 @@ Upstream's scenarios read the clock (`datetime.now()`) and shuffle tool lists (`
 pinned here (freezegun at FROZEN_NOW, random.seed(SEED)) so the file is reproducible, and gym's tools
 answer the same frozen clock.
 
-Run in a throwaway venv with upstream's requirements (polars 0.20.31 ...) and freezegun:
+Run in a throwaway venv with upstream's requirements (polars 0.20.31 ...) and freezegun, on upstream's
+checkout at the commit benchmarks/toolsandbox/prepare.py pins:
 
-    git -C /work/.mirror/apple+ToolSandbox/repo archive HEAD | tar -x -C /tmp/ts_up
-    PYTHONPATH=/tmp/ts_up TZ=UTC /tmp/ts_venv/bin/python tools/toolsandbox_scenarios.py OUT.json
+    git clone https://github.com/apple/ToolSandbox /tmp/ts_up && git -C /tmp/ts_up checkout <COMMIT>
+    PYTHONPATH=/tmp/ts_up:. TZ=UTC PYTHONHASHSEED=0 /tmp/ts_venv/bin/python tools/toolsandbox_scenarios.py OUT.json.gz
+
+(PYTHONHASHSEED fixes the order upstream adds guardrails in: it walks a set; the order changes no score.)
 """
 
 from __future__ import annotations
@@ -23,7 +26,6 @@ import functools
 import gzip
 import json
 import random
-import subprocess
 import sys
 from pathlib import Path
 
@@ -77,64 +79,69 @@ def _matcher(matcher, defaults):
             "order": list(matcher.milestone_dag.nodes)}  # the DAG's nodes (a milestone no edge names is not one)
 
 
-def export(out: Path) -> dict:
-    import tool_sandbox.tools  # noqa: F401
-    from tool_sandbox.common import evaluation
+class Tables:
+    """Scenarios share worlds (variants differ in tools only) and tool schemas: each stored once."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, dict[str, int]] = {"worlds": {}, "tools": {}}
+        self.listed: dict[str, list] = {"worlds": [], "tools": []}
+
+    def intern(self, table: str, value) -> int:
+        key = json.dumps(value, sort_keys=True, ensure_ascii=False)
+        if key not in self.index[table]:
+            self.index[table][key] = len(self.listed[table])
+            self.listed[table].append(value)
+        return self.index[table][key]
+
+
+def _entry(scenario, tables: Tables, defaults: dict) -> dict:
     from tool_sandbox.common.execution_context import DatabaseNamespace, RoleType, set_current_context
     from tool_sandbox.common.tool_conversion import convert_to_openai_tools
+
+    context = scenario.starting_context
+    set_current_context(context)
+    agent_tools = {n: t for n, t in context.get_available_tools(scrambling_allowed=True).items()
+                   if RoleType.AGENT in getattr(t, "visible_to", (RoleType.AGENT,))}
+    user_tools = {n: t for n, t in context.get_available_tools(scrambling_allowed=False).items()
+                  if RoleType.USER in getattr(t, "visible_to", (RoleType.AGENT,))}
+    sandbox = context.get_database(DatabaseNamespace.SANDBOX, get_all_history_snapshots=True)
+    world = {
+        "messages": [{k: _plain(v) for k, v in row.items()} for row in sandbox.to_dicts()],
+        "databases": {str(ns): [{k: _plain(v) for k, v in row.items()} for row in context.get_database(ns).to_dicts()]
+                      for ns in DatabaseNamespace if ns != DatabaseNamespace.SANDBOX},
+        "milestones": _matcher(scenario.evaluation.milestone_matcher, defaults),
+        "minefields": _matcher(scenario.evaluation.minefield_matcher, defaults),
+    }
+    return {
+        "categories": [str(c) for c in scenario.categories],
+        "max_messages": scenario.max_messages,
+        "tool_augmentation_list": [str(x) for x in context.tool_augmentation_list],
+        "tools": [tables.intern("tools", t) for t in convert_to_openai_tools(agent_tools)],
+        "user_tools": [tables.intern("tools", t) for t in convert_to_openai_tools(user_tools)],
+        "tool_names": {n: t.__name__ for n, t in agent_tools.items()},
+        "rapid_api_tools": sorted(n for n, t in agent_tools.items() if t.__module__.endswith(RAPID_API)),
+        "world": tables.intern("worlds", world),
+    }
+
+
+def export(out: Path) -> dict:
+    import datetime
+
+    import tool_sandbox.tools  # noqa: F401
+    from tool_sandbox.common import evaluation
     from tool_sandbox.common.tool_discovery import ToolBackend
     from tool_sandbox.scenarios import named_scenarios
 
+    from benchmarks.toolsandbox.prepare import COMMIT
+
     random.seed(SEED)
     scenarios = named_scenarios(preferred_tool_backend=ToolBackend.DEFAULT)
-    defaults = evaluation._default_dbs_column_similarities
-    tables: dict[str, dict[str, int]] = {"worlds": {}, "tools": {}}
-    listed: dict[str, list] = {"worlds": [], "tools": []}
-
-    def intern(table: str, value) -> int:
-        """Scenarios share worlds (variants differ in tools only) and tool schemas: stored once each."""
-        key = json.dumps(value, sort_keys=True, ensure_ascii=False)
-        if key not in tables[table]:
-            tables[table][key] = len(listed[table])
-            listed[table].append(value)
-        return tables[table][key]
-
-    result = {}
-    for name in sorted(scenarios):
-        scenario = scenarios[name]
-        context = scenario.starting_context
-        set_current_context(context)
-        agent_tools = {n: t for n, t in context.get_available_tools(scrambling_allowed=True).items()
-                       if RoleType.AGENT in getattr(t, "visible_to", (RoleType.AGENT,))}
-        user_tools = {n: t for n, t in context.get_available_tools(scrambling_allowed=False).items()
-                      if RoleType.USER in getattr(t, "visible_to", (RoleType.AGENT,))}
-        sandbox = context.get_database(DatabaseNamespace.SANDBOX, get_all_history_snapshots=True)
-        world = {
-            "messages": [{k: _plain(v) for k, v in row.items()} for row in sandbox.to_dicts()],
-            "databases": {str(ns): [{k: _plain(v) for k, v in row.items()}
-                                    for row in context.get_database(ns).to_dicts()]
-                          for ns in DatabaseNamespace if ns != DatabaseNamespace.SANDBOX},
-            "milestones": _matcher(scenario.evaluation.milestone_matcher, defaults),
-            "minefields": _matcher(scenario.evaluation.minefield_matcher, defaults),
-        }
-        result[name] = {
-            "categories": [str(c) for c in scenario.categories],
-            "max_messages": scenario.max_messages,
-            "tool_augmentation_list": [str(x) for x in context.tool_augmentation_list],
-            "tools": [intern("tools", t) for t in convert_to_openai_tools(agent_tools)],
-            "user_tools": [intern("tools", t) for t in convert_to_openai_tools(user_tools)],
-            "tool_names": {n: t.__name__ for n, t in agent_tools.items()},
-            "rapid_api_tools": sorted(n for n, t in agent_tools.items() if t.__module__.endswith(RAPID_API)),
-            "world": intern("worlds", world),
-        }
-    upstream = Path(sys.modules["tool_sandbox"].__file__).resolve().parents[1]
-    commit = subprocess.run(["git", "-C", "/work/.mirror/apple+ToolSandbox/repo", "rev-parse", "HEAD"],
-                            capture_output=True, text=True).stdout.strip() or None
-    import datetime
-    document = {"format": "gym-toolsandbox-scenarios/1", "upstream": "apple/ToolSandbox", "commit": commit,
+    tables = Tables()
+    result = {name: _entry(scenarios[name], tables, evaluation._default_dbs_column_similarities)
+              for name in sorted(scenarios)}
+    document = {"format": "gym-toolsandbox-scenarios/1", "upstream": "apple/ToolSandbox", "commit": COMMIT,
                 "now": datetime.datetime.now().timestamp(), "timezone": "UTC", "seed": SEED,
-                "source": str(upstream.name), "scenarios": result,
-                "worlds": listed["worlds"], "tools": listed["tools"]}
+                "scenarios": result, "worlds": tables.listed["worlds"], "tools": tables.listed["tools"]}
     tmp = out.with_suffix(".tmp")
     data = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     tmp.write_bytes(gzip.compress(data, mtime=0) if out.suffix == ".gz" else data)
