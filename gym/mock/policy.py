@@ -148,6 +148,11 @@ class AnswerPolicy:
 
     def _one(self, prompt: str, number: int | None, salt: str, max_tokens: int | None,
              native_tools: bool = False) -> Reply:
+        if number is None and (step := self.index.sub_steps.find(prompt)) is not None:
+            correct = unit_draw(self.seed, "correct", prompt, salt) < self.accuracy
+            code = step.gold_code if correct else step.wrong_code()
+            content = f"{_OPENERS[int(unit_draw(self.seed, 'style', prompt, salt) * len(_OPENERS))]}\n\n```python\n{code}\n```"
+            return _limit(content, None, "correct" if correct else "wrong", max_tokens)
         if number is None:
             outcome, final = "unknown", None
         else:
