@@ -106,6 +106,27 @@ def test_proof_arena_judge_cuts_and_order(tmp_path):
     assert sources == {"openai_imo", "gemini_imo", "usamo", "imo", "imc"}
     assert all("<think>" not in r["proof"] and r["question"].startswith("### Problem Statement:") for r in rows)
     assert [r["metadata"]["source"] for r in rows[:3]] != ["openai_imo"] * 3  # shuffled with seed 42
+    assert manifest["prepare_args"] == {"tokenizer": "Qwen/Qwen3-0.6B", "max_proof_tokens": 10000}
+
+
+def test_proof_arena_judge_leaves_out_proofs_over_the_token_cap(tmp_path):
+    """The reference's filter: len(Qwen3-0.6B tokens of the proof) <= cap (the fixture's tokenizer stands in)."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(UPSTREAM / "huggingface.co/Qwen/Qwen3-0.6B/resolve/main/tokenizer.json"))
+    runs = {}
+    for cap in ("null", "114"):
+        args = [] if cap == "null" else [f"benchmark.dataset.prepare_args.max_proof_tokens={cap}"]
+        result = run_gym("task=prepare", "benchmark=proof-arena-judge", f"data.mirror={UPSTREAM}", *args,
+                         f"data.root={tmp_path}/{cap}/data", f"hydra.run.dir={tmp_path}/{cap}/r")
+        assert result.returncode == 0, result.stderr[-2000:]
+        runs[cap] = prepared(tmp_path / cap, "proof-arena-judge")
+    counts = [len(tokenizer.encode(r["proof"], add_special_tokens=False).ids) for r in runs["null"]]
+    assert [r["metadata"]["n_tokens"] for r in runs["null"]] == counts and len(runs["null"]) == 17
+    kept = [r["proof"] for r, n in zip(runs["null"], counts) if n <= 114]
+    assert 0 < len(kept) < 17 and [r["proof"] for r in runs["114"]] == kept  # same order, shorter proofs only
+    manifest = json.loads((tmp_path / "114" / "data" / "proof-arena-judge" / "manifest.json").read_text())
+    assert manifest["upstream_rows"]["left_out_by_reason"]["over 114 tokens (Qwen/Qwen3-0.6B)"] == 17 - len(kept)
 
 
 def test_cascade_options_are_found_and_carry_the_function_header(tmp_path):
