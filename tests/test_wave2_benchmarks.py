@@ -111,7 +111,7 @@ def test_proof_bench_judge_prepare(tmp_path, mirror_url):
     assert ratings == {7: "Yes", 6: "Yes", 1: "No", 0: "No"} and len(rows) == 5
     order = [r["metadata"]["source_index"] for r in rows]
     assert sorted(order) == list(range(5)) and order != list(range(5))  # the reference's seeded shuffle
-    assert len(_prepared("proof_bench_judge", tmp_path / "cut", mirror_url, max_proof_chars=65)) == 2
+    assert len(_prepared("proof_bench_judge", tmp_path / "cut", mirror_url, max_proof_tokens=40)) == 2  # 28, 32 tokens
 
 
 def test_judgement_metrics_in_aggregate(tmp_path, data_dir, mirror_url):
