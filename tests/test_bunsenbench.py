@@ -104,3 +104,15 @@ def test_e2e_offline_scores_the_reference_answers(tmp_path):
     assert metrics["rollouts"] == 5 * 8  # num_repeats 8, as the reference
     assert 0 < metrics["pass@1"]["value"] <= 100  # the mock answers right mostly, by letter
     assert set(metrics["subsets"]) >= {"source", "bct_field"}
+
+
+def test_a_refused_token_is_named_and_the_page_to_accept():
+    from gym.data.download import gated_hint
+
+    page = "https://huggingface.co/datasets/nvidia/bunsen-bench"
+    url = f"{page}/resolve/v0.1.4/chemistry_mcq/test-00000-of-00001.parquet"
+    assert gated_hint(url, "HF_TOKEN", token_sent=True) == (
+        f"the token in HF_TOKEN was refused; accept the terms at {page} with that token's account first")
+    assert gated_hint(url, "HF_TOKEN", token_sent=False) == (
+        f"accept the terms at {page}, then set HF_TOKEN to a token of that account")
+    assert gated_hint("https://example.org/data.csv", None, token_sent=False) == "the data needs authorisation"
