@@ -110,7 +110,8 @@ def test_proof_arena_judge_cuts_and_order(tmp_path):
 
 
 def test_proof_arena_judge_leaves_out_proofs_over_the_token_cap(tmp_path):
-    """The reference's filter: len(Qwen3-0.6B tokens of the proof) <= cap (the fixture's tokenizer stands in)."""
+    """The reference's filter: len(Qwen3-0.6B tokens of the proof) <= cap (the fixture's tokenizer stands in);
+    rows, order and verdicts as the reference's own prepare gives them."""
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(UPSTREAM / "huggingface.co/Qwen/Qwen3-0.6B/resolve/main/tokenizer.json"))
@@ -127,6 +128,12 @@ def test_proof_arena_judge_leaves_out_proofs_over_the_token_cap(tmp_path):
     assert 0 < len(kept) < 17 and [r["proof"] for r in runs["114"]] == kept  # same order, shorter proofs only
     manifest = json.loads((tmp_path / "114" / "data" / "proof-arena-judge" / "manifest.json").read_text())
     assert manifest["upstream_rows"]["left_out_by_reason"]["over 114 tokens (Qwen/Qwen3-0.6B)"] == 17 - len(kept)
+    # the reference's own prepare on the same files and tokenizer (tests/fixtures/make_proof_arena_parity.py)
+    reference = json.loads((FIXTURES / "proof_arena_parity.json").read_text(encoding="utf-8"))
+    for cap, ours in (("10000", runs["null"]), ("114", runs["114"])):
+        assert [(r["metadata"]["source"], r["metadata"]["problem_idx"], r["problem"], r["proof"],
+                 f"Judgement: {r['expected_answer']}") for r in ours] == [
+            (r["source"], r["problem_idx"], r["problem"], r["proof"], r["verdict"]) for r in reference[cap]]
 
 
 def test_cascade_options_are_found_and_carry_the_function_header(tmp_path):
