@@ -128,8 +128,8 @@ def test_proof_arena_judge_leaves_out_proofs_over_the_token_cap(tmp_path):
     assert 0 < len(kept) < 17 and [r["proof"] for r in runs["114"]] == kept  # same order, shorter proofs only
     manifest = json.loads((tmp_path / "114" / "data" / "proof-arena-judge" / "manifest.json").read_text())
     assert manifest["upstream_rows"]["left_out_by_reason"]["over 114 tokens (Qwen/Qwen3-0.6B)"] == 17 - len(kept)
-    # the reference's own prepare on the same files and tokenizer (tests/fixtures/make_proof_arena_parity.py)
-    reference = json.loads((FIXTURES / "proof_arena_parity.json").read_text(encoding="utf-8"))
+    # the reference's own prepare on the same files and tokenizer (tests/fixtures/make_proof_judge_parity.py)
+    reference = json.loads((FIXTURES / "proof_judge_parity.json").read_text(encoding="utf-8"))["proof-arena-judge"]
     for cap, ours in (("10000", runs["null"]), ("114", runs["114"])):
         assert [(r["metadata"]["source"], r["metadata"]["problem_idx"], r["problem"], r["proof"],
                  f"Judgement: {r['expected_answer']}") for r in ours] == [
