@@ -85,8 +85,9 @@ def test_gated_refusal_says_how_to_get_access(tmp_path, status):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        result = run_gym("task=prepare", f"benchmark={NAME}", f"data.mirror=http://127.0.0.1:{server.server_address[1]}",
-                         f"data.root={tmp_path / 'data'}", f"hydra.run.dir={tmp_path / 'run'}", env={"HF_TOKEN": ""})
+        mirror = f"http://127.0.0.1:{server.server_address[1]}"
+        result = run_gym("task=prepare", f"benchmark={NAME}", f"data.mirror={mirror}", f"data.root={tmp_path / 'data'}",
+                         f"hydra.run.dir={tmp_path / 'run'}", env={"HF_TOKEN": ""})
     finally:
         server.shutdown()
     assert_clean_failure(result, f"HTTP {status} (gated data: accept the terms at "

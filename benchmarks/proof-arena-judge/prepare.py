@@ -110,7 +110,8 @@ def vendor_rows(ctx: PrepareContext) -> list[dict]:
     return rows
 
 
-def prepare(ctx: PrepareContext, tokenizer: str | None = TOKENIZER, max_proof_tokens: int | None = MAX_PROOF_TOKENS) -> Path:
+def prepare(ctx: PrepareContext, tokenizer: str | None = TOKENIZER,
+            max_proof_tokens: int | None = MAX_PROOF_TOKENS) -> Path:
     rows = vendor_rows(ctx)
     for source in OUTPUTS:
         rows += graded_rows(ctx, source)

@@ -49,7 +49,8 @@ def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, st
     }, None
 
 
-def prepare(ctx: PrepareContext, tokenizer: str | None = TOKENIZER, max_proof_tokens: int | None = MAX_PROOF_TOKENS) -> Path:
+def prepare(ctx: PrepareContext, tokenizer: str | None = TOKENIZER,
+            max_proof_tokens: int | None = MAX_PROOF_TOKENS) -> Path:
     raw = ctx.fetch(URL)
     items = ctx.read_parquet(raw, required=["problem", "model_solution", "expert_rating"], layout="ProofBench")
     rows = ctx.convert_rows(raw, items, convert, label="row")
