@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import http.server
 import json
+import sys
 import threading
+from types import SimpleNamespace
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -55,9 +57,58 @@ def test_a_manifest_of_locators_only_says_how_to_rebuild_it(tmp_path):
     locators = [{k: v for k, v in row.items() if k not in ("question", "choices", "answer", "answer_index",
                                                             "source_meta")} for row in upstream]
     ctx = make_ctx(NAME, tmp_path, _manifest(tmp_path, locators))
-    with pytest.raises(GymError, match=r"source locators only; rebuild its 5 rows with the dataset's helper "
-                                       r"\(https://huggingface.co/datasets/nvidia/bunsen-bench/blob/v0.1.4/tools/"):
+    with pytest.raises(GymError, match=r"source locators only; \+prepare_args.rebuild_rows=true rebuilds its 5 rows "
+                                       r"with the dataset's helper \(https://huggingface.co/datasets/nvidia/"
+                                       r"bunsen-bench/blob/v0.1.4/tools/reconstitute.py; needs the datasets library"):
         script(NAME).prepare(ctx)
+
+
+HELPER = """
+CALLS = []
+
+
+def reconstitute(builder, **kwargs):
+    CALLS.append(kwargs)
+    return builder.rebuilt
+"""
+LOCATORS = ("bunsen_id", "source", "source_dataset", "source_config", "source_split", "source_revision",
+            "source_record_id", "source_row_index", "source_record_sha256", "canonical_problem_sha256", "bct_field",
+            "bct_subfield")
+
+
+def test_rebuild_runs_the_datasets_helper_as_the_reference_does(tmp_path, monkeypatch):
+    """Plumbing (the real helper and builder need the gated hub): the helper comes from the dataset at the
+    pinned tag through gym's fetch, is called with the reference's arguments on the builder of the pinned
+    config, and what it returns replaces the manifest and is converted."""
+    upstream = pq.read_table(UPSTREAM / MANIFEST).to_pylist()
+    mirror = _manifest(tmp_path, [{k: row[k] for k in LOCATORS} for row in upstream])
+    helper = tmp_path / "mirror/huggingface.co/datasets/nvidia/bunsen-bench/resolve/v0.1.4/tools/reconstitute.py"
+    helper.parent.mkdir(parents=True)
+    helper.write_text(HELPER)
+    asked = []
+
+    def load_dataset_builder(*args, **kwargs):
+        asked.append((args, kwargs))
+        config = SimpleNamespace(name="chemistry_mcq", version="0.1.4")
+        return SimpleNamespace(config=config, info=SimpleNamespace(splits={"test": None}), rebuilt=upstream)
+
+    monkeypatch.setitem(sys.modules, "datasets", SimpleNamespace(load_dataset_builder=load_dataset_builder))
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    monkeypatch.setitem(sys.modules, "bunsen_bench_reconstitute", None)  # taken away again after the test
+    ctx = make_ctx(NAME, tmp_path, mirror)
+    rows = [json.loads(line) for line in script(NAME).prepare(ctx, rebuild_rows=True).read_text().splitlines()]
+    assert asked == [(("nvidia/bunsen-bench", "chemistry_mcq"), {"revision": "v0.1.4", "token": None})]
+    assert sys.modules["bunsen_bench_reconstitute"].CALLS == [
+        {"token": None, "limit": None, "verify_hashes": True, "include_raw_row": False, "verbose": False}]
+    assert rows == [{**reference, "options": as_dict(reference["options"])} for reference in PARITY["prepared"]]
+
+
+def test_rebuild_without_the_datasets_library_is_one_line(tmp_path, monkeypatch):
+    upstream = pq.read_table(UPSTREAM / MANIFEST).to_pylist()
+    ctx = make_ctx(NAME, tmp_path, _manifest(tmp_path, [{k: row[k] for k in LOCATORS} for row in upstream]))
+    monkeypatch.setitem(sys.modules, "datasets", None)  # the import fails, as when it is not installed
+    with pytest.raises(GymError, match="needs the datasets library: pip install datasets huggingface_hub"):
+        script(NAME).prepare(ctx, rebuild_rows=True)
 
 
 def test_a_row_whose_answer_index_is_off_is_refused(tmp_path):

@@ -11,7 +11,10 @@ The dataset's own helper (tools/reconstitute.py at the same tag) fetches each ro
 checks both hashes and adds the payload: question, choices (list of texts), answer (the correct text),
 answer_index and source_meta. gym reads the manifest file; when its rows carry that payload (the helper's
 output saved in the manifest's place, see docs/benchmarks/bunsenbench.md) they are converted as the
-reference does; a manifest of locators only is refused in one line that says how to rebuild it.
+reference does. A manifest of locators only is rebuilt with prepare_args.rebuild_rows=true: as the reference,
+gym loads the manifest's builder (`datasets.load_dataset_builder`), fetches the helper at the same tag and
+runs its reconstitute(builder, token=..., limit=None, verify_hashes=True, include_raw_row=False), then saves
+the rows in the manifest's place; without it, prepare stops in one line saying so.
 
 Conversion, as the reference: a row must have every locator and payload field above (and none else
 besides the three config fields and source_meta), at least two choices, its answer among them at
@@ -30,12 +33,16 @@ from __future__ import annotations
 
 import hashlib
 import html
+import importlib.util
+import os
 import random
 import string
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gym.core.errors import GymError
+from gym.core.io import atomic_path
 
 if TYPE_CHECKING:
     from gym.data.prepare_context import PrepareContext
@@ -48,6 +55,8 @@ SPLIT = "test"
 # the file `datasets` writes for one config and split (push_to_hub: <config>/<split>-<shard>-of-<n>.parquet)
 URL = f"{REPO}/resolve/{REVISION}/{CONFIG}/{SPLIT}-00000-of-00001.parquet"
 HELPER = f"{REPO}/blob/{REVISION}/tools/reconstitute.py"
+HELPER_URL = f"{REPO}/resolve/{REVISION}/tools/reconstitute.py"
+REPO_ID = "nvidia/bunsen-bench"
 TOKEN_ENV = "HF_TOKEN"
 PROMPT_VERSION = "bunsen_chem_mcq_xml_choice_v1"
 LETTERS = string.ascii_uppercase
@@ -116,12 +125,55 @@ def convert(item: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
     }, None
 
 
-def prepare(ctx: PrepareContext) -> Path:
+def check_builder(builder: Any) -> None:
+    """The reference's checks of the manifest config: its name and version, and a test split."""
+    config = getattr(builder, "config", None)
+    found = (str(getattr(config, "name", "") or ""), str(getattr(config, "version", "") or ""))
+    if found != (CONFIG, VERSION):
+        raise ValueError(f"the manifest config is {found[0]!r} version {found[1]!r}, expected {CONFIG!r} {VERSION!r}")
+    splits = getattr(getattr(builder, "info", None), "splits", None)
+    if splits and SPLIT not in set(splits):
+        raise ValueError(f"the manifest's splits are {sorted(splits)}, expected {SPLIT!r}")
+
+
+def rebuild(ctx: PrepareContext, manifest: Path) -> None:
+    """The manifest's rows with their payload, made by the dataset's own helper as the reference runs it, saved
+    over `manifest` (the helper fetches every pinned source and checks its hashes)."""
+    try:
+        from datasets import load_dataset_builder
+    except ImportError:
+        raise GymError("prepare_args.rebuild=true runs the dataset's helper, which needs the datasets library: "
+                       "pip install datasets huggingface_hub") from None
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    token = os.environ.get(TOKEN_ENV) or None
+    module_spec = importlib.util.spec_from_file_location("bunsen_bench_reconstitute", ctx.fetch(HELPER_URL,
+                                                                                                  token_env=TOKEN_ENV))
+    helper = importlib.util.module_from_spec(module_spec)
+    sys.modules[module_spec.name] = helper  # as the reference imports it (dataclasses in it look the module up)
+    try:
+        module_spec.loader.exec_module(helper)
+        builder = load_dataset_builder(REPO_ID, CONFIG, revision=REVISION, token=token)
+        check_builder(builder)
+        rows = [dict(row) for row in helper.reconstitute(builder, token=token, limit=None, verify_hashes=True,
+                                                         include_raw_row=False, verbose=ctx.progress)]
+    except Exception as exc:  # the helper's and the hub's errors, in one line
+        raise GymError(f"{HELPER}: rebuilding the rows failed ({type(exc).__name__}: {exc})") from None
+    with atomic_path(manifest) as tmp:
+        pq.write_table(pa.Table.from_pylist(rows), tmp)
+
+
+def prepare(ctx: PrepareContext, rebuild_rows: bool = False) -> Path:
     raw = ctx.fetch(URL, token_env=TOKEN_ENV)
     items = ctx.read_parquet(raw, required=LOCATOR_FIELDS, layout="bunsen-bench chemistry_mcq manifest")
     if items and not set(PAYLOAD_FIELDS) & set(items[0]):
-        raise GymError(f"{raw}: the manifest holds source locators only; rebuild its {len(items)} rows with the "
-                       f"dataset's helper ({HELPER}) and save them in its place (docs/benchmarks/bunsenbench.md)")
+        if not rebuild_rows:
+            raise GymError(f"{raw}: the manifest holds source locators only; +prepare_args.rebuild_rows=true "
+                           f"rebuilds its {len(items)} rows with the dataset's helper ({HELPER}; needs the "
+                           f"datasets library and HF_TOKEN; docs/benchmarks/bunsenbench.md)")
+        rebuild(ctx, raw)
+        items = ctx.read_parquet(raw, required=LOCATOR_FIELDS + PAYLOAD_FIELDS, layout="rebuilt manifest")
     rows: list[dict] = []
     ids: set[str] = set()
     locators: set[tuple[str, str]] = set()
