@@ -142,8 +142,8 @@ def rebuild(ctx: PrepareContext, manifest: Path) -> None:
     try:
         from datasets import load_dataset_builder
     except ImportError:
-        raise GymError("prepare_args.rebuild=true runs the dataset's helper, which needs the datasets library: "
-                       "pip install datasets huggingface_hub") from None
+        raise GymError("prepare_args.rebuild_rows=true runs the dataset's helper, which needs the datasets "
+                       "library: pip install datasets huggingface_hub") from None
     import pyarrow as pa
     import pyarrow.parquet as pq
 
