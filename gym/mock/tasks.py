@@ -20,6 +20,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from gym.mock.substeps import SubStepIndex
 from gym.mock.tool_answers import is_tool_row
 
 ANCHOR_WORDS = 8  # words per index key; long enough to be rare, short enough for short questions
@@ -82,9 +83,11 @@ class TaskIndex:
 
     def __init__(self, rows: Sequence[dict]):
         self.tasks = _Tasks(rows)
+        self.sub_steps = SubStepIndex()  # SciCode's steps, found by their function header
         hashes, marks, exact = array("q"), array("b"), array("q")  # one pass over the rows, then arrays only
         golds: set[str] = set()
         for row in rows:
+            self.sub_steps.add(row)
             windows = _candidate_windows(str(row["question"]).split())
             hashes.extend(hash(window) for window in windows)
             marks.append(len(windows[0]) if windows else 0)  # per window: its row's width first, then -1s
