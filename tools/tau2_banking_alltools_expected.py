@@ -15,11 +15,11 @@ are tests/fixtures/tau2_expected/banking_shell.json's business). Recorded:
     queries), under two vector schemes: `fine` (48 dimensions, no ties) and `coarse` (3 dimensions with values in
     -1..1: many equal scores, a zero document vector and zero query vectors), led by the order upstream holds
     the documents in (its KnowledgeBase globs the folder: directory order, which decides ties); each answer's
-    ranking (document,
-    score), its text's sha256 with the timing line cut off, and the timing line with its numbers as N;
+    ranking (document, score), its text's sha256 with the timing line cut off, and the timing line with its
+    numbers as N;
   * `policy`: the sha256 of upstream's alltools policy (its template, components and the dense block);
   * `tasks`: tools/tau2_banking_expected.py's cases (gold, missing and extra writes, reads, probes) on every
-    fixture task, scored by upstream's evaluate_simulation in the alltools form.
+    fixture task, scored by upstream's evaluate_simulation in the alltools form (`--retrieval-only`: not these).
 """
 
 from __future__ import annotations
@@ -125,6 +125,9 @@ def main() -> None:
             use_scheme(scheme, Path(tmp))
             result["schemes"][scheme] = calls(scheme)
         use_scheme("fine", Path(tmp))
+        if "--retrieval-only" in sys.argv:  # the searches and the policy, not the scored cases
+            sys.stdout.write(json.dumps(result, indent=1, sort_keys=True) + "\n")
+            return
         scored.VARIANT = "alltools"
         scored.build_retrieval_once()
         path = Path(os.environ["TAU2_DATA_DIR"]) / "tau2" / "domains" / scored.DOMAIN / "tasks.json"
