@@ -262,3 +262,41 @@ def test_an_openai_compatible_endpoint_gets_the_key_from_the_environment_only(tm
                   "benchmark.embeddings.api_key_env=GYM_TEST_NO_SUCH_KEY")
     assert missing.returncode != 0 and "Traceback" not in missing.stderr
     assert "GYM_TEST_NO_SUCH_KEY" in missing.stderr.strip().splitlines()[-1]
+
+
+class _FailingQueries(FixedEmbedder):
+    """Embeds the documents, then its endpoint goes down (every retry spent)."""
+
+    def __init__(self):
+        super().__init__("fine")
+        self.identity = {"fixed": "fine", "outage": True}
+
+    def embed(self, texts):
+        if len(texts) == 1:
+            raise EmbeddingsFailed("http://embeddings.test/v1/embeddings: no embeddings after 6 attempts (HTTP 503)")
+        return super().embed(texts)
+
+
+def test_an_embeddings_outage_leaves_the_episode_unfinished_not_the_agent_wrong(prepared):
+    """A query the endpoint cannot embed ends the episode as infrastructure_error (infra_error: redone on
+    resume); the agent is never shown an error for it. Without an attached endpoint the tool says so."""
+    from gym.episodes.base import Limits, ToolEndpointFailed, Turn
+    from gym.episodes.loop import EpisodeRunner
+    from gym.episodes.users import MockUser
+    from gym.toolcalls import ToolCall
+
+    path, rows = prepared
+    env = Tau2Environment(path)
+    env.attach_embedder(_FailingQueries())
+    with pytest.raises(ToolEndpointFailed):
+        env.call(env.reset(rows["task_001"]), "KB_search_dense", {"query": "dispute a transaction"})
+    search = ToolCall(id="s1", name="KB_search_dense", arguments={"query": "dispute a transaction"})
+    episode = EpisodeRunner(env, lambda messages, tools: Turn(tool_calls=[search]), MockUser(), Limits()).run(
+        rows["task_001"], 0)
+    assert (episode.status, episode.termination) == ("infra_error", "infrastructure_error")
+    assert "HTTP 503" in episode.error and not any(m.get("role") == "tool" for m in episode.trajectory)
+    bare = Tau2Environment(path)
+    state = bare.reset(rows["task_001"])
+    state.db.dense = None
+    answer = bare.call(state, "KB_search_dense", {"query": "fee"})
+    assert answer.error and "needs an embeddings endpoint" in answer.content

@@ -130,23 +130,24 @@ class DenseIndex:
         return [(self.ids[i], float(scores[i])) for i in order]
 
 
-_indexes: dict[Any, DenseIndex] = {}
-_built: dict[Any, dict] = {}
+_built: dict[Any, tuple[DenseIndex, dict]] = {}  # (domain file, embedder identity) -> its index and stats
+_active: dict[Any, DenseIndex] = {}  # domain file -> the index of the embedder attached last
 _lock = threading.Lock()
 
 
 def build_dense_index(key: Any, documents: list[dict], embedder: Embedder, cache_dir: Path) -> dict:
-    """Build (once per process and embedder) the dense index of a domain file's documents; its stats."""
+    """Build (once per process and embedder identity) the dense index of a domain file's documents and make
+    it the one its episodes search; its stats."""
     with _lock:
         token = (key, json.dumps(embedder.identity, sort_keys=True))
         if token not in _built:
             vectors, stats = document_vectors(documents, embedder, cache_dir)
-            _indexes[key] = DenseIndex([doc["id"] for doc in documents], vectors, embedder)
-            _built[token] = stats
-        else:
-            _indexes[key].embedder = embedder
-        return _built[token]
+            _built[token] = DenseIndex([doc["id"] for doc in documents], vectors, embedder), stats
+        index, stats = _built[token]
+        index.embedder = embedder  # a later run's client (the same model) asks the new queries
+        _active[key] = index
+        return stats
 
 
 def dense_index(key: Any) -> DenseIndex | None:
-    return _indexes.get(key)
+    return _active.get(key)
