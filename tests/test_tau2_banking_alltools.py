@@ -300,3 +300,23 @@ def test_an_embeddings_outage_leaves_the_episode_unfinished_not_the_agent_wrong(
     state.db.dense = None
     answer = bare.call(state, "KB_search_dense", {"query": "fee"})
     assert answer.error and "needs an embeddings endpoint" in answer.content
+
+
+def test_serve_gives_trainers_the_dense_search(tmp_path):
+    """task=serve builds the embeddings index at start (here from gym's reference server, embeddings kind=mock)
+    and a trainer's session calls KB_search_dense over HTTP like any other tool."""
+    import requests
+
+    from tests.serve_helpers import prepare as serve_prepare
+    from tests.serve_helpers import served
+
+    data = tmp_path / "data"
+    serve_prepare(data, "banking_alltools")
+    with served(tmp_path / "run", data, "benchmark=banking_alltools", "user=mock",
+                "benchmark.embeddings.kind=mock") as url:
+        session = requests.Session()
+        session.post(f"{url}/seed_session", json={"task_index": 0}, timeout=60).raise_for_status()
+        found = session.post(f"{url}/KB_search_dense", json={"query": "dispute a transaction", "k": 2}, timeout=60)
+    assert found.status_code == 200 and found.headers["x-gym-tool-error"] == "false", found.text
+    assert found.text.count("   ID: ") == 2 and "[Timing: retrieval=" in found.text
+    assert (data / "banking_alltools" / "banking_alltools.embeddings").is_dir()

@@ -172,7 +172,7 @@ def connect_embeddings(cfg: Any, stack: ExitStack, verifier: Any, policy_base_ur
             server = MockServer(rows=[])
             base_url = server.start()
             stack.callback(server.stop)
-            log.warning("benchmark.embeddings.kind=mock with a real model: KB_search_dense ranks by gym's hashed "
+            log.warning("benchmark.embeddings.kind=mock without model=mock: KB_search_dense ranks by gym's hashed "
                         "bag-of-words vectors, not %s", conf.get("name"))
     else:
         base_url = check_base_url(conf.get("base_url"), "benchmark.embeddings.base_url")
