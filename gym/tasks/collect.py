@@ -187,6 +187,8 @@ def start_endpoints(settings: CollectSettings, stack: ExitStack, row_of: Callabl
     if settings.benchmark.kind == "episode":
         episodes = EpisodeRun(cfg, stack, client, verifier, limits.concurrency, cache, row_of)
         fingerprint["user"] = episodes.user_info
+        if embedded is not None:  # another embedding model is another experiment: its rollouts get other keys
+            episodes.setup.identity["embeddings"] = {k: embedded[k] for k in ("model", "dimensions")}
         return RunEndpoints(client, episodes, verifier, judge_model, fingerprint, episodes)  # type: ignore[arg-type]
     return RunEndpoints(client, ModelCalls(client, settings.n_per_request, cache), verifier, judge_model, fingerprint)
 
