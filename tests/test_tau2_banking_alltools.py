@@ -262,6 +262,10 @@ def test_an_openai_compatible_endpoint_gets_the_key_from_the_environment_only(tm
                   "benchmark.embeddings.api_key_env=GYM_TEST_NO_SUCH_KEY")
     assert missing.returncode != 0 and "Traceback" not in missing.stderr
     assert "GYM_TEST_NO_SUCH_KEY" in missing.stderr.strip().splitlines()[-1]
+    wrong = gym("task=collect", "benchmark=banking_alltools", "model=mock", "user=mock", f"data.root={tmp_path}/data",
+                f"hydra.run.dir={tmp_path}/wrong", "benchmark.embeddings.dimensions=1536")
+    assert wrong.returncode != 0 and "Traceback" not in wrong.stderr
+    assert "3072 dimensions, benchmark.embeddings.dimensions is 1536" in wrong.stderr.strip().splitlines()[-1]
 
 
 class _FailingQueries(FixedEmbedder):
