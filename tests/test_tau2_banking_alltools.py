@@ -227,10 +227,10 @@ def _run(tmp_path: Path, name: str) -> dict:
 def test_e2e_offline_through_the_command_line_reuses_the_cache(tmp_path):
     """The documented offline run: the reference server plays the agent and serves the embeddings; every
     task runs and is scored; a second run embeds nothing (the cache beside the prepared data)."""
-    for name in ("first", "second"):
-        done = gym("task=e2e", "benchmark=banking_alltools", "model=mock", "user=mock",
+    for name, task in (("first", "e2e"), ("second", "collect")):
+        done = gym(f"task={task}", "benchmark=banking_alltools", "model=mock", "user=mock",
                    "data.mirror=tests/fixtures/upstream", f"data.root={tmp_path}/data", f"output={tmp_path}/{name}.jsonl",
-                   "num_repeats=1", "progress=false", f"hydra.run.dir={tmp_path}/{name}")
+                   "num_repeats=1", "progress=false", f"hydra.run.dir={tmp_path}/{name}", *(("limit=2",) if task == "collect" else ()))
         assert done.returncode == 0, done.stderr[-2000:]
     rows = [json.loads(line) for line in (tmp_path / "first.jsonl").read_text().splitlines()]
     assert len(rows) == len(WANT["tasks"]) and all(r["status"] == "ok" for r in rows)
