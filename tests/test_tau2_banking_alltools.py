@@ -136,6 +136,18 @@ def test_policy_and_tools_are_upstreams_alltools(prepared):
     assert dense["required"] == ["query"] and dense["properties"]["k"]["default"] == 10
 
 
+def test_tool_schemas_are_upstreams():
+    """gym's prepare reads the retrieval tools' schemas from upstream's retrieval_mixins.py (the pinned
+    commit's copy): the same names, descriptions and parameters (k an integer, 10 by default) as upstream's
+    toolkit offers."""
+    from gym.episodes.tau2.upstream import literal_aliases, tool_schemas
+
+    mixins = ROOT / "fixtures" / "tau2_expected" / "banking_retrieval_mixins.py.txt"
+    mine = {s["name"]: {k: s[k] for k in ("name", "description", "parameters")}
+            for s in tool_schemas(mixins, literal_aliases(mixins))}
+    assert {name: mine[name] for name in WANT["schemas"]} == WANT["schemas"]
+
+
 CASES = [pytest.param(task, case, id=f"{task}-{case}") for task, cases in sorted(WANT["tasks"].items())
          for case in sorted(cases)]
 

@@ -18,6 +18,9 @@ are tests/fixtures/tau2_expected/banking_shell.json's business). Recorded:
     ranking (document, score), its text's sha256 with the timing line cut off, and the timing line with its
     numbers as N;
   * `policy`: the sha256 of upstream's alltools policy (its template, components and the dense block);
+  * `schemas`: the function schemas of KB_search_bm25, KB_search_dense and shell as upstream's toolkit gives them
+    (tests/fixtures/tau2_expected/banking_retrieval_mixins.py.txt is the commit's retrieval_mixins.py, MIT, that
+    gym's prepare reads them from);
   * `tasks`: tools/tau2_banking_expected.py's cases (gold, missing and extra writes, reads, probes) on every
     fixture task, scored by upstream's evaluate_simulation in the alltools form (`--retrieval-only`: not these).
 """
@@ -101,6 +104,14 @@ def calls(scheme: str) -> list:
     return out
 
 
+def schemas() -> dict:
+    """The alltools retrieval tools' function schemas as upstream offers them to the agent."""
+    from tau2.domains.banking_knowledge.environment import get_environment
+
+    tools = {tool.name: tool.openai_schema["function"] for tool in get_environment(retrieval_variant="alltools").get_tools()}
+    return {name: tools[name] for name in ("KB_search_bm25", "KB_search_dense", "shell")}
+
+
 def policy() -> str:
     from tau2.domains.banking_knowledge.environment import get_knowledge_base
     from tau2.domains.banking_knowledge.retrieval import build_policy, resolve_variant
@@ -125,6 +136,7 @@ def main() -> None:
             use_scheme(scheme, Path(tmp))
             result["schemes"][scheme] = calls(scheme)
         use_scheme("fine", Path(tmp))
+        result["schemas"] = schemas()
         if "--retrieval-only" in sys.argv:  # the searches and the policy, not the scored cases
             sys.stdout.write(json.dumps(result, indent=1, sort_keys=True) + "\n")
             return
