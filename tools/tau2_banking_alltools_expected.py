@@ -2,6 +2,7 @@
 
 Run as tools/tau2_banking_expected.py (a checkout of sierra-research/tau2-bench at the pinned commit on the
 path, its dependencies plus `openai` in a scratch venv, the fixture's data dir), from the repository root:
+    GYM_PYTHON=.venv/bin/python \\
     TAU2_DATA_DIR=tests/fixtures/upstream/raw.githubusercontent.com/sierra-research/tau2-bench/<commit>/data \\
     PYTHONPATH=<checkout>/src:tools python tools/tau2_banking_alltools_expected.py \\
         > tests/fixtures/tau2_expected/banking_alltools.json
@@ -14,7 +15,9 @@ are tests/fixtures/tau2_expected/banking_shell.json's business). Recorded:
     queries and k values (the default, smaller, larger than 10, 0, negative, null, a string; blank and unknown
     queries), under two vector schemes: `fine` (48 dimensions, no ties) and `coarse` (3 dimensions with values in
     -1..1: many equal scores, a zero document vector and zero query vectors), led by the order upstream holds
-    the documents in (its KnowledgeBase globs the folder: directory order, which decides ties); each answer's
+    the documents in (its KnowledgeBase globs the folder: directory order, which decides ties); with GYM_PYTHON
+    (gym's interpreter) a third, `http`: upstream's own OpenAI client fetching the vectors over HTTP from gym's
+    reference server (`python -m gym.mock`, model gym-mock-embedding); each answer's
     ranking (document, score), its text's sha256 with the timing line cut off, and the timing line with its
     numbers as N;
   * `policy`: the sha256 of upstream's alltools policy (its template, components and the dense block);
@@ -41,6 +44,7 @@ from pathlib import Path
 import numpy as np
 
 SCHEMES = {"fine": (48, 0), "coarse": (3, 1)}
+REAL_EMBED = None  # upstream's OpenAIEmbedder.embed, for the `http` scheme
 ZERO_TEXTS = ("zzzz", "qqqq")  # the coarse scheme gives these queries the zero vector
 QUERIES = ["gold rewards card annual fee", "dispute a transaction", "How do I open a savings account?",
            "referral bonus", "zzzz", "qqqq"]
@@ -89,6 +93,28 @@ def use_scheme(scheme: str, cache_dir: Path) -> None:
     cache._query_embeddings_cache.clear()
 
 
+def over_http(gym_python: str, cache_dir: Path) -> list:
+    """The `http` scheme: upstream's own OpenAI client (base64, float32) fetches the vectors from gym's
+    reference server (`python -m gym.mock`, its hashed bag-of-words embeddings) for the calls below."""
+    import subprocess
+
+    import tau2.knowledge.embeddings_cache as cache
+    from tau2.domains.banking_knowledge.retrieval import RETRIEVAL_VARIANTS
+    from tau2.knowledge.embedders.openai_embedder import OpenAIEmbedder
+
+    server = subprocess.Popen([gym_python, "-m", "gym.mock", "--port", "0"], stdout=subprocess.PIPE, text=True)
+    try:
+        os.environ["OPENAI_BASE_URL"] = server.stdout.readline().strip()
+        OpenAIEmbedder.embed = REAL_EMBED
+        RETRIEVAL_VARIANTS["alltools"].kb_search_dense.embedder_model = "gym-mock-embedding"
+        cache._global_cache = cache.EmbeddingsCache(cache_dir=str(cache_dir / "http"))
+        cache._query_embeddings_cache.clear()
+        return calls("http")
+    finally:
+        server.terminate()
+        server.wait()
+
+
 def calls(scheme: str) -> list:
     from tau2.domains.banking_knowledge.environment import get_environment
 
@@ -132,9 +158,15 @@ def main() -> None:
 
         sandbox_manager._DEPS_VERIFIED = True  # the stand-in srt needs none of rg, bwrap, socat
         result = {"variant": "alltools", "schemes": {}, "policy_sha256": policy()}
+        from tau2.knowledge.embedders.openai_embedder import OpenAIEmbedder
+
+        global REAL_EMBED
+        REAL_EMBED = OpenAIEmbedder.embed
         for scheme in SCHEMES:
             use_scheme(scheme, Path(tmp))
             result["schemes"][scheme] = calls(scheme)
+        if os.environ.get("GYM_PYTHON"):
+            result["schemes"]["http"] = over_http(os.environ["GYM_PYTHON"], Path(tmp))
         use_scheme("fine", Path(tmp))
         result["schemas"] = schemas()
         if "--retrieval-only" in sys.argv:  # the searches and the policy, not the scored cases
