@@ -196,6 +196,9 @@ def test_document_vectors_are_cached_by_content_and_reused(prepared, tmp_path):
     Path(stats["cache"]).write_bytes(b"damaged")
     _, stats = document_vectors(documents, embedder, tmp_path)
     assert stats["embedded"] == 12
+    (tmp_path / "blocked").write_text("a file where the cache folder would go")
+    kept, stats = document_vectors(documents, embedder, tmp_path / "blocked")  # the cache cannot be written
+    assert stats["embedded"] == 12 and np.array_equal(kept, changed)
 
 
 def test_client_posts_batches_to_the_reference_server_and_reads_its_vectors(monkeypatch):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import threading
 import time
 from pathlib import Path
@@ -28,6 +29,7 @@ from gym.core.errors import GymError
 from gym.core.io import atomic_path
 from gym.episodes.base import ToolEndpointFailed
 
+log = logging.getLogger("gym.episodes.tau2.banking_dense")
 RETRIEVER_TOP_K = 10  # upstream's PipelineSpec.top_k for both alltools searches
 QUERY_MEMORY = 10_000  # query vectors kept per index (upstream keeps every one for the process)
 
@@ -85,7 +87,10 @@ def document_vectors(documents: list[dict], embedder: Embedder, cache_dir: Path)
         cached.update(zip(missing, fresh))
         if len({v.shape for v in cached.values()}) > 1:
             raise GymError(f"{path}: the cached vectors and the endpoint's differ in length; delete the file")
-        _write_cache(path, cached, embedder.identity)
+        try:
+            _write_cache(path, cached, embedder.identity)
+        except OSError as exc:  # a read-only data root: this run keeps its vectors, a later one embeds again
+            log.warning("embeddings cache %s not written (%s); the vectors are kept for this run only", path, exc)
         seconds = time.perf_counter() - started
     else:
         seconds = 0.0
