@@ -169,14 +169,12 @@ def main() -> None:
             result["schemes"]["http"] = over_http(os.environ["GYM_PYTHON"], Path(tmp))
         use_scheme("fine", Path(tmp))
         result["schemas"] = schemas()
-        if "--retrieval-only" in sys.argv:  # the searches and the policy, not the scored cases
-            sys.stdout.write(json.dumps(result, indent=1, sort_keys=True) + "\n")
-            return
-        scored.VARIANT = "alltools"
-        scored.build_retrieval_once()
-        path = Path(os.environ["TAU2_DATA_DIR"]) / "tau2" / "domains" / scored.DOMAIN / "tasks.json"
-        tasks = [scored.Task.model_validate(t) for t in json.loads(path.read_text())]
-        result["tasks"] = {task.id: scored.cases(task) for task in tasks}
+        if "--retrieval-only" not in sys.argv:  # else the searches, the schemas and the policy only
+            scored.VARIANT = "alltools"
+            scored.build_retrieval_once()
+            path = Path(os.environ["TAU2_DATA_DIR"]) / "tau2" / "domains" / scored.DOMAIN / "tasks.json"
+            tasks = [scored.Task.model_validate(t) for t in json.loads(path.read_text())]
+            result["tasks"] = {task.id: scored.cases(task) for task in tasks}
     sys.stdout.write(json.dumps(result, indent=1, sort_keys=True) + "\n")
 
 
