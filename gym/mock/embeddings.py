@@ -57,3 +57,12 @@ def embeddings_body(request: dict) -> dict:
             for i, t in enumerate(texts)]
     tokens = sum(len(WORD.findall(t.lower())) for t in texts)
     return {"object": "list", "data": data, "model": MODEL, "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
+
+
+def tally(seen: dict, request: dict, body: dict, authorized: bool) -> None:
+    """The server's count of what arrived: requests, texts, requests with a bearer key, encodings asked."""
+    seen["requests"] += 1
+    seen["inputs"] += len(body["data"])
+    seen["with_key"] += int(authorized)
+    encoding = str(request.get("encoding_format") or "float")
+    seen["encodings"][encoding] = seen["encodings"].get(encoding, 0) + 1

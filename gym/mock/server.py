@@ -25,7 +25,7 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import Any
 
-from gym.mock.embeddings import embeddings_body
+from gym.mock.embeddings import embeddings_body, tally
 from gym.mock.episodes import EpisodeIndex, episode_turn, is_episode_row, shape_turn
 from gym.mock.policy import AnswerPolicy, ApiError, count_tokens, prompt_text, shape_response, unparsed
 from gym.mock.rows import RowStore
@@ -207,12 +207,7 @@ class MockServer:
     def embed(self, request: dict, authorized: bool) -> dict:
         body = embeddings_body(request)
         with self._lock:
-            seen = self._stats["embeddings"]
-            seen["requests"] += 1
-            seen["inputs"] += len(body["data"])
-            seen["with_key"] += int(authorized)
-            encoding = str(request.get("encoding_format") or "float")
-            seen["encodings"][encoding] = seen["encodings"].get(encoding, 0) + 1
+            tally(self._stats["embeddings"], request, body, authorized)
         return body
 
     def complete(self, kind: str, request: dict, number: int) -> dict:
