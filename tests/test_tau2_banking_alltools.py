@@ -248,8 +248,9 @@ def _run(tmp_path: Path, name: str) -> dict:
 
 
 def test_e2e_offline_through_the_command_line_reuses_the_cache(tmp_path):
-    """The documented offline run: the reference server plays the agent and serves the embeddings; every
-    task runs and is scored; a second run embeds nothing (the cache beside the prepared data)."""
+    """The documented offline run: the reference server plays the agent (which searches by embeddings first)
+    and serves the embeddings; every task runs and is scored; a second run embeds no document (the cache
+    beside the prepared data)."""
     for name, task in (("first", "e2e"), ("second", "collect")):
         done = gym(f"task={task}", "benchmark=banking_alltools", "model=mock", "user=mock",
                    "data.mirror=tests/fixtures/upstream", f"data.root={tmp_path}/data", f"output={tmp_path}/{name}.jsonl",
@@ -258,6 +259,9 @@ def test_e2e_offline_through_the_command_line_reuses_the_cache(tmp_path):
     rows = [json.loads(line) for line in (tmp_path / "first.jsonl").read_text().splitlines()]
     assert len(rows) == len(WANT["tasks"]) and all(r["status"] == "ok" for r in rows)
     assert sum(r["reward"] for r in rows) >= len(rows) // 2
+    searches = [m for r in rows for m in r["trajectory"] if m.get("role") == "tool"
+                and m.get("tool_call_id") == "gold-search"]  # the reference agent's dense search, answered
+    assert len(searches) >= len(rows) // 2 and all("   ID: " in m["content"] for m in searches)
     built = [_run(tmp_path, name)["endpoint"]["embeddings"]["indexes"]["banking_alltools.env.json"]
              for name in ("first", "second")]
     assert [(b["embedded"], b["from_cache"]) for b in built] == [(92, 0), (0, 92)]
