@@ -272,16 +272,20 @@ def test_an_openai_compatible_endpoint_gets_the_key_from_the_environment_only(tm
     """benchmark.embeddings at an OpenAI-compatible endpoint (gym's reference server standing in): the key
     arrives as a bearer token and is written nowhere; a missing key variable is one line, no traceback."""
     secret = "sk-test-embeddings-5c1f"
+    ready = gym("task=prepare", "benchmark=banking_alltools", "data.mirror=tests/fixtures/upstream",
+                f"data.root={tmp_path}/data", f"hydra.run.dir={tmp_path}/prepare")
+    assert ready.returncode == 0, ready.stderr[-2000:]
     with MockServer(rows=[]) as server:
-        done = gym("task=e2e", "benchmark=banking_alltools", "model=mock", "user=mock",
-                   "data.mirror=tests/fixtures/upstream", f"data.root={tmp_path}/data", f"output={tmp_path}/r.jsonl",
+        done = gym("task=collect", "benchmark=banking_alltools", "model=mock", "user=mock", "limit=2",
+                   f"data.root={tmp_path}/data", f"output={tmp_path}/r.jsonl",
                    "num_repeats=1", "progress=false", f"hydra.run.dir={tmp_path}/run",
                    "benchmark.embeddings.kind=openai_compatible", f"benchmark.embeddings.base_url={server.base_url}",
                    f"benchmark.embeddings.name={MOCK_EMBEDDING_MODEL}", "benchmark.embeddings.api_key_env=GYM_TEST_EMBED_KEY",
                    env={"GYM_TEST_EMBED_KEY": secret})
         assert done.returncode == 0, done.stderr[-2000:]
         seen = server.stats["embeddings"]
-    assert seen["requests"] == seen["with_key"] == 2  # 92 documents in batches of 64
+    # 92 documents in batches of 64, then each episode's search query: every request with the key
+    assert seen["requests"] == seen["with_key"] >= 3 and seen["inputs"] == 92 + seen["requests"] - 2
     written = [p for p in tmp_path.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
     assert not written and secret not in done.stdout + done.stderr
     missing = gym("task=collect", "benchmark=banking_alltools", "model=mock", "user=mock",
