@@ -115,10 +115,8 @@ def test_dense_ranking_breaks_ties_as_upstreams_cosine_retriever(scheme):
     zero vectors included (numpy's argsort, reversed, then the stable sort by score)."""
     from gym.episodes.tau2.banking_dense import DenseIndex
 
-    data = json.loads(next(MIRROR.rglob("banking_knowledge/db.json")).with_name("tasks.json").read_text())
-    assert data  # the fixture's domain
-    documents = {json.loads(p.read_text())["id"]: json.loads(p.read_text())["content"]
-                 for p in next(MIRROR.rglob("banking_knowledge/documents")).glob("*.json")}
+    documents = {doc["id"]: doc["content"] for doc in (json.loads(p.read_text()) for p in
+                                                        next(MIRROR.rglob("banking_knowledge/documents")).glob("*.json"))}
     order = WANT["schemes"][scheme][0]["document_order"]
     embedder = FixedEmbedder(scheme)
     index = DenseIndex(order, np.float32(embedder.embed([documents[d] for d in order])), embedder)
@@ -201,7 +199,7 @@ def test_document_vectors_are_cached_by_content_and_reused(prepared, tmp_path):
     assert stats["embedded"] == 12 and np.array_equal(kept, changed)
 
 
-def test_client_posts_batches_to_the_reference_server_and_reads_its_vectors(monkeypatch):
+def test_client_posts_batches_to_the_reference_server_and_reads_its_vectors():
     """What arrived at gym's reference server: batches of `batch_size` texts in order (the vectors are each
     text's hashed bag of words), the key as a bearer token, base64 asked for; float answers read too; a
     503 retried; a vector of the wrong length refused."""
