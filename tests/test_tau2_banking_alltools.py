@@ -264,6 +264,11 @@ def test_e2e_offline_through_the_command_line_reuses_the_cache(tmp_path):
              for name in ("first", "second")]
     assert [(b["embedded"], b["from_cache"]) for b in built] == [(92, 0), (0, 92)]
     assert Path(built[0]["cache"]).parent == tmp_path / "data" / "banking_alltools" / "banking_alltools.embeddings"
+    again = gym("task=reverify", f"rollouts={tmp_path}/first.jsonl", f"data.root={tmp_path}/data",
+                f"hydra.run.dir={tmp_path}/rev")  # scoring never embeds: no endpoint needed
+    assert again.returncode == 0, again.stderr[-2000:]
+    report = json.loads((tmp_path / "rev" / "reverify.json").read_text())
+    assert report["reverified"] == len(rows) and report["changed"] == 0
 
 
 def test_an_openai_compatible_endpoint_gets_the_key_from_the_environment_only(tmp_path):
