@@ -21,13 +21,14 @@ import logging
 import threading
 import time
 from pathlib import Path
-from typing import Any, Protocol, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 from gym.core.errors import GymError
 from gym.core.io import atomic_path
 from gym.episodes.base import ToolEndpointFailed
+
+if TYPE_CHECKING:
+    import numpy as np  # imported where used: a τ² run without dense search never loads it
 
 log = logging.getLogger("gym.episodes.tau2.banking_dense")
 RETRIEVER_TOP_K = 10  # upstream's PipelineSpec.top_k for both alltools searches
@@ -50,6 +51,8 @@ def cache_file(cache_dir: Path, identity: dict) -> Path:
 
 
 def _read_cache(path: Path) -> dict[str, np.ndarray]:
+    import numpy as np
+
     if not path.is_file():
         return {}
     try:
@@ -60,6 +63,8 @@ def _read_cache(path: Path) -> dict[str, np.ndarray]:
 
 
 def _write_cache(path: Path, vectors: dict[str, np.ndarray], identity: dict) -> None:
+    import numpy as np
+
     hashes = sorted(vectors)
     with atomic_path(path) as tmp:
         with tmp.open("wb") as handle:
@@ -68,6 +73,8 @@ def _write_cache(path: Path, vectors: dict[str, np.ndarray], identity: dict) -> 
 
 
 def _as_matrix(vectors: Sequence[Sequence[float]], count: int, what: str) -> np.ndarray:
+    import numpy as np
+
     matrix = np.asarray(vectors, dtype=np.float32)
     if matrix.ndim != 2 or len(matrix) != count:
         raise GymError(f"the embeddings endpoint answered {what} with {len(matrix)} vectors for {count} texts")
@@ -76,6 +83,8 @@ def _as_matrix(vectors: Sequence[Sequence[float]], count: int, what: str) -> np.
 
 def document_vectors(documents: list[dict], embedder: Embedder, cache_dir: Path) -> tuple[np.ndarray, dict]:
     """Every document's vector (float32, in document order) and what the cache did: (matrix, stats)."""
+    import numpy as np
+
     path = cache_file(cache_dir, embedder.identity)
     cached = _read_cache(path)
     hashes = [content_hash(doc["content"]) for doc in documents]
@@ -103,6 +112,8 @@ class DenseIndex:
     """The documents' vectors, normalised once, and the query vectors asked so far."""
 
     def __init__(self, ids: list[str], vectors: np.ndarray, embedder: Embedder):
+        import numpy as np
+
         self.ids = ids
         docs = vectors.astype(np.float64)  # upstream's arrays hold the float32 values as float64
         norms = np.linalg.norm(docs, axis=1, keepdims=True) if len(docs) else np.ones((0, 1))
@@ -112,6 +123,8 @@ class DenseIndex:
         self._lock = threading.Lock()
 
     def query_vector(self, query: str) -> np.ndarray:
+        import numpy as np
+
         if not query or not query.strip():
             raise ValueError("Empty or missing input for key 'query': cannot generate embedding from blank text.")
         with self._lock:
@@ -129,6 +142,8 @@ class DenseIndex:
         return vector
 
     def rank(self, query_vector: np.ndarray, top_k: int = RETRIEVER_TOP_K) -> list[tuple[str, float]]:
+        import numpy as np
+
         norm = np.linalg.norm(query_vector)
         scores = np.zeros(len(self.ids)) if norm == 0 else np.dot(self.normalized, query_vector / norm)
         order = np.argsort(scores)[::-1][:min(top_k, len(self.ids))]
