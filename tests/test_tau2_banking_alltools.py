@@ -273,7 +273,9 @@ def test_e2e_offline_through_the_command_line_reuses_the_cache(tmp_path):
 
 def test_an_openai_compatible_endpoint_gets_the_key_from_the_environment_only(tmp_path):
     """benchmark.embeddings at an OpenAI-compatible endpoint (gym's reference server standing in): the key
-    arrives as a bearer token and is written nowhere; a missing key variable is one line, no traceback."""
+    arrives as a bearer token and is written nowhere; a resume keeps the rollouts made with the same embedding
+    model and size (whoever served it) and makes new ones for another; a missing key variable, a vector of
+    the wrong length: one line, no traceback."""
     secret = "sk-test-embeddings-5c1f"
     ready = gym("task=prepare", "benchmark=banking_alltools", "data.mirror=tests/fixtures/upstream",
                 f"data.root={tmp_path}/data", f"hydra.run.dir={tmp_path}/prepare")
@@ -289,6 +291,11 @@ def test_an_openai_compatible_endpoint_gets_the_key_from_the_environment_only(tm
         seen = server.stats["embeddings"]
     # 92 documents in batches of 64, then each episode's search query: every request with the key
     assert seen["requests"] == seen["with_key"] >= 3 and seen["inputs"] == 92 + seen["requests"] - 2
+    for name, dimensions, total in (("same", "3072", 2), ("other", "null", 4)):  # the embedding model is in the key
+        more = gym("task=collect", "benchmark=banking_alltools", "model=mock", "user=mock", "limit=2", "num_repeats=1",
+                   f"data.root={tmp_path}/data", f"output={tmp_path}/r.jsonl", "progress=false",
+                   f"hydra.run.dir={tmp_path}/{name}", f"benchmark.embeddings.dimensions={dimensions}")
+        assert more.returncode == 0 and len((tmp_path / "r.jsonl").read_text().splitlines()) == total, more.stderr[-2000:]
     written = [p for p in tmp_path.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
     assert not written and secret not in done.stdout + done.stderr
     missing = gym("task=collect", "benchmark=banking_alltools", "model=mock", "user=mock",
