@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-from gym.episodes.base import DONE_TOOL, Environment, Limits, Termination, Turn
+from gym.episodes.base import DONE_TOOL, Environment, Limits, Termination, ToolEndpointFailed, Turn
 from gym.episodes.messages import STOP_TOKENS, TRANSFER_TOKEN, agent_view, is_stop, message, tool_message, user_view
 from gym.toolcalls import ToolCall
 
@@ -131,7 +131,12 @@ class EpisodeRunner:
         for call in calls:
             function = call["function"]
             arguments = episode.pending.pop(call["id"], None)
-            output = self.env.call(state, function["name"], arguments, requestor)
+            try:
+                output = self.env.call(state, function["name"], arguments, requestor)
+            except ToolEndpointFailed as exc:
+                episode.error = f"tool {function['name']}: {exc}"
+                episode.status, episode.termination = "infra_error", Termination.INFRASTRUCTURE_ERROR.value
+                return "agent"
             episode.trajectory.append(tool_message(call["id"], output.content))
             episode.tool_errors += int(output.error)
             known = {s["name"] for s in self.env.tools(state, requestor)}
