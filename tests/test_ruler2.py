@@ -99,6 +99,8 @@ def test_grading_is_the_references(case):
     assert verdict.reward == case["reward"], case
     if case["eval_type"] == "multichoice":
         assert verdict.extracted_answer == case["extracted_answer"]
+    else:  # the answer shown is the reference's predicted_answer (its default_parse of the reply)
+        assert verdict.extracted_answer == (case["predicted_answer"] or None)
     if isinstance(case["expected_answer"], list):  # gym's prepared rows hold the list as JSON: the same grade
         assert verifier.verify({**row, "expected_answer": json.dumps(case["expected_answer"])}, case["reply"]).reward \
             == case["reward"]
@@ -132,3 +134,19 @@ def test_ruler2_bad_arguments_fail_in_one_line(tmp_path):
     assert_clean_failure(run_gym(*common, "+prepare_args.tasks=[mk_niah_medium]", "+prepare_args.max_length=300"),
                          "mk_niah_medium: its smallest haystack (10 units)", "prepare a longer max_length")
     assert_clean_failure(run_gym(*common, "+prepare_args.max_length=0"), "max_length must be a positive whole number")
+
+
+def test_reference_example_rollouts_posted_to_serve_get_their_reward(tmp_path):
+    """NeMo Gym's verify requests for its ruler2 server, as they are, to gym's /verify (task=serve)."""
+    from tests.serve_helpers import post, rows_of, served
+
+    data = tmp_path / "data"
+    result = run_gym("task=prepare", "benchmark=ruler2", MIRROR, "data.offline=true", f"data.root={data}",
+                     "+prepare_args.tasks=[mk_niah_basic]", "+prepare_args.num_samples=1", "+prepare_args.max_length=200")
+    assert result.returncode == 0, result.stderr[-2000:]
+    rows = rows_of(FIXTURES / "nemo_gym" / "ruler2.example_rollouts.jsonl")
+    with served(tmp_path / "run", data, "benchmark=ruler2", "model=mock") as url:
+        got = [post(url, "/ruler2/verify", {k: v for k, v in row.items() if k != "reward"}).json() for row in rows]
+    assert [out["reward"] for out in got] == [row["reward"] for row in rows]
+    assert [out["extracted_answer"] for out in got][2] == "C"
+    assert all(out["response"] == row["response"] for out, row in zip(got, rows))
