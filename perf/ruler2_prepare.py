@@ -2,13 +2,16 @@
 the upstream layout at a fraction of upstream's sizes (cais/mmlu all: 14,042 test and 99,842 auxiliary_train
 questions; hotpotqa distractor: 7,405 dev and 90,447 train questions of 10 paragraphs each), written by
 this script from the fixtures' rows with numbered variations, with the words counter and with the
-fixture's BPE tokenizer.json.
+fixture's BPE tokenizer.json. With --reference (a NeMo Gym checkout or bare git dir) and --reference-python
+(a venv with the reference's requirements, see tests/fixtures/make_ruler2_parity.py), the reference's own
+generators are timed on the same sources (its 12 task processes one after another).
 
-    .venv/bin/python perf/ruler2_prepare.py [scale=0.05] [num_samples=10]
+    .venv/bin/python perf/ruler2_prepare.py [--scale 0.05] [--num-samples 10] [--reference DIR --reference-python PY]
 """
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 import tempfile
@@ -71,20 +74,42 @@ def timed_prepare(mirror: Path, tokenizer: str, length: int, samples: int, tasks
         return time.perf_counter() - started
 
 
+def time_reference(reference: Path, python: str, mirror: Path, length: int, samples: int) -> float:
+    sys.path.insert(0, str(ROOT))
+    from tests.fixtures.make_ruler2_parity import TASK_NAMES, checkout, run_task, tokenizer_folder
+
+    with tempfile.TemporaryDirectory() as tmp:
+        ref = checkout(reference, Path(tmp) / "ref")
+        tokenizer = tokenizer_folder(BPE, Path(tmp))
+        started = time.perf_counter()
+        for task in TASK_NAMES:
+            run_task(python, ref, Path(tmp), task, mirror, tokenizer, length, samples)
+        return time.perf_counter() - started
+
+
 def main() -> None:
-    scale = float(sys.argv[1]) if len(sys.argv) > 1 else 0.05
-    samples = int(sys.argv[2]) if len(sys.argv) > 2 else 10
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=0.05)
+    parser.add_argument("--num-samples", type=int, default=10)
+    parser.add_argument("--reference", type=Path)
+    parser.add_argument("--reference-python")
+    args = parser.parse_args()
+    scale, samples = args.scale, args.num_samples
     with tempfile.TemporaryDirectory() as tmp:
         mirror = Path(tmp) / "mirror"
         write_sources(mirror, scale)
         print(f"sources at {scale:g} of upstream's sizes; {samples} samples per task")
         seconds = timed_prepare(mirror, "words", 2048, 1, "mk_niah_easy,qa_hard")
         print(f"reading the sources (+ gym start-up), 2 rows: {seconds:.1f} s")
-        print(f"{'tokenizer':<10} {'max_length':>10} {'rows':>5} {'seconds':>8}")
+        print(f"{'who':<10} {'tokenizer':<10} {'max_length':>10} {'rows':>5} {'seconds':>8}")
         for tokenizer, length in (("words", 16384), ("words", 65536), (str(BPE), 16384), (str(BPE), 65536)):
             seconds = timed_prepare(mirror, tokenizer, length, samples)
             name = "words" if tokenizer == "words" else "bpe"
-            print(f"{name:<10} {length:>10} {12 * samples:>5} {seconds:>8.1f}")
+            print(f"{'gym':<10} {name:<10} {length:>10} {12 * samples:>5} {seconds:>8.1f}")
+        if args.reference and args.reference_python:
+            for length in (16384, 65536):
+                seconds = time_reference(args.reference, args.reference_python, mirror, length, samples)
+                print(f"{'reference':<10} {'bpe':<10} {length:>10} {12 * samples:>5} {seconds:>8.1f}")
 
 
 if __name__ == "__main__":
