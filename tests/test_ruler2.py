@@ -150,3 +150,47 @@ def test_reference_example_rollouts_posted_to_serve_get_their_reward(tmp_path):
     assert [out["reward"] for out in got] == [row["reward"] for row in rows]
     assert [out["extracted_answer"] for out in got][2] == "C"
     assert all(out["response"] == row["response"] for out, row in zip(got, rows))
+
+
+def test_fixture_builder_reproduces_committed_files(tmp_path, monkeypatch):
+    import importlib.util
+
+    import pyarrow.parquet as pq
+
+    spec = importlib.util.spec_from_file_location("make_fixtures_ruler2", FIXTURES / "make_fixtures_ruler2.py")
+    builder = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(builder)
+    monkeypatch.setattr(builder, "UPSTREAM", tmp_path)
+    builder.mmlu()
+    builder.hotpot_train()
+    built = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.parquet"))
+    assert len(built) == 4
+    for relative in built:  # bytes carry the writer's version; compare schema and rows
+        assert pq.read_table(tmp_path / relative).equals(pq.read_table(UPSTREAM / relative), check_metadata=True)
+
+
+def test_sources_not_in_the_upstream_layout_fail_in_one_line(tmp_path):
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from gym.core.errors import GymError
+
+    mirror = tmp_path / "mirror"
+    shutil.copytree(UPSTREAM / "huggingface.co" / "datasets" / "cais", mirror / "huggingface.co" / "datasets" / "cais")
+    test = mirror / "huggingface.co/datasets/cais/mmlu/resolve/main/all/test-00000-of-00001.parquet"
+
+    def prepare_mmlu(name: str) -> str:
+        ctx = PrepareContext(name="ruler2", output_path=tmp_path / name / "ruler2.jsonl", mirror=str(mirror),
+                             offline=True, progress=False)
+        with pytest.raises(GymError) as failure:
+            generate("mk_niah_easy", Sources(ctx), len, 2000, 1)
+        return str(failure.value)
+
+    test.write_bytes(test.read_bytes()[:100])
+    assert "corrupt or truncated parquet file" in prepare_mmlu("truncated")
+    pq.write_table(pa.table({"question": ["q"], "choices": [["a", "b"]], "answer": [3]}), test)
+    assert "not an MMLU row with 4 choices and an answer index" in prepare_mmlu("three_choices")
+    pq.write_table(pa.table({"prompt": ["q"]}), test)
+    assert "not the cais/mmlu layout (no column question, choices, answer)" in prepare_mmlu("other_columns")
