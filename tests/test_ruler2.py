@@ -13,6 +13,7 @@ import pytest
 from gym.data.prepare_context import PrepareContext
 from gym.data.ruler2 import ROUTING, TASKS, Sources, generate
 from gym.data.ruler2.generators import ordinal
+from gym.data.ruler2.sources import SOURCES
 from gym.data.tokens import token_counter
 from gym.verifiers import make_verifier
 from tests.conftest import FIXTURES, UPSTREAM, assert_clean_failure, run_gym
@@ -31,17 +32,26 @@ def digest(text: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def cli_rows(tmp_path_factory):
-    """All 12 tasks at 2000 tokens of a real BPE tokenizer.json, 3 samples each, prepared by the CLI offline."""
+def cli_prepared(tmp_path_factory):
+    """All 12 tasks at 2000 tokens of a real BPE tokenizer.json, 3 samples each, prepared by the CLI offline; the
+    tokenizer named as a Hugging Face model (its tokenizer.json comes through the mirror like the sources)."""
     data = tmp_path_factory.mktemp("ruler2")
     result = run_gym("task=prepare", "benchmark=ruler2", MIRROR, "data.offline=true", f"data.root={data}",
-                     f"+prepare_args.tokenizer={TOKENIZER}", "+prepare_args.max_length=2000",
+                     "+prepare_args.tokenizer=gym-fixtures/tiny-bpe", "+prepare_args.max_length=2000",
                      "+prepare_args.num_samples=3")
     assert result.returncode == 0, result.stderr[-2000:]
-    return [json.loads(line) for line in (data / "ruler2" / "ruler2.jsonl").read_text().splitlines()]
+    return data / "ruler2"
 
 
-def test_prepared_rows_are_the_references(cli_rows):
+@pytest.fixture(scope="module")
+def cli_rows(cli_prepared):
+    return [json.loads(line) for line in (cli_prepared / "ruler2.jsonl").read_text().splitlines()]
+
+
+def test_prepared_rows_are_the_references(cli_rows, cli_prepared):
+    manifest = json.loads((cli_prepared / "manifest.json").read_text())
+    assert set(manifest["sources"]) == {*SOURCES, "https://huggingface.co/gym-fixtures/tiny-bpe/resolve/main/tokenizer.json"}
+    assert manifest["upstream_rows"]["kept"] == manifest["rows"] == 36
     want = expected(2000)
     assert len(cli_rows) == len(want) == 36
     for row, ref in zip(cli_rows, want):
