@@ -204,3 +204,14 @@ def test_sources_not_in_the_upstream_layout_fail_in_one_line(tmp_path):
     assert "not an MMLU row with 4 choices and an answer index" in prepare_mmlu("three_choices")
     pq.write_table(pa.table({"prompt": ["q"]}), test)
     assert "not the cais/mmlu layout (no column question, choices, answer)" in prepare_mmlu("other_columns")
+
+
+def test_reference_server_answers_a_gold_list_with_its_strings():
+    """gym's reference server (model=mock) gives the gold strings of a list-graded row, not their JSON, so a
+    question holding quotes or backslashes is still answered right."""
+    from gym.mock.tasks import _gold_text
+
+    golds = ['The word "laconic" means: A. talkative', "What is $\\frac{1}{2}$?"]
+    assert _gold_text({"expected_answer": json.dumps(golds), "match_type": "all"}) == "\n".join(golds)
+    assert _gold_text({"expected_answer": "C", "match_type": "all"}) == "C"  # the multichoice rows: the letter
+    assert _gold_text({"expected_answer": json.dumps(golds)}) == json.dumps(golds)  # other benchmarks: as they are
