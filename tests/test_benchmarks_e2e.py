@@ -24,6 +24,7 @@ ENTRIES = {e.name: e for e in load_catalog()}
 FIXTURE_ARGS = {name: ["benchmark.dataset.prepare_args.split=small"] for name in ("tau2_telecom", "tau2_telecom_workflow")}
 # RULER generates its rows: a short length and a few samples per task keep the suite lean
 FIXTURE_ARGS["ruler"] = ["benchmark.dataset.prepare_args.max_length=900", "benchmark.dataset.prepare_args.num_samples=2"]
+FIXTURE_ARGS["ruler2"] = ["benchmark.dataset.prepare_args.max_length=1500", "benchmark.dataset.prepare_args.num_samples=2"]
 
 
 @pytest.mark.parametrize("name", sorted(benchmark_files()))

@@ -11,6 +11,7 @@ a run of words is comes from a count-min sketch over every row's candidate runs.
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 from array import array
 from collections import OrderedDict
@@ -70,11 +71,25 @@ class _Tasks:
         return task
 
 
+def _gold_text(row: dict) -> str:
+    """The answer to give: the gold text; for a row graded against a list of gold strings (RULER's JSON
+    list, with a match_type) the strings themselves, one a line, not their JSON (escaped quotes)."""
+    gold = str(row["expected_answer"]).strip()
+    if "match_type" in row and gold.startswith("["):
+        try:
+            golds = json.loads(gold)
+        except json.JSONDecodeError:
+            return gold
+        if isinstance(golds, list) and golds and all(isinstance(g, str) for g in golds):
+            return "\n".join(golds)
+    return gold
+
+
 def _task(row: dict) -> Task:
     options = row.get("options") if isinstance(row.get("options"), dict) else {}
     code_row = row if "canonical_solution" in row or "unit_tests" in row else None
     template = row.get("answer_template") if isinstance(row.get("answer_template"), str) else None
-    return Task(str(row["question"]), str(row["expected_answer"]).strip(), tuple(map(str, options)), code_row,
+    return Task(str(row["question"]), _gold_text(row), tuple(map(str, options)), code_row,
                 template, row if is_tool_row(row) else None)
 
 
