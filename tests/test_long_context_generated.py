@@ -14,7 +14,7 @@ import pytest
 
 from gym.data.ruler.tasks import TASK_TEMPLATES, AdjectiveNouns
 from gym.verifiers import make_verifier
-from tests.conftest import UPSTREAM, assert_clean_failure, run_gym
+from tests.conftest import FIXTURES, UPSTREAM, assert_clean_failure, run_gym
 
 TOKENIZER = UPSTREAM / "huggingface.co" / "gym-fixtures" / "tiny-bpe" / "resolve" / "main" / "tokenizer.json"
 MIRROR = "data.mirror=tests/fixtures/upstream"
@@ -153,7 +153,12 @@ def test_longcodebench_rows(data_dir):
     result = run_gym("task=prepare", "benchmark=longcodebench", MIRROR, "data.offline=true")
     assert result.returncode == 0, result.stderr[-2000:]
     rows = prepared(data_dir, "longcodebench")
-    assert [row["metadata"]["bucket"] for row in rows] == ["32K", "32K", "64K"]
+    assert [row["metadata"]["bucket"] for row in rows] == ["128K", "32K", "32K", "64K"]  # names sorted as text
     assert all(row["question"].endswith("'Answer: \\boxed{A/B/C/D}' (e.g. 'Answer: \\boxed{A}').") for row in rows)
     assert rows[0]["id"] == str(uuid.uuid5(uuid.NAMESPACE_URL, rows[0]["question"]))  # the reference's uuid
-    assert [row["expected_answer"] for row in rows] == ["C", "B", "A"]
+    assert [row["expected_answer"] for row in rows] == ["D", "C", "B", "A"]
+    # the reference's own prepare on the same zip (tests/fixtures/make_longcodebench_parity.py)
+    reference = json.loads((FIXTURES / "longcodebench_parity.json").read_text())["rows"]
+    assert [(r["question"], r["id"], r["expected_answer"], r["metadata"]["repo"], r["metadata"]["is_hard"])
+            for r in rows] == [(r["question"], r["uuid"], r["expected_answer"], r["repo"], r["is_hard"])
+                               for r in reference]

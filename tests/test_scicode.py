@@ -23,8 +23,10 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory, mirror_url):
     root = tmp_path_factory.mktemp("scicode")
-    result = run_gym("task=e2e", "benchmark=scicode", "model=mock", f"data.mirror={mirror_url}", "limit=2",
-                     f"data.root={root}", f"hydra.run.dir={root / 'run'}", timeout=300)
+    # accuracy 0: the reference server writes a wrong function for every step (tests below grade the gold)
+    result = run_gym("task=e2e", "benchmark=scicode", "model=mock", "model.mock.accuracy=0.0",
+                     f"data.mirror={mirror_url}", "limit=2", f"data.root={root}", f"hydra.run.dir={root / 'run'}",
+                     timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     rows = [json.loads(line) for line in (root / "scicode" / "scicode.jsonl").read_text().splitlines()]
     return root, rows, result
@@ -58,6 +60,25 @@ def test_prepare_and_e2e(prepared):
     entry = next(iter(metrics["benchmarks"].values()))
     assert entry["family_metrics"]["scicode"] == {"subtask_accuracy": 0.0, "steps_passed": 0, "steps_total": 4,
                                                   "problem_accuracy": 0.0}
+
+
+def test_the_reference_server_answers_with_the_gold_code(prepared, tmp_path):
+    root, rows, _ = prepared
+    result = run_gym("task=e2e", "benchmark=scicode", "model=mock", "data.mirror=tests/fixtures/upstream",
+                     f"data.root={tmp_path / 'data'}", f"hydra.run.dir={tmp_path / 'run'}", timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    entry = json.loads((tmp_path / "run" / "metrics.json").read_text())["benchmarks"]["scicode"]
+    assert 0 < entry["pass@1"]["value"] < 100  # right and wrong steps drawn at the mock's default accuracy
+    gold = {step["function_header"]: step["ground_truth_code"] for row in rows for step in row["sub_steps"]}
+    for rollout in map(json.loads, (tmp_path / "run" / "rollouts.jsonl").read_text().splitlines()):
+        turns, right_so_far = rollout["trajectory"], True
+        for asked, reply, passed in zip(turns[::2], turns[1::2], rollout["verifier"]["step_results"]):
+            header = next(h for h in gold if h in asked["content"].split("NEXT STEP")[1])
+            right = gold[header] in reply["content"]
+            right_so_far = right_so_far and right
+            # the gold code passes on gold code before it; a wrong function fails (the steps after it fail
+            # too when they call it: 1.2 calls 1.1, 76.4 does not call 76.2)
+            assert passed if right_so_far else (not passed or right)
 
 
 def test_gold_passes_every_step(prepared):

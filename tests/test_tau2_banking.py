@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -141,7 +142,8 @@ def test_retrieval_tools_answer_in_upstreams_format(prepared):
     data = json.loads((path.parent / "banking_bm25_grep.env.json").read_text())
     title = next(d["title"] for d in data["documents"] if d["id"] == top)
     assert found.startswith(f"1. {title}\n   ID: {top}\n   Score: {score:.4f}\n   Content: ")
-    assert found.rsplit("\n", 1)[-1].startswith("[Timing: retrieval=")
+    # upstream's pipeline times its empty reranking step too (tests/fixtures/tau2_expected/banking_alltools.json)
+    assert re.fullmatch(r"\[Timing: retrieval=\d+ms, reranking=0ms, total=\d+ms\]", found.rsplit("\n", 1)[-1])
     assert env.call(state, "grep", {"pattern": "zzzz"}).content == "No matches found for pattern: zzzz"
     refused = env.call(state, "shell", {"command": "ls"})
     assert refused.error and refused.content == "Error: Tool 'shell' not found."

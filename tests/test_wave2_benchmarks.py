@@ -11,6 +11,7 @@ import pytest
 from gym.core.config import compose
 from gym.core.errors import GymError
 from gym.tasks import aggregate, collect, prepare
+from tests.conftest import FIXTURES
 from tests.prepare_helpers import make_ctx, script
 
 
@@ -111,7 +112,13 @@ def test_proof_bench_judge_prepare(tmp_path, mirror_url):
     assert ratings == {7: "Yes", 6: "Yes", 1: "No", 0: "No"} and len(rows) == 5
     order = [r["metadata"]["source_index"] for r in rows]
     assert sorted(order) == list(range(5)) and order != list(range(5))  # the reference's seeded shuffle
-    assert len(_prepared("proof_bench_judge", tmp_path / "cut", mirror_url, max_proof_chars=65)) == 2
+    cut = _prepared("proof_bench_judge", tmp_path / "cut", mirror_url, max_proof_tokens=40)
+    assert len(cut) == 2  # 28 and 32 tokens of the fixture's stand-in tokenizer
+    # the reference's own prepare on the same file and tokenizer (tests/fixtures/make_proof_judge_parity.py)
+    reference = json.loads((FIXTURES / "proof_judge_parity.json").read_text(encoding="utf-8"))["proof_bench_judge"]
+    for ours, theirs in ((rows, reference["10000"]), (cut, reference["40"])):
+        assert [(r["problem"], r["proof"], f"Judgement: {r['expected_answer']}") for r in ours] == [
+            (r["problem"], r["proof"], r["verdict"]) for r in theirs]
 
 
 def test_judgement_metrics_in_aggregate(tmp_path, data_dir, mirror_url):

@@ -96,16 +96,38 @@ def test_answer_judge_rows_and_verdicts(tmp_path):
     assert judge.verify(rows[2], "Reasoning: the values differ.\nJudgement: No").reward == 1.0
 
 
-def test_proof_arena_judge_cuts_and_order(tmp_path):
-    assert run_gym("task=prepare", "benchmark=proof-arena-judge", f"data.mirror={UPSTREAM}",
-                   f"data.root={tmp_path}/data", f"hydra.run.dir={tmp_path}/r").returncode == 0
-    rows = prepared(tmp_path, "proof-arena-judge")
-    manifest = json.loads((tmp_path / "data" / "proof-arena-judge" / "manifest.json").read_text())
+def test_proof_arena_judge_cuts_order_and_token_cap(tmp_path):
+    """The graders' cuts, the seeded order and the reference's filter: len(Qwen3-0.6B tokens of the proof) <= cap
+    (the fixture's tokenizer stands in); rows, order and verdicts as the reference's own prepare gives them."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(UPSTREAM / "huggingface.co/Qwen/Qwen3-0.6B/resolve/main/tokenizer.json"))
+    runs = {}
+    for cap in ("10000", "114"):
+        args = [] if cap == "10000" else [f"benchmark.dataset.prepare_args.max_proof_tokens={cap}"]
+        result = run_gym("task=prepare", "benchmark=proof-arena-judge", f"data.mirror={UPSTREAM}", *args,
+                         f"data.root={tmp_path}/{cap}/data", f"hydra.run.dir={tmp_path}/{cap}/r")
+        assert result.returncode == 0, result.stderr[-2000:]
+        runs[cap] = prepared(tmp_path / cap, "proof-arena-judge")
+    rows = runs["10000"]
+    manifest = json.loads((tmp_path / "10000" / "data" / "proof-arena-judge" / "manifest.json").read_text())
     assert manifest["upstream_rows"]["left_out"] == 3  # usamo 7/5, imo 6/6, imc 9/10
-    sources = {r["metadata"]["source"] for r in rows}
-    assert sources == {"openai_imo", "gemini_imo", "usamo", "imo", "imc"}
+    assert manifest["prepare_args"] == {"tokenizer": "Qwen/Qwen3-0.6B", "max_proof_tokens": 10000}
+    assert {r["metadata"]["source"] for r in rows} == {"openai_imo", "gemini_imo", "usamo", "imo", "imc"}
     assert all("<think>" not in r["proof"] and r["question"].startswith("### Problem Statement:") for r in rows)
     assert [r["metadata"]["source"] for r in rows[:3]] != ["openai_imo"] * 3  # shuffled with seed 42
+    counts = [len(tokenizer.encode(r["proof"], add_special_tokens=False).ids) for r in rows]
+    assert [r["metadata"]["n_tokens"] for r in rows] == counts and len(rows) == 17
+    kept = [r["proof"] for r, n in zip(rows, counts) if n <= 114]
+    assert 0 < len(kept) < 17 and [r["proof"] for r in runs["114"]] == kept  # same order, shorter proofs only
+    manifest = json.loads((tmp_path / "114" / "data" / "proof-arena-judge" / "manifest.json").read_text())
+    assert manifest["upstream_rows"]["left_out_by_reason"]["over 114 tokens (Qwen/Qwen3-0.6B)"] == 17 - len(kept)
+    # the reference's own prepare on the same files and tokenizer (tests/fixtures/make_proof_judge_parity.py)
+    reference = json.loads((FIXTURES / "proof_judge_parity.json").read_text(encoding="utf-8"))["proof-arena-judge"]
+    for cap, ours in runs.items():
+        assert [(r["metadata"]["source"], r["metadata"]["problem_idx"], r["problem"], r["proof"],
+                 f"Judgement: {r['expected_answer']}") for r in ours] == [
+            (r["source"], r["problem_idx"], r["problem"], r["proof"], r["verdict"]) for r in reference[cap]]
 
 
 def test_cascade_options_are_found_and_carry_the_function_header(tmp_path):

@@ -4,7 +4,10 @@ the prompt, in six context-length buckets (32K to 1M tokens).
 Upstream `LongCodeQA.zip` holds `LQA/<bucket>.json` (bucket 32K, 64K, 128K, 256K, 512K, 1M), each a JSON
 array of `{"prompt_goal", "repo_text", "question", "prompt", "correct_letter", "repo", "is_hard"}`; `prompt`
 is the full text (goal, repository, question and choices). As the reference, every member is read and the
-question is `prompt` stripped plus the instruction to end with 'Answer: \\boxed{X}'. With
+question is `prompt` stripped plus the instruction to end with 'Answer: \\boxed{X}'. The reference loads the zip
+with `datasets.load_dataset("json", data_files=<zip>)`: every file of it (names starting with "." or "__"
+skipped) is a JSON array of questions, read in the order the loader walks the extracted folder, which sorts
+names as text (LQA/128K.json first, LQA/64K.json last); rows keep that order. With
 prepare_args.tokenizer (gym.data.tokens) each row gets metadata.n_tokens and max_context_tokens drops longer
 prompts (the reference's n3_1m variant: conf/benchmark/longcodebench_n3_1m.yaml). Prepared rows:
 
@@ -27,7 +30,6 @@ if TYPE_CHECKING:
     from gym.data.prepare_context import PrepareContext
 
 URL = "https://huggingface.co/datasets/Steefano/LCB/resolve/main/LongCodeQA.zip"
-BUCKETS = ("32K", "64K", "128K", "256K", "512K", "1M")
 POSTFIX = ("\n\nThe last line of your response should be in the following format: "
            "'Answer: \\boxed{A/B/C/D}' (e.g. 'Answer: \\boxed{A}').")
 
@@ -49,15 +51,27 @@ def convert(item: dict[str, Any], index: int, file: str) -> tuple[dict[str, Any]
     }, None
 
 
+def hidden(name: str) -> bool:
+    """A member the reference's loader skips: a file or folder whose name starts with "." or "__"."""
+    return any(part.startswith((".", "__")) for part in name.split("/") if part)
+
+
+def walk_order(name: str) -> list[tuple[int, str]]:
+    """Where the reference's loader (`datasets`, over the extracted zip) reads a member: folders walked top
+    down, each folder's files (by name) before its subfolders (by name)."""
+    *folders, file = name.split("/")
+    return [(1, folder) for folder in folders] + [(0, file)]
+
+
 def members(ctx: PrepareContext, archive: Path) -> list[tuple[str, list]]:
-    """(member name, its JSON array) for every JSON member of the archive, in bucket order."""
+    """(member name, its JSON array) for every file of the archive, in the order the reference reads them:
+    128K, 1M, 256K, 32K, 512K, 64K (names sorted as text)."""
     try:
         with zipfile.ZipFile(archive) as zipped:
-            names = [name for name in zipped.namelist() if name.endswith(".json") and not name.startswith("__MACOSX")]
+            names = [name for name in zipped.namelist() if not name.endswith("/") and not hidden(name)]
             if not names:
                 raise GymError(f"{archive}: no JSON member (expected LQA/<bucket>.json)")
-            order = {bucket: rank for rank, bucket in enumerate(BUCKETS)}
-            names.sort(key=lambda name: (order.get(Path(name).stem, len(order)), name))
+            names.sort(key=walk_order)
             found = []
             for name in names:
                 try:

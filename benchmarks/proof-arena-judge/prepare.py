@@ -11,8 +11,10 @@ Upstream files (the reference's pins):
 A graded output is Yes when both judges gave 7/7 (IMC: 10/10), No when both gave under 6 (IMC: judge 1
 under 8), and left out in between, as the reference does. The answer's reasoning before </think> is cut;
 rows are shuffled with Python's random.seed(42), in the reference's order (OpenAI, Gemini, USAMO, IMO,
-IMC). The reference also drops proofs over 10,000 Qwen3-0.6B tokens (a tokenizer download); gym keeps
-them unless prepare_args.max_proof_chars is set (about 4 characters a token). Prepared rows:
+IMC). Then, as the reference, proofs over 10,000 tokens of Qwen/Qwen3-0.6B's tokenizer are left out
+(prepare_args.tokenizer / max_proof_tokens; its tokenizer.json is fetched like any upstream file and read
+with the tokenizers library; the tokenizer adds no special tokens, so the count is the reference's
+len(tokenizer.encode(proof))); tokenizer=null keeps every proof. Prepared rows:
 
     {"question": "### Problem Statement:\\n...\\n\\n### Model Solution:\\n...", "problem", "proof", "rubric",
      "expected_answer": "Yes" | "No", "metadata": {"source", "problem_idx", "model_id", "subset": <gold>}}
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gym.core.errors import GymError
+from gym.data.tokens import token_cap
 
 if TYPE_CHECKING:
     from gym.data.prepare_context import PrepareContext
@@ -38,6 +41,8 @@ OUTPUTS = {"usamo": f"{HF}/usamo_2025_outputs/resolve/0fafbf629a32/{PARQUET}",
 OPENAI_PROOF = "https://raw.githubusercontent.com/aw31/openai-imo-2025-proofs/main/problem_{}.txt"
 GEMINI_PROOF = ("https://raw.githubusercontent.com/NVIDIA-NeMo/Gym/a2fbe87435a92ec604cec6e6bf9c3d4223577a04/"
                 "benchmarks/proof-arena-judge/gemini_imo_2025/{}.txt")
+TOKENIZER = "Qwen/Qwen3-0.6B"  # the reference's length filter: proofs of at most 10,000 of its tokens
+MAX_PROOF_TOKENS = 10_000
 QUESTION = "### Problem Statement:\n{problem}\n\n### Model Solution:\n{proof}"
 OUTPUT_COLUMNS = ["problem_idx", "problem", "answer", "model_name", "points_judge_1", "points_judge_2",
                   "grading_details_judge_1"]
@@ -105,15 +110,11 @@ def vendor_rows(ctx: PrepareContext) -> list[dict]:
     return rows
 
 
-def prepare(ctx: PrepareContext, max_proof_chars: int | None = None) -> Path:
-    if max_proof_chars is not None and (isinstance(max_proof_chars, bool) or not isinstance(max_proof_chars, int)
-                                        or max_proof_chars < 1):
-        raise GymError(f"max_proof_chars must be null or a positive integer, got {max_proof_chars!r}")
+def prepare(ctx: PrepareContext, tokenizer: str | None = TOKENIZER,
+            max_proof_tokens: int | None = MAX_PROOF_TOKENS) -> Path:
     rows = vendor_rows(ctx)
     for source in OUTPUTS:
         rows += graded_rows(ctx, source)
     random.Random(42).shuffle(rows)  # the reference's order (random.seed(42); random.shuffle)
-    if max_proof_chars is not None:
-        rows = ctx.leave_out(rows, lambda item: len(item["proof"]) <= max_proof_chars,
-                             f"proof longer than max_proof_chars={max_proof_chars}", seen_before=True)
-    return ctx.write_rows(rows)
+    keep = token_cap(ctx, tokenizer, max_proof_tokens, lambda item: [item["proof"]]) if tokenizer else None
+    return ctx.write_rows([item for item in rows if keep(item)] if keep else rows)

@@ -4,9 +4,9 @@ and a model-written proof and answers "Judgement: Yes" (correct) or "Judgement: 
 Upstream parquet (`data/train-00000-of-00001.parquet`) columns: problem_id, problem, model_solution,
 marking_scheme, reference_solution, expert_rating (0-7), generator, ... The gold label is Yes when the
 expert rating is at least 6, as the reference sets it; rows are shuffled with Python's random.seed(42)
-as the reference does. The reference also drops proofs longer than 10,000 tokens of the Qwen3-0.6B
-tokenizer (a tokenizer download); gym keeps every proof unless prepare_args.max_proof_chars is set
-(about 4 characters per token: 40000 approximates the reference's cut). Prepared rows:
+as the reference does. Then, as the reference, proofs over 10,000 tokens of Qwen/Qwen3-0.6B's tokenizer are
+left out (prepare_args.tokenizer / max_proof_tokens, counted by gym.data.tokens: the model's tokenizer.json,
+no special tokens, which that tokenizer does not add); tokenizer=null keeps every proof. Prepared rows:
 
     {"question": "Problem: ...\\n\\nProof: ...", "problem", "proof", "rubric", "reference_solution",
      "expected_answer": "Yes" | "No", "id": <problem_id>-<index>,
@@ -19,7 +19,7 @@ import random
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.core.errors import GymError
+from gym.data.tokens import token_cap
 
 if TYPE_CHECKING:
     from gym.data.prepare_context import PrepareContext
@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 URL = "https://huggingface.co/datasets/wenjiema02/ProofBench/resolve/main/data/train-00000-of-00001.parquet"
 QUESTION = "Problem:\n{problem}\n\nProof:\n{proof}"
 PASS_RATING = 6
+TOKENIZER = "Qwen/Qwen3-0.6B"  # the reference's length filter: proofs of at most 10,000 of its tokens
+MAX_PROOF_TOKENS = 10_000
 
 
 def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, str | None]:
@@ -47,15 +49,11 @@ def convert(item: dict[str, Any], index: int) -> tuple[dict[str, Any] | None, st
     }, None
 
 
-def prepare(ctx: PrepareContext, max_proof_chars: int | None = None) -> Path:
-    if max_proof_chars is not None and (isinstance(max_proof_chars, bool) or not isinstance(max_proof_chars, int)
-                                        or max_proof_chars < 1):
-        raise GymError(f"max_proof_chars must be null or a positive integer, got {max_proof_chars!r}")
+def prepare(ctx: PrepareContext, tokenizer: str | None = TOKENIZER,
+            max_proof_tokens: int | None = MAX_PROOF_TOKENS) -> Path:
     raw = ctx.fetch(URL)
     items = ctx.read_parquet(raw, required=["problem", "model_solution", "expert_rating"], layout="ProofBench")
     rows = ctx.convert_rows(raw, items, convert, label="row")
     random.Random(42).shuffle(rows)  # the reference's order (random.seed(42); random.shuffle)
-    if max_proof_chars is not None:  # the reference's length cut, approximated (it counts Qwen3 tokens)
-        rows = ctx.leave_out(rows, lambda row: len(row["proof"]) <= max_proof_chars,
-                             f"proof longer than max_proof_chars={max_proof_chars}", seen_before=True)
-    return ctx.write_rows(rows)
+    keep = token_cap(ctx, tokenizer, max_proof_tokens, lambda row: [row["proof"]]) if tokenizer else None
+    return ctx.write_rows([row for row in rows if keep(row)] if keep else rows)

@@ -342,6 +342,9 @@ def _walk_dataclass(cls: type, prefix: str, leaves: set[str], open_nodes: set[st
     for field in dataclasses.fields(cls):
         path = prefix + field.name
         kind = hints.get(field.name, Any)
+        inner = [a for a in typing.get_args(kind) if a is not type(None)]
+        if typing.get_origin(kind) is typing.Union and len(inner) == 1 and dataclasses.is_dataclass(inner[0]):
+            kind = inner[0]  # Optional[a section]: its keys (benchmark.embeddings.*)
         if dataclasses.is_dataclass(kind):
             _walk_dataclass(kind, path + ".", leaves, open_nodes)
             continue

@@ -50,6 +50,21 @@ class DatasetConfig:
 
 
 @dataclass
+class EmbeddingsConfig:
+    """An OpenAI-compatible /v1/embeddings endpoint a benchmark's tools use (τ² banking's KB_search_dense)."""
+
+    kind: str = "auto"  # auto (mock with model=mock, else openai_compatible) | mock | openai_compatible
+    base_url: Optional[str] = None  # e.g. https://api.openai.com/v1
+    name: str = "text-embedding-3-large"  # embedding model id
+    api_key_env: Optional[str] = None  # NAME of the env var holding the key (never the key itself)
+    dimensions: Optional[int] = None  # vector length every answer must have (null: any)
+    encoding_format: str = "base64"  # base64 (float32 values) | float
+    batch_size: int = 64  # texts per request
+    timeout: float = 120.0  # seconds per request
+    max_retries: int = 5  # attempts after the first
+
+
+@dataclass
 class BenchmarkConfig:
     name: str = MISSING
     description: str = ""
@@ -66,6 +81,7 @@ class BenchmarkConfig:
     kind: str = "answer"  # answer (one reply per rollout) | episode (a multi-turn episode, gym.episodes)
     environment: Optional[str] = None  # episode benchmarks: the gym.episodes environment (tau2, bfcl)
     default_user: Optional[str] = None  # episode benchmarks: the user when user=none (mock | scripted; bfcl_multi_turn: scripted)
+    embeddings: Optional[EmbeddingsConfig] = None  # an embeddings endpoint the benchmark's tools use (banking_alltools)
     dataset: DatasetConfig = field(default_factory=DatasetConfig)
     prompt: PromptConfig = field(default_factory=PromptConfig)
     verifier: VerifierConfig = field(default_factory=VerifierConfig)

@@ -5,8 +5,8 @@ prepare script receives (`PrepareContext`) is in gym.data.prepare_context.
 from __future__ import annotations
 
 import logging
-import os
 import random
+import re
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -24,6 +24,7 @@ BUNDLED_DIR = Path(__file__).resolve().parent / "bundled"
 _NO_NETWORK = ("NameResolutionError", "Failed to resolve", "Name or service not known",
                "Temporary failure in name resolution", "nodename nor servname", "Network is unreachable",
                "ProxyError", "Unable to connect to proxy")
+_HF_REPO = re.compile(r"https://huggingface\.co/(?:datasets/|spaces/)?[^/]+/[^/]+")
 
 
 class DownloadError(GymError):
@@ -58,9 +59,21 @@ def local_path(location: str) -> Path:
     return Path(location[len("file://"):] if location.startswith("file://") else location).expanduser()
 
 
+def gated_hint(url: str, token_env: str | None, token_sent: bool) -> str:
+    """How to get access to the gated upstream file at `url`: its dataset page's terms, then the token."""
+    page = _HF_REPO.match(url)
+    terms = f"accept the terms at {page.group(0)}" if page else "accept the dataset's terms on its page"
+    if not token_env:
+        return "the data needs authorisation"
+    if token_sent:
+        return f"the token in {token_env} was refused; {terms} with that token's account first"
+    return f"{terms}, then set {token_env} to a token of that account"
+
+
 def download(url: str, target: Path, *, timeout: float = 60, retries: int = 4, headers: dict | None = None,
-             token_env: str | None = None, progress: bool = True) -> Path:
-    """Stream `url` to `target` through a temp file; retry 5xx/connection errors with backoff."""
+             token_env: str | None = None, progress: bool = True, origin: str | None = None) -> Path:
+    """Stream `url` to `target` through a temp file; retry 5xx/connection errors with backoff. `origin`: the
+    upstream URL that `url` mirrors (named in the access hint of a refusal)."""
     import requests
 
     attempt = 0
@@ -68,9 +81,7 @@ def download(url: str, target: Path, *, timeout: float = 60, retries: int = 4, h
         try:
             with requests.get(url, stream=True, timeout=timeout, headers=headers or {}) as reply:
                 if reply.status_code in (401, 403):
-                    hint = f"set {token_env} to a token with access" if token_env else "the data needs authorisation"
-                    if token_env and os.environ.get(token_env):
-                        hint = f"the token in {token_env} was refused; accept the dataset's terms on its page first"
+                    hint = gated_hint(origin or url, token_env, token_sent="Authorization" in (headers or {}))
                     raise GymError(f"{url}: HTTP {reply.status_code} (gated data: {hint})")
                 if reply.status_code in RETRY_STATUS and attempt < retries:
                     raise _Retry(f"HTTP {reply.status_code}", reply.headers.get("Retry-After"))

@@ -94,7 +94,9 @@ class PrepareContext:
                 return target
             if self.offline:
                 raise GymError(f"offline=true but data.mirror is a URL; {url} is needed locally at {target}")
-            return download(location, target, timeout=self.timeout, retries=self.retries, progress=self.progress)
+            # the token stays with the upstream host; a mirror's refusal still says how to get access
+            return download(location, target, timeout=self.timeout, retries=self.retries, progress=self.progress,
+                            token_env=token_env, origin=url)
         if self.offline:
             if target.is_file():
                 return target

@@ -68,6 +68,11 @@ class Limits:
             raise ValueError(f"episode.timeout={self.timeout} must be a positive number of seconds (or null)")
 
 
+class ToolEndpointFailed(Exception):
+    """A tool's own endpoint (banking's embeddings for KB_search_dense) failed in transport: the episode is
+    unfinished (infra_error, redone on resume), never an error the agent is shown."""
+
+
 class JudgeFailed(Exception):
     """An environment's LLM judge gave no verdict: `transport` when its endpoint failed (the episode is
     unfinished, like any infrastructure failure), else its reply could not be read."""

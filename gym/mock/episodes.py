@@ -13,6 +13,9 @@ user=vllm|openai sends it), it answers as gym's mock user would: so the LLM-user
 Rows that share that prompt are told apart by the earlier messages the user is shown; where nothing tells
 them apart (telecom's pairs of tasks that give one customer's scenario over different phone faults), the
 first such row answers, so that path is a plumbing check there, and user=mock the way to a known pass^k.
+
+Offered KB_search_dense (τ² banking's alltools form), the agent first searches with the customer's request
+(chat and Responses), so an offline run asks the embeddings endpoint for queries too; the gold follows.
 """
 
 from __future__ import annotations
@@ -23,6 +26,10 @@ from typing import Any, Sequence
 
 from gym.episodes.agents import gold_turn, wrong_turn
 from gym.episodes.base import Turn
+from gym.toolcalls import ToolCall
+
+# banking_alltools: the reference agent searches the knowledge base by embeddings once, before the gold
+SEARCH_FIRST = "KB_search_dense"
 from gym.episodes.export import items_to_trajectory
 
 
@@ -202,7 +209,28 @@ def episode_turn(index: EpisodeIndex, kind: str, request: dict, prompt: str, rig
         messages = turn_calls_done(prompt, row)
     elif kind == "completions":  # stand-ins for the calls answered so far (solo: since the ticket)
         messages = text_calls_done(prompt, row["solo_system_prompt"].strip() if solo else row["question"])
+    elif SEARCH_FIRST in offered and right(row["question"]):
+        if not _searched(messages):  # the dense search once, as a real agent would, so embeddings are asked
+            return Turn(tool_calls=[ToolCall(SEARCH_FIRST, {"query": row["question"][:300]}, None, "gold-search")],
+                        finish_reason="tool_calls")
+        messages = _without_search(messages)
     return (gold_turn if right(row["question"]) else wrong_turn)(row, messages, solo is not None)
+
+
+def _search_ids(messages: list[dict]) -> set:
+    return {call.get("id") for m in messages if m.get("role") == "assistant" for call in m.get("tool_calls") or []
+            if (call.get("function") or {}).get("name") == SEARCH_FIRST}
+
+
+def _searched(messages: list[dict]) -> bool:
+    return bool(_search_ids(messages))
+
+
+def _without_search(messages: list[dict]) -> list[dict]:
+    """The conversation without the search and its answer: what gold_turn counts its calls in."""
+    ids = _search_ids(messages)
+    return [m for m in messages if m.get("tool_call_id") not in ids
+            and not (m.get("tool_calls") and {c.get("id") for c in m["tool_calls"]} <= ids)]
 
 
 def _solo_row(index: EpisodeIndex, messages: list[dict], prompt: str) -> dict | None:

@@ -17,6 +17,7 @@ from typing import Any, Sequence
 from gym.core.errors import GymError
 from gym.core.images import decode_data_url
 from gym.mock.formats import pairwise_verdict, shape_answer
+from gym.mock.substeps import SubStep
 from gym.mock.tasks import Task, TaskIndex, unit_draw
 from gym.mock.judge import judge_verdict
 from gym.mock.tool_answers import as_text, offered_functions, tool_answer, underscored_names
@@ -148,6 +149,8 @@ class AnswerPolicy:
 
     def _one(self, prompt: str, number: int | None, salt: str, max_tokens: int | None,
              native_tools: bool = False) -> Reply:
+        if number is None and (step := self.index.sub_steps.find(prompt)) is not None:
+            return self._sub_step_reply(step, prompt, salt, max_tokens)
         if number is None:
             outcome, final = "unknown", None
         else:
@@ -178,6 +181,13 @@ class AnswerPolicy:
         elif self.reasoning == "reasoning_content":
             reasoning = thought
         return _limit(content, reasoning, outcome, max_tokens)
+
+    def _sub_step_reply(self, step: SubStep, prompt: str, salt: str, max_tokens: int | None) -> Reply:
+        """A SciCode sub-step: its gold code, or (drawn wrong) a definition of the same function."""
+        correct = unit_draw(self.seed, "correct", prompt, salt) < self.accuracy
+        code = step.gold_code if correct else step.wrong_code()
+        opener = _OPENERS[int(unit_draw(self.seed, "style", prompt, salt) * len(_OPENERS))]
+        return _limit(f"{opener}\n\n```python\n{code}\n```", None, "correct" if correct else "wrong", max_tokens)
 
 
 def _tool_reply(answer: Any, prompt: str, native: bool, outcome: str, row: dict) -> Reply:

@@ -2,7 +2,8 @@
 
 Serves GET /v1/models and POST /v1/chat/completions, /v1/responses and /v1/completions on loopback,
 answering prepared benchmark tasks right with probability `accuracy` (see gym.mock.policy), with
-optional latency and injected faults so clients can be tested against a misbehaving endpoint.
+optional latency and injected faults so clients can be tested against a misbehaving endpoint; and
+POST /v1/embeddings (hashed bag-of-words vectors, gym.mock.embeddings), counted in `stats["embeddings"]`.
 
 In process:   with MockServer(data_paths=["gsm8k.jsonl"], accuracy=0.7) as server: ... server.base_url
 Standalone:   python -m gym.mock --data gsm8k.jsonl --port 0 --fault error_500=0.05
@@ -24,13 +25,15 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import Any
 
+from gym.mock.embeddings import embeddings_body, tally
 from gym.mock.episodes import EpisodeIndex, episode_turn, is_episode_row, shape_turn
 from gym.mock.policy import AnswerPolicy, ApiError, count_tokens, prompt_text, shape_response, unparsed
 from gym.mock.rows import RowStore
 from gym.mock.tasks import unit_draw
 
 FAULTS = ("error_500", "error_503", "error_429", "hang", "reset", "malformed_json", "empty_choices")
-ROUTES = {"/v1/chat/completions": "chat", "/v1/responses": "responses", "/v1/completions": "completions"}
+ROUTES = {"/v1/chat/completions": "chat", "/v1/responses": "responses", "/v1/completions": "completions",
+          "/v1/embeddings": "embeddings"}
 _REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests",
             500: "Internal Server Error", 503: "Service Unavailable"}
 
@@ -98,7 +101,8 @@ class MockServer:
         self._lock = threading.Lock()
         self._counter = 0
         self._stats: dict[str, Any] = {"requests": 0, "max_in_flight": 0, "endpoints": {}, "faults": {},
-                                       "answers": {"correct": 0, "wrong": 0, "unknown": 0, "judge": 0, "episode_turn": 0}}
+                                       "answers": {"correct": 0, "wrong": 0, "unknown": 0, "judge": 0, "episode_turn": 0},
+                                       "embeddings": {"requests": 0, "inputs": 0, "with_key": 0, "encodings": {}}}
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._connections: set[socket.socket] = set()
@@ -199,6 +203,12 @@ class MockServer:
         return {"object": "list", "data": [{
             "id": self.model_name, "object": "model", "created": 0, "owned_by": "gym",
             "root": self.model_name, "parent": None, "max_model_len": self.max_context_tokens}]}
+
+    def embed(self, request: dict, authorized: bool) -> dict:
+        body = embeddings_body(request)
+        with self._lock:
+            tally(self._stats["embeddings"], request, body, authorized)
+        return body
 
     def complete(self, kind: str, request: dict, number: int) -> dict:
         """The response body for one completion request (raises ApiError for bad requests)."""
@@ -358,7 +368,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._reset()  # stopping: abandon the request
             return
         try:
-            body = owner.complete(kind, request, number)
+            body = (owner.embed(request, self.headers.get("Authorization", "").startswith("Bearer "))
+                    if kind == "embeddings" else owner.complete(kind, request, number))
         except ApiError as exc:
             self._send_json(exc.status, exc.body(), exc.headers)
             return

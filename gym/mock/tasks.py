@@ -11,6 +11,7 @@ a run of words is comes from a count-min sketch over every row's candidate runs.
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 from array import array
 from collections import OrderedDict
@@ -20,6 +21,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from gym.mock.substeps import SubStepIndex
 from gym.mock.tool_answers import is_tool_row
 
 ANCHOR_WORDS = 8  # words per index key; long enough to be rare, short enough for short questions
@@ -69,11 +71,25 @@ class _Tasks:
         return task
 
 
+def _gold_text(row: dict) -> str:
+    """The answer to give: the gold text; for a row graded against a list of gold strings (RULER's JSON
+    list, with a match_type) the strings themselves, one a line, not their JSON (escaped quotes)."""
+    gold = str(row["expected_answer"]).strip()
+    if "match_type" in row and gold.startswith("["):
+        try:
+            golds = json.loads(gold)
+        except json.JSONDecodeError:
+            return gold
+        if isinstance(golds, list) and golds and all(isinstance(g, str) for g in golds):
+            return "\n".join(golds)
+    return gold
+
+
 def _task(row: dict) -> Task:
     options = row.get("options") if isinstance(row.get("options"), dict) else {}
     code_row = row if "canonical_solution" in row or "unit_tests" in row else None
     template = row.get("answer_template") if isinstance(row.get("answer_template"), str) else None
-    return Task(str(row["question"]), str(row["expected_answer"]).strip(), tuple(map(str, options)), code_row,
+    return Task(str(row["question"]), _gold_text(row), tuple(map(str, options)), code_row,
                 template, row if is_tool_row(row) else None)
 
 
@@ -82,9 +98,11 @@ class TaskIndex:
 
     def __init__(self, rows: Sequence[dict]):
         self.tasks = _Tasks(rows)
+        self.sub_steps = SubStepIndex()  # SciCode's steps, found by their function header
         hashes, marks, exact = array("q"), array("b"), array("q")  # one pass over the rows, then arrays only
         golds: set[str] = set()
         for row in rows:
+            self.sub_steps.add(row)
             windows = _candidate_windows(str(row["question"]).split())
             hashes.extend(hash(window) for window in windows)
             marks.append(len(windows[0]) if windows else 0)  # per window: its row's width first, then -1s

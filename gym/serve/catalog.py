@@ -121,6 +121,8 @@ def load(cfg: DictConfig, bench: DictConfig, stack: ExitStack) -> Served:
     stack.callback(verifier.close)
     if getattr(verifier, "needs_judge", False):
         _attach_judge(cfg, bench, verifier, path, stack)
+    if bench.get("embeddings") is not None:
+        _attach_embeddings(cfg, bench, verifier, stack)
     rows = [row for _, row in iter_jsonl(path)]
     if not rows:
         raise GymError(f"{path} has no tasks")
@@ -144,6 +146,18 @@ def _attach_judge(cfg: DictConfig, bench: DictConfig, verifier: Any, path: Path,
                        "(or judge=openai, or judge=mock for a dry run)")
     step.model.kind = "reverify"  # no policy endpoint here: judge=mock gets a reference server of its own
     connect_judge(step, stack, verifier, "", path, 16, None)
+
+
+def _attach_embeddings(cfg: DictConfig, bench: DictConfig, verifier: Any, stack: ExitStack) -> None:
+    """banking_alltools: KB_search_dense's endpoint (benchmark.embeddings; kind=mock starts gym's reference
+    server for it, there being no policy server here)."""
+    from gym.model.embeddings import connect_embeddings
+
+    step = OmegaConf.create(OmegaConf.to_container(cfg, resolve=False))
+    OmegaConf.set_struct(step, False)
+    step.benchmark = bench
+    step.model.kind = "serve"
+    connect_embeddings(step, stack, verifier, "")
 
 
 def benchmark_names(cfg: DictConfig) -> list[str]:

@@ -32,6 +32,7 @@ from gym.model import endpoints
 from gym.model.calls import ModelCalls, model_time_lines
 from gym.model.client import ModelClient
 from gym.model.concurrency import AdaptiveLimit
+from gym.model.embeddings import connect_embeddings
 from gym.model.images import no_images
 from gym.model.replicas import replica_lines
 from gym.model.response_cache import open_cache
@@ -172,6 +173,9 @@ def start_endpoints(settings: CollectSettings, stack: ExitStack, row_of: Callabl
     cache = open_cache({"cache": settings.cache}, stack)
     judge = endpoints.connect_judge(cfg, stack, verifier, base_url, data, limits.concurrency, cache)
     fingerprint = endpoints.run_fingerprint(client, endpoint, {**sampling.sent, "seed": sampling.seed}, judge)
+    embedded = connect_embeddings(cfg, stack, verifier, base_url)  # banking_alltools: KB_search_dense's endpoint
+    if embedded is not None:
+        fingerprint["embeddings"] = embedded
     log.info("model %s at %s (server: %s); sampling %s", client.model, client.base_url,
              fingerprint.get("server") or "unknown", fingerprint["sampling_sent"])
     if limits.auto_concurrency and client.replicas is not None:  # each replica finds its own limit
@@ -183,6 +187,8 @@ def start_endpoints(settings: CollectSettings, stack: ExitStack, row_of: Callabl
     if settings.benchmark.kind == "episode":
         episodes = EpisodeRun(cfg, stack, client, verifier, limits.concurrency, cache, row_of)
         fingerprint["user"] = episodes.user_info
+        if embedded is not None:  # another embedding model is another experiment: its rollouts get other keys
+            episodes.setup.identity["embeddings"] = {k: embedded[k] for k in ("model", "dimensions")}
         return RunEndpoints(client, episodes, verifier, judge_model, fingerprint, episodes)  # type: ignore[arg-type]
     return RunEndpoints(client, ModelCalls(client, settings.n_per_request, cache), verifier, judge_model, fingerprint)
 

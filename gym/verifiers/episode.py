@@ -53,6 +53,13 @@ class EpisodeVerifier(Verifier):
         if self._env is not None:
             self._env.judge_client, self._env.judge_seed = client, seed
 
+    def attach_embedder(self, embedder: Any) -> dict:
+        """An embeddings endpoint's client for the environment's tools (gym.model.embeddings); what it built."""
+        attach = getattr(self.env, "attach_embedder", None)
+        if attach is None:
+            raise GymError(f"environment {self.options['environment']!r} uses no embeddings endpoint")
+        return attach(embedder)
+
     @property
     def env(self) -> Any:
         with self._lock:

@@ -1,4 +1,4 @@
-"""long_context: deterministic scoring of long-context tasks (graphwalks, mrcr, ruler, longbench_v2).
+"""long_context: deterministic scoring of long-context tasks (graphwalks, mrcr, ruler, ruler2, longbench_v2).
 
 Option `match`:
   node_f1         graphwalks: the reply's last non-empty line must hold "Final Answer: [n1, n2, ...]";
@@ -14,6 +14,8 @@ Option `match`:
   row_match       ruler: per row, substring_all when its match_type is "all", substring_any when "part"
                   (RULER's own choice per task: "part" for qa_1 and qa_2).
   choice_boxed    longbench_v2: the letter inside the reply's last \\boxed{} must equal the gold letter.
+  ruler2          ruler2: per row by its eval_type and match_type, RULER v2's soft match (substring or
+                  1 - WER) or its answer letter (gym.verifiers.ruler2_match).
 
 Per-length results (prompt size buckets, with the context-length refusals that the endpoint turns into
 `model_error` rollouts) are added by aggregate (gym.metrics.family).
@@ -29,7 +31,7 @@ from typing import Any
 from gym.core.errors import GymError
 from gym.verifiers.base import Verdict, Verifier, expected_answer, last_boxed, nfkc, peel_wrappers
 
-MATCHES = ("node_f1", "prefix_ratio", "substring_all", "substring_any", "row_match", "choice_boxed")
+MATCHES = ("node_f1", "prefix_ratio", "substring_all", "substring_any", "row_match", "choice_boxed", "ruler2")
 ROW_MATCH = {"all": "substring_all", "part": "substring_any"}
 _FINAL_ANSWER = re.compile(r"Final Answer:\s*\[(.*)\]")
 _QUOTES = "\"'`"
@@ -108,6 +110,10 @@ class LongContextVerifier(Verifier):
             details["prefix_matched"] = reply.startswith(prefix)
             reward = prefix_ratio(reply, expected_answer(row), prefix)
             return Verdict(reward, reply[:200] if reply else None, details)
+        if self.match == "ruler2":
+            from gym.verifiers.ruler2_match import ruler2_verdict
+
+            return ruler2_verdict(row, text)
         if self.match == "choice_boxed":
             boxed = last_boxed(text)
             letter = peel_wrappers(nfkc(boxed)).strip().strip("()").upper() if boxed is not None else None

@@ -6,6 +6,8 @@ Modes (option `mode`):
                 standalone capital; payloads naming several letters ("A or B") are rejected
   boxed         strict: the letter inside the last \\boxed{} ("C", "C)", "C:", "C.", \\text{C})
   auto          answer_colon, then boxed, then a lone letter on the last line
+  choice_text   the option's text (or letter) in <choice>/<answer> tags, \\boxed{}, "Answer:" lines, ... with
+                chemistry-aware text matching: the reference's BunsenBench rules (gym.verifiers.mcq_choice)
 A row may carry metadata.output_regex (a string or a list): each pattern is tried in order and its last
 match (case-insensitive) wins before the mode runs; multilingual answer formats rely on this.
 """
@@ -18,10 +20,11 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from gym.core.errors import GymError
+from gym.verifiers.mcq_choice import extract_choice, gold_letter
 from gym.verifiers.base import (Verdict, Verifier, answer_payloads, expected_answer, last_boxed,
                                 last_nonempty_line, nfkc, peel_wrappers)
 
-MODES = ("answer_colon", "boxed", "auto")
+MODES = ("answer_colon", "boxed", "auto", "choice_text")
 DEFAULT_LETTERS = tuple(string.ascii_uppercase[:10])  # A-J
 
 # Arabic and Bengali option letters used by translated benchmarks, in A-D order.
@@ -54,8 +57,8 @@ def allowed_letters(row: dict) -> tuple[str, ...]:
     return tuple(letters) or DEFAULT_LETTERS
 
 
-def option_texts(row: dict) -> dict[str, str]:
-    """Normalised option text -> letter, for answers that quote the option instead of its letter."""
+def _option_pairs(row: dict) -> list[tuple[Any, Any]]:
+    """(letter, text) of row["options"] ({"A": ...}, [{"A": ...}, ...] or a plain list)."""
     options = row.get("options")
     pairs: list[tuple[Any, Any]] = []
     if isinstance(options, dict):
@@ -66,7 +69,13 @@ def option_texts(row: dict) -> dict[str, str]:
                 pairs.extend(item.items())
             elif position < 26:
                 pairs.append((string.ascii_uppercase[position], item))
-    return {_norm_text(str(text)): str(letter).strip().upper() for letter, text in pairs if _norm_text(str(text))}
+    return pairs
+
+
+def option_texts(row: dict) -> dict[str, str]:
+    """Normalised option text -> letter, for answers that quote the option instead of its letter."""
+    return {_norm_text(str(text)): str(letter).strip().upper() for letter, text in _option_pairs(row)
+            if _norm_text(str(text))}
 
 
 def _norm_text(text: str) -> str:
@@ -178,6 +187,8 @@ class MCQVerifier(Verifier):
     CHOICES = {"mode": MODES}
 
     def verify(self, row: dict, response: str) -> Verdict:
+        if self.mode == "choice_text":
+            return self._verify_choice_text(row, response)
         gold = expected_answer(row).strip("()[] .").upper()
         text = nfkc(response or "").strip()
         details: dict[str, Any] = {"mode": self.mode, "expected": gold, "source": None}
@@ -196,4 +207,14 @@ class MCQVerifier(Verifier):
                 if letter:
                     details["source"] = source
                     break
+        return Verdict(1.0 if letter is not None and letter == gold else 0.0, letter, details)
+
+    def _verify_choice_text(self, row: dict, response: str) -> Verdict:
+        texts = {str(letter).strip().upper(): str(text) for letter, text in _option_pairs(row)
+                 if text is not None and len(str(letter).strip()) == 1 and str(letter).strip().isalpha()}
+        gold = gold_letter(expected_answer(row), texts)
+        allowed = set(texts) | ({gold} if len(gold) == 1 and gold.isalpha() else set())
+        text = (response or "").strip()  # raw: the rules normalise option texts themselves
+        letter = extract_choice(text, texts, allowed) if text else None
+        details = {"mode": self.mode, "expected": gold, "source": "choice_text" if letter else None}
         return Verdict(1.0 if letter is not None and letter == gold else 0.0, letter, details)

@@ -43,6 +43,7 @@ class BankDB(dict):
         self.read_log: set[str] = set()  # read tools whose calls are logged (set per task)
         self.catalog: dict = {}  # side -> discoverable tool -> its description (from the domain file)
         self.kb: Any = None  # the knowledge base's index (gym.episodes.tau2.banking_kb)
+        self.dense: Any = None  # its embeddings, in the alltools form (gym.episodes.tau2.banking_dense)
 
 
 def normalize(data: dict, where: str) -> BankDB:

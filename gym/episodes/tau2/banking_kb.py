@@ -3,10 +3,12 @@
 `KB_search` is BM25 (rank_bm25's Okapi over lower-cased whitespace tokens of each document's content,
 the top 10 by score, as upstream's bm25 pipeline); `grep` counts a regex's matches per document (case
 insensitive; an invalid pattern is searched literally) and ranks the 10 with most. Both answer in
-upstream's format (title, id, score, full content), KB_search with its timing line. `shell` runs
-commands over the documents as files in gym's sandbox (gym.episodes.tau2.banking_shell). The index is built
-once per domain file and shared by every episode; the episode's database carries it as `kb` (outside
-the hashed tables).
+upstream's format (title, id, score, full content), KB_search with its timing line. The alltools form's
+`KB_search_bm25(query, k)` is the same BM25 and `KB_search_dense(query, k)` cosine similarity over
+embeddings (gym.episodes.tau2.banking_dense); both rank the top 10, then keep the first `k`, as upstream's
+pipeline does. `shell` runs commands over the documents as files in gym's sandbox
+(gym.episodes.tau2.banking_shell). The indexes are built once per domain file and shared by every
+episode; the episode's database carries them as `kb` and `dense` (outside the hashed tables).
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from gym.episodes.tau2.domain import Tool
 
 TOP_K = 10
 # the tools each variant of upstream's retrieval registry offers (the ones gym runs)
-VARIANT_TOOLS: dict[str, tuple[str, ...]] = {"bm25_grep": ("KB_search", "grep"), "terminal_use": ("shell",)}
+VARIANT_TOOLS: dict[str, tuple[str, ...]] = {"bm25_grep": ("KB_search", "grep"), "terminal_use": ("shell",),
+                                              "alltools": ("KB_search_bm25", "KB_search_dense", "shell")}
 ALL_RETRIEVAL_TOOLS = frozenset({"KB_search", "grep", "KB_search_bm25", "KB_search_dense", "shell"})
 
 
@@ -78,13 +81,46 @@ def _kb(db: Any) -> KnowledgeBase:
     return kb
 
 
+def _answer(kb: KnowledgeBase, results: list[tuple[str, float]], retrieval_ms: float, total_ms: float) -> str:
+    """Upstream's answer and timing line. Its pipeline times the (empty) reranking step too, which always
+    takes a few nanoseconds, so `reranking=0ms` is always shown."""
+    body = kb.listing(results) if results else "No relevant documents found."
+    return f"{body}\n\n[Timing: retrieval={retrieval_ms:.0f}ms, reranking=0ms, total={total_ms:.0f}ms]"
+
+
+def _first(results: list[tuple[str, float]], k: Any) -> list[tuple[str, float]]:
+    """The caller's cut of the ranked list, as upstream slices it (k=None keeps all; a bad k fails as there)."""
+    return results if k is None else results[:k]
+
+
 def kb_search(db: Any, query: str) -> str:
     started = time.perf_counter()
     kb = _kb(db)
     results = kb.bm25_search(query)
     elapsed = (time.perf_counter() - started) * 1000
-    body = kb.listing(results) if results else "No relevant documents found."
-    return f"{body}\n\n[Timing: retrieval={elapsed:.0f}ms, total={elapsed:.0f}ms]"
+    return _answer(kb, results, elapsed, elapsed)
+
+
+def kb_search_bm25(db: Any, query: str, k: int = 10) -> str:
+    started = time.perf_counter()
+    kb = _kb(db)
+    results = kb.bm25_search(query)
+    elapsed = (time.perf_counter() - started) * 1000
+    return _answer(kb, _first(results, k), elapsed, elapsed)
+
+
+def kb_search_dense(db: Any, query: str, k: int = 10) -> str:
+    kb, dense = _kb(db), getattr(db, "dense", None)
+    if dense is None:
+        raise ValueError("the dense index is not built (KB_search_dense needs an embeddings endpoint: "
+                         "benchmark.embeddings)")
+    started = time.perf_counter()
+    vector = dense.query_vector(query)
+    embedded = time.perf_counter()
+    results = dense.rank(vector)
+    ranked = time.perf_counter()
+    retrieval, total = (ranked - embedded) * 1000, (ranked - started) * 1000
+    return _answer(kb, _first(results, k), retrieval, total)
 
 
 def grep(db: Any, pattern: str) -> str:
@@ -93,4 +129,5 @@ def grep(db: Any, pattern: str) -> str:
     return kb.listing(results) if results else f"No matches found for pattern: {pattern}"
 
 
-RETRIEVAL_TOOLS: dict[str, Tool] = {"KB_search": Tool(kb_search), "grep": Tool(grep), "shell": Tool(shell)}
+RETRIEVAL_TOOLS: dict[str, Tool] = {"KB_search": Tool(kb_search), "grep": Tool(grep), "shell": Tool(shell),
+                                    "KB_search_bm25": Tool(kb_search_bm25), "KB_search_dense": Tool(kb_search_dense)}

@@ -35,6 +35,9 @@ SRC = "src/tau2/domains/banking_knowledge"
 DOCUMENTS_TREE = "3b9506137142d433153e001ce9d40c6f7c28a527"
 TEMPLATES = {"bm25_grep": "classic_rag_bm25.md", "terminal_use": "agentic_search.md", "alltools": "all_tools.md"}
 CLASSES = {"agent": "KnowledgeTools", "user": "KnowledgeUserTools"}
+# upstream's format_all_tools_dense_instructions for its alltools variant (OpenAI's text-embedding-3-large)
+DENSE_INSTRUCTIONS = ("The `KB_search_dense` tool uses **OpenAI API** with embedding model `text-embedding-3-large` "
+                      "for dense retrieval.")
 
 
 def tree_url(tree: str = DOCUMENTS_TREE) -> str:
@@ -100,6 +103,7 @@ def read_tools(tools_py: Path, mixins_py: Path, variant: str) -> dict[str, Any]:
 def build_policy(template: str, component: Any) -> str:
     """The template with each {{component:NAME}} replaced by components/NAME.md (upstream's load_prompt_template)."""
     policy = re.sub(r"\{\{component:(\w+)\}\}", lambda m: component(m.group(1)), template)
+    policy = policy.replace("{{all_tools_dense_instructions}}", DENSE_INSTRUCTIONS)  # the alltools template's
     if not policy.strip():
         raise GymError("the banking policy is empty (has the upstream layout changed?)")
     return policy

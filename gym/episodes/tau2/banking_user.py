@@ -8,6 +8,7 @@ import json
 
 from gym.episodes.tau2 import banking as agent
 from gym.episodes.tau2.banking_accounts import account_balance
+from gym.episodes.tau2.banking_dense import dense_index
 from gym.episodes.tau2.banking_db import TODAY, BankDB, add, by_field, deterministic_id, normalize, query_text, table
 from gym.episodes.tau2.banking_kb import ALL_RETRIEVAL_TOOLS, RETRIEVAL_TOOLS, knowledge_base
 from gym.episodes.tau2.banking_shell import knowledge_shell
@@ -259,6 +260,7 @@ def setup(db: BankDB, data: dict, task: dict) -> None:
     db.kb = knowledge_base(id(data), data.get("documents") or [])
     if any(tool.get("name") == "shell" for tool in data.get("tools") or []):
         knowledge_shell(db.kb)  # the files laid out and the sandbox checked before the first turn
+    db.dense = dense_index(id(data))  # built when the run attached an embeddings endpoint (Tau2Environment)
     db.catalog = data.get("discoverable") or {}
     db.read_log = read_log(task)
 

@@ -105,6 +105,23 @@ class Tau2Environment:
         self._gold: dict = {}  # the gold end state of each task, computed once (gym.episodes.tau2.scoring)
         self._gold_solo: dict = {}  # the same in solo mode (the gold actions run as upstream's solo env runs them)
 
+    def attach_embedder(self, embedder: Any) -> dict:
+        """Give the domain files beside the tasks that offer KB_search_dense (τ² banking's alltools form)
+        their dense index: the documents embedded by `embedder` (gym.model.embeddings) or read from the
+        cache beside the file. Returns what was built; fails when no domain file offers the tool."""
+        from gym.episodes.tau2.banking_dense import build_dense_index
+
+        stats = {}
+        for path in sorted(self.data_dir.glob("*.env.json")):
+            data = load_domain_file(path)
+            if any(tool.get("name") == "KB_search_dense" for tool in data.get("tools") or []):
+                cache_dir = path.with_name(path.name[:-len(".env.json")] + ".embeddings")
+                stats[path.name] = build_dense_index(id(data), data.get("documents") or [], embedder, cache_dir)
+        if not stats:
+            raise GymError(f"{self.data_dir}: no prepared domain file offers KB_search_dense, so there is nothing "
+                           "to embed (benchmark.embeddings is for τ² banking's alltools form)")
+        return stats
+
     def _domain_file(self, row: dict) -> dict:
         name = row.get("env_file")
         if not name:

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from gym.episodes.base import ToolOutput
+from gym.episodes.base import ToolEndpointFailed, ToolOutput
 from gym.episodes.tau2.domain import Domain
 from gym.episodes.tau2.cow import episode_db, table_hash
 from gym.episodes.tau2.records import merge, render
@@ -104,6 +104,8 @@ def run_tool(state: Tau2State, name: str, arguments: Any, requestor: str = "assi
         if synced:
             sync(state)  # a sync that fails turns the call's answer into an error, as upstream's
         return ToolOutput(render(value))
+    except ToolEndpointFailed:
+        raise  # the run's infrastructure, not the tool: the episode ends unfinished
     except Exception as exc:  # a tool's own failure is the model's information, never a crash
         return ToolOutput(render(f"Error: {exc}"), error=True)
 
