@@ -128,3 +128,25 @@ def test_snapshot_similarity_is_upstreams_to_the_bit():
         target = {"schema": {c: "String" for c in columns}, "rows": case["target"]}
         got = snapshot_similarity(case["snapshot"], target, measures_for("SANDBOX", overrides))
         assert got == pytest.approx(case["similarity"], rel=0, abs=2e-16)
+
+
+def test_the_assignment_matches_scipys_on_larger_tables():
+    """The brute-force assignment (upstream's targets have at most 2 rows) and scipy's, which upstream
+    calls, agree on random 3-6 row cost matrices with infinite (impossible) pairs."""
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment
+
+    from gym.episodes.toolsandbox.similarity import _assign
+
+    draw = np.random.default_rng(0)
+    for _ in range(200):
+        n = int(draw.integers(3, 7))
+        cost = draw.random((n, n)) * 3
+        cost[draw.random((n, n)) < 0.3] = np.inf
+        try:
+            rows, columns = linear_sum_assignment(cost)
+            want = float(np.exp(-cost[rows, columns].mean()))
+        except ValueError:
+            want = None
+        got = _assign(cost)
+        assert (got is None and want is None) or got == pytest.approx(want, abs=1e-12)

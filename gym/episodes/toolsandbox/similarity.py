@@ -23,6 +23,7 @@ from gym.episodes.toolsandbox.world import SANDBOX, SCHEMAS
 
 F32 = np.float32
 NOT_GIVEN = object()  # an argument a trace does not carry (upstream's NOT_GIVEN sentinel)
+BRUTE_FORCE_ROWS = 7  # up to this many target rows, every assignment is tried (7! = 5,040)
 
 
 def is_close(value: Any, reference: Any, atol: float | None = None) -> bool:
@@ -166,6 +167,14 @@ def _assign(cost: np.ndarray) -> float | None:
     if np.isnan(cost).any():
         return None
     n = cost.shape[0]
+    if n > BRUTE_FORCE_ROWS:  # upstream's targets have at most 2 rows; a larger table goes to scipy
+        from scipy.optimize import linear_sum_assignment
+
+        try:
+            rows, columns = linear_sum_assignment(cost)
+        except ValueError:  # infeasible: every assignment takes an infinite cost
+            return None
+        return float(np.exp(-cost[rows, columns].mean()))
     best = None
     for perm in itertools.permutations(range(n)):
         chosen = cost[list(range(n)), list(perm)]
