@@ -223,3 +223,22 @@ def test_an_episode_ends_at_upstreams_message_cap(prepared):
                       lambda view, tools, row, seed=None: Turn(text="Sure.")).run(rows["cellular_off"])
     assert episode.termination == "max_steps"
     assert len(episode.trajectory) - len(env.initial_messages(rows["cellular_off"])) == 30
+
+
+def test_the_trainers_step_environment_plays_a_scenario(prepared, monkeypatch):
+    """gym.serve.trainers.Environment: reset to a scenario, the agent's call and answer as steps, the mock
+    user's stop ends it with upstream's similarity."""
+    from gym.serve.trainers import Environment
+
+    path, _ = prepared
+    monkeypatch.setenv("GYM_DATA_DIR", str(path.parent.parent))
+    env = Environment("toolsandbox", user="mock")
+    observation, _ = env.reset(task_index=0, seed=300)
+    assert observation[-1] == {"role": "user", "content": "Add Stephen Sondheim to my contact, his phone_number is +19876543210"}
+    call = {"id": "c1", "type": "function", "function": {
+        "name": "add_contact", "arguments": json.dumps({"name": "Stephen Sondheim", "phone_number": "+19876543210"})}}
+    observation, reward, done, _, _ = env.step({"role": "assistant", "content": None, "tool_calls": [call]})
+    assert not done and observation[-1]["role"] == "tool"
+    observation, reward, done, _, _ = env.step({"role": "assistant",
+                                                "content": "Stephen Sondheim has been added to your contact"})
+    assert done and reward == 1.0
