@@ -161,7 +161,7 @@ def test_model_and_user_over_endpoints(prepared, tmp_path):
 
     path, _ = prepared
     with MockServer(data_paths=[path], accuracy=1.0) as server:
-        done = gym("task=collect", "benchmark=toolsandbox", "model=vllm", f"model.base_url={server.base_url}",
+        done = gym("task=e2e", "benchmark=toolsandbox", "model=vllm", f"model.base_url={server.base_url}",
                    "model.name=gym-mock", "user=vllm", f"user.base_url={server.base_url}", "user.name=gym-mock",
                    f"data.root={path.parent.parent}", f"output={tmp_path}/rollouts.jsonl", "limit=8", "progress=false")
         answered = server.stats["answers"].get("episode_turn", 0)
