@@ -15,7 +15,8 @@ from gym.core.errors import GymError, did_you_mean
 # name -> "module:class"; imported on first use
 ENVIRONMENTS: dict[str, str] = {"tau2": "gym.episodes.tau2.env:Tau2Environment",
                                  "bfcl": "gym.episodes.bfcl.env:BfclEnvironment",
-                                 "scicode": "gym.episodes.scicode.env:SciCodeEnvironment"}
+                                 "scicode": "gym.episodes.scicode.env:SciCodeEnvironment",
+                                 "toolsandbox": "gym.episodes.toolsandbox.env:ToolSandboxEnvironment"}
 
 
 def make_environment(name: str, data_path: Any, **options: Any) -> Any:

@@ -41,6 +41,8 @@ def closing_text(row: dict) -> str:
     """The gold agent's last message: every required string, and every NL assertion's text (gym's mock
     judge counts an assertion as met when an agent message states it)."""
     criteria = (row.get("task") or {}).get("evaluation_criteria") or {}
+    if criteria.get("closing_message"):  # a row's own gold closing (ToolSandbox: its milestones' sentences)
+        return str(criteria["closing_message"])
     return " ".join([CLOSING, *(criteria.get("communicate_info") or []), *(criteria.get("nl_assertions") or [])])
 
 

@@ -112,7 +112,11 @@ class Environment(Protocol):
         """Run one tool call; a tool that raises gives an error output, never an exception."""
 
     # Optional: `user_spoke(state)`, told after each user message that is not a tool call (an environment
-    # whose tools change per user turn, BFCL's); `max_steps_per_turn`, its own per-turn limit.
+    # whose tools change per user turn, BFCL's); `max_steps_per_turn`, its own per-turn limit;
+    # `user_view(trajectory, row)`, what its user simulator is shown; `conversation_over(state)`, asked
+    # after the user's tool calls (true: the episode ends as user_stop); `call_batch(state, jobs, requestor)`,
+    # one message's calls run together, answered as [(call, ToolOutput)] in the order they go back;
+    # `over_cap(state, trajectory)`, its own length cap (true: the episode ends as max_steps).
 
     def initial_messages(self, row: dict) -> list[dict]:
         """The trajectory an episode starts from: system prompt, any upstream history, the first message."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from gym.episodes.base import DONE_TOOL, Environment, Limits, Termination, ToolEndpointFailed, Turn
 from gym.episodes.messages import STOP_TOKENS, TRANSFER_TOKEN, agent_view, is_stop, message, tool_message, user_view
@@ -128,21 +128,36 @@ class EpisodeRunner:
             return self._user_turn(row, state, episode, seed)
         requestor = "assistant" if who == "agent_tools" else "user"
         calls = episode.trajectory[-1].get("tool_calls") or []
-        for call in calls:
-            function = call["function"]
-            arguments = episode.pending.pop(call["id"], None)
-            try:
-                output = self.env.call(state, function["name"], arguments, requestor)
-            except ToolEndpointFailed as exc:
-                episode.error = f"tool {function['name']}: {exc}"
-                episode.status, episode.termination = "infra_error", Termination.INFRASTRUCTURE_ERROR.value
-                return "agent"
-            episode.trajectory.append(tool_message(call["id"], output.content))
-            episode.tool_errors += int(output.error)
-            known = {s["name"] for s in self.env.tools(state, requestor)}
-            episode.unknown_tools += int(function["name"] not in known)
-            episode.transfers += int(function["name"] == "transfer_to_human_agents")
+        calling: list[str] = []  # the call being run (named in an endpoint failure)
+        try:
+            for call, output in self._run_calls(state, episode, calls, requestor, calling):
+                function = call["function"]
+                episode.trajectory.append(tool_message(call["id"], output.content))
+                episode.tool_errors += int(output.error)
+                known = {s["name"] for s in self.env.tools(state, requestor)}
+                episode.unknown_tools += int(function["name"] not in known)
+                episode.transfers += int(function["name"] == "transfer_to_human_agents")
+        except ToolEndpointFailed as exc:
+            episode.error = f"tool {calling[-1] if calling else '?'}: {exc}"
+            episode.status, episode.termination = "infra_error", Termination.INFRASTRUCTURE_ERROR.value
+            return "agent"
+        if requestor == "user" and getattr(self.env, "conversation_over", None) and self.env.conversation_over(state):
+            episode.termination = Termination.USER_STOP.value  # the user's own stop tool (ToolSandbox's)
         return "agent" if requestor == "assistant" else "user"
+
+    def _run_calls(self, state: Any, episode: Episode, calls: list[dict], requestor: str,
+                   calling: list[str]) -> Iterator[tuple[dict, Any]]:
+        """(call, output) per call of one message, in the order the answers go back: one by one, or all at
+        once where the environment runs a message's calls together (`call_batch`: ToolSandbox tries them
+        in every order and may answer in the order that failed)."""
+        jobs = [(call, episode.pending.pop(call["id"], None)) for call in calls]
+        if len(jobs) > 1 and hasattr(self.env, "call_batch"):
+            calling.append(", ".join(call["function"]["name"] for call, _ in jobs))
+            yield from self.env.call_batch(state, jobs, requestor)
+            return
+        for call, arguments in jobs:  # one at a time: an endpoint that fails stops the rest (infra_error)
+            calling.append(call["function"]["name"])
+            yield call, self.env.call(state, call["function"]["name"], arguments, requestor)
 
     @staticmethod
     def _record_calls(episode: Episode, turn: Turn, prefix: str, count: int) -> list[ToolCall]:
@@ -190,7 +205,10 @@ class EpisodeRunner:
         if hasattr(self.env, "next_user_turn"):  # the environment writes the user's turns (SciCode's steps)
             turn = self.env.next_user_turn(state, episode.trajectory, row)
         else:
-            view = user_view(episode.trajectory, row.get("user_system_prompt") or "")
+            if hasattr(self.env, "user_view"):  # an environment may show its user more (ToolSandbox's few-shot)
+                view = self.env.user_view(episode.trajectory, row)
+            else:
+                view = user_view(episode.trajectory, row.get("user_system_prompt") or "")
             turn = self.user(view, self.env.tools(state, "user"), row, seed)
         episode.user_turns += 1
         _add_usage(episode.user_usage, turn.usage)
@@ -227,6 +245,9 @@ class EpisodeRunner:
             episode.termination = Termination.MAX_STEPS.value
         if episode.tool_errors >= self.limits.max_errors and getattr(self.env, "errors_end_episode", True):
             episode.termination = Termination.TOO_MANY_ERRORS.value
+        over = getattr(self.env, "over_cap", None)  # an environment's own length cap (ToolSandbox's max_messages)
+        if not episode.termination and over is not None and over(episode.state, episode.trajectory):
+            episode.termination = Termination.MAX_STEPS.value
         if (self.limits.timeout is not None and not episode.termination
                 and time.monotonic() - started >= self.limits.timeout):
             episode.termination = Termination.TIMEOUT.value

@@ -108,17 +108,21 @@ class EpisodeIndex:
         fitting = [row for row in candidates
                    if _history_texts(row) <= said and _turns_fit(row, list(messages), prompt, offered)]
 
-        def closeness(row: dict) -> tuple:  # the most history, turns said (completions), functions held back
+        def closeness(row: dict) -> tuple:  # gold calls all offered, the most history, turns said, held back
+            names = {a.get("name") for a in ((row["task"].get("evaluation_criteria") or {}).get("actions") or [])}
+            offers = offered is None or names <= offered  # ToolSandbox's variants differ in tool names only
             if not _per_turn(row):
-                return len(_history_texts(row)), 0, 0
-            return 0, len(_turns_said(row, list(messages), prompt)), len(_still_held(row, -1))
+                return offers, len(_history_texts(row)), 0, 0
+            return offers, 0, len(_turns_said(row, list(messages), prompt)), len(_still_held(row, -1))
 
         return max(fitting, key=closeness, default=None)
 
     def find_user(self, messages: list[dict]) -> dict | None:
         """The row whose user the request asks for: by its system prompt, rows sharing one told apart
         by the history the conversation holds, as agent requests are."""
-        candidates = self.users.get(str(messages[0].get("content") or "").strip()) if messages else None
+        # the first system message, or a later one (ToolSandbox's user reads few-shot examples first)
+        prompts = [str(m.get("content") or "").strip() for m in messages if m.get("role") == "system"]
+        candidates = next((self.users[p] for p in prompts if p in self.users), None)
         if not candidates:
             return None
         said = {m["content"].strip() for m in messages[1:] if isinstance(m.get("content"), str)}

@@ -1,0 +1,1 @@
+"""ToolSandbox (apple/ToolSandbox): stateful phone tools, a simulated user, milestone similarity scoring."""
