@@ -71,6 +71,32 @@ def data_dir(tmp_path, monkeypatch):
     return path
 
 
+@functools.lru_cache(maxsize=None)
+def _composed(overrides: tuple[str, ...]):
+    from gym.core.config import compose
+
+    return compose(overrides)
+
+
+def composed(*overrides: str):
+    """gym.core.config.compose(overrides), composed once per test process (Hydra takes a good part of a
+    second each time) and handed out as a copy each test may change."""
+    import copy
+
+    return copy.deepcopy(_composed(overrides))
+
+
+@pytest.fixture(scope="session")
+def viewer_runs(tmp_path_factory) -> dict[str, Path]:
+    """The viewer's runs (tests/view_helpers.py), made once for tests/test_view.py and test_view_browser.py."""
+    from tests.view_helpers import make_runs
+
+    return make_runs(tmp_path_factory.mktemp("view"))
+
+
+CATALOG_RUN = ("task=e2e", "model=mock", "judge=mock")  # a benchmark as the whole-catalog dry run composes it
+
+
 def run_gym(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
     """Run the real CLI (`python -m gym ...`) in a subprocess."""
     full_env = {**os.environ, **(env or {})}
@@ -85,3 +111,28 @@ def assert_clean_failure(result: subprocess.CompletedProcess, *needles: str) -> 
     assert "Traceback" not in result.stderr, result.stderr
     for needle in needles:
         assert needle in result.stderr, result.stderr
+
+
+# -- how the suite spreads over pytest-xdist's workers (--dist loadgroup --no-loadscope-reorder) ----------
+# A module whose tests share a module-scoped fixture (a SLURM cluster, a browser, a prepared workspace) runs
+# on one worker, so that setup is made once; every other test is handed out on its own to whichever worker
+# is free. The files that hold a worker longest (waiting on clusters, servers and subprocesses) are handed
+# out first, so the two workers finish together instead of one running a long file alone at the end.
+LONGEST_FIRST = ("test_slurm.py", "test_documented_commands.py", "test_local_servers.py", "test_view_browser.py",
+                 "test_interrupt_resume.py", "test_view.py", "test_scicode.py", "test_serve.py", "test_vision.py",
+                 "test_code_ioi.py", "test_sandbox_hostile.py", "test_tau2_parity.py", "test_benchmarks_e2e.py")
+
+
+def _shares_module_setup(item: pytest.Item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    return bool(info) and any(d.scope in ("module", "class", "package") for defs in info.name2fixturedefs.values()
+                              for d in defs)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups off the items
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if _shares_module_setup(item) and not any(item.iter_markers("xdist_group")):
+            item.add_marker(pytest.mark.xdist_group(item.path.name))
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order

@@ -8,8 +8,12 @@ from omegaconf import OmegaConf
 from gym.data.catalog import benchmark_files, load_catalog
 from gym.core.config import compose
 from gym.core.paths import BENCHMARKS_DIR, CONF_DIR, resolve_script
+from tests.conftest import CATALOG_RUN, composed
 
 BENCHMARKS = sorted(benchmark_files())
+# each benchmark composed once per test process for these, tests/test_benchmarks_e2e.py and
+# tests/test_catalog_dry_run.py, all on one worker (tests/conftest.py)
+CATALOG = pytest.mark.xdist_group("catalog")
 MODELS = sorted(p.stem for p in (CONF_DIR / "model").glob("*.yaml"))
 TASKS = sorted(p.stem for p in (CONF_DIR / "task").glob("*.yaml"))
 
@@ -27,9 +31,10 @@ def test_catalog_and_scripts_match():
     assert all(own_script_folder(name) in BENCHMARKS for name in BENCHMARKS)  # a variant's base is an option too
 
 
+@CATALOG
 @pytest.mark.parametrize("name", BENCHMARKS)
 def test_every_benchmark_composes_and_resolves(name):
-    cfg = compose([f"benchmark={name}", "task=collect", "model=mock"])
+    cfg = composed(*CATALOG_RUN, f"benchmark={name}")
     plain = OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)
     bench = plain["benchmark"]
     assert bench["name"] == name
@@ -40,10 +45,11 @@ def test_every_benchmark_composes_and_resolves(name):
     assert bench["dataset"]["num_repeats"] >= 1
 
 
+@CATALOG
 def test_catalog_reader_agrees_with_composition():
     """search reads YAML directly (fast); it must see what composition sees, inherited values included."""
     for entry in load_catalog():
-        bench = compose([f"benchmark={entry.name}"]).benchmark
+        bench = composed(*CATALOG_RUN, f"benchmark={entry.name}").benchmark
         assert (entry.domain, entry.verifier, entry.num_repeats) == (
             bench.domain, bench.verifier.family, bench.dataset.num_repeats), entry.name
 
