@@ -28,7 +28,6 @@ FIXTURE_ARGS = {name: ["benchmark.dataset.prepare_args.split=small"] for name in
 FIXTURE_ARGS["ruler"] = ["benchmark.dataset.prepare_args.max_length=900", "benchmark.dataset.prepare_args.num_samples=2"]
 
 
-@pytest.mark.xdist_group("catalog")  # with tests/test_configs.py's compositions of each benchmark
 @pytest.mark.parametrize("name", sorted(benchmark_files()))
 def test_prepare_collect_aggregate(name, tmp_path, data_dir, mirror_url):
     # the benchmark composed as the whole-catalog dry run's job is (shared with tests/test_configs.py), each

@@ -41,7 +41,6 @@ def typed_command() -> list[str]:
     return words[3:]
 
 
-@pytest.mark.xdist_group("catalog")  # each benchmark's composition shared with tests/test_configs.py
 def test_every_job_of_the_catalog_sweep_runs_or_is_skipped_with_a_reason():
     argv = typed_command()
     assert check_argv(argv) == argv

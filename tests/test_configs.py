@@ -11,9 +11,6 @@ from gym.core.paths import BENCHMARKS_DIR, CONF_DIR, resolve_script
 from tests.conftest import CATALOG_RUN, composed
 
 BENCHMARKS = sorted(benchmark_files())
-# each benchmark composed once per test process for these, tests/test_benchmarks_e2e.py and
-# tests/test_catalog_dry_run.py, all on one worker (tests/conftest.py)
-CATALOG = pytest.mark.xdist_group("catalog")
 MODELS = sorted(p.stem for p in (CONF_DIR / "model").glob("*.yaml"))
 TASKS = sorted(p.stem for p in (CONF_DIR / "task").glob("*.yaml"))
 
@@ -31,7 +28,6 @@ def test_catalog_and_scripts_match():
     assert all(own_script_folder(name) in BENCHMARKS for name in BENCHMARKS)  # a variant's base is an option too
 
 
-@CATALOG
 @pytest.mark.parametrize("name", BENCHMARKS)
 def test_every_benchmark_composes_and_resolves(name):
     cfg = composed(*CATALOG_RUN, f"benchmark={name}")
@@ -45,7 +41,6 @@ def test_every_benchmark_composes_and_resolves(name):
     assert bench["dataset"]["num_repeats"] >= 1
 
 
-@CATALOG
 def test_catalog_reader_agrees_with_composition():
     """search reads YAML directly (fast); it must see what composition sees, inherited values included."""
     for entry in load_catalog():
