@@ -71,6 +71,45 @@ def data_dir(tmp_path, monkeypatch):
     return path
 
 
+@functools.lru_cache(maxsize=None)
+def _composed(overrides: tuple[str, ...]):
+    from gym.core.config import compose
+
+    return compose(overrides)
+
+
+def composed(*overrides: str):
+    """gym.core.config.compose(overrides), composed once per test process (Hydra takes a good part of a
+    second each time) and handed out as a copy each test may change."""
+    import copy
+
+    return copy.deepcopy(_composed(overrides))
+
+
+@pytest.fixture(scope="session")
+def viewer_runs(tmp_path_factory) -> dict[str, Path]:
+    """The viewer's runs (tests/view_helpers.py), made once for tests/test_view.py and test_view_browser.py."""
+    from tests.view_helpers import make_runs
+
+    return make_runs(tmp_path_factory.mktemp("view"))
+
+
+@pytest.fixture(scope="session")
+def viewer_export(viewer_runs, tmp_path_factory):
+    """`python -m gym task=view rollouts=<the viewer's runs> view.export=<site>` once: (site, its result); read
+    only (a test that writes over an export copies the site first)."""
+    from tests.view_helpers import data_env
+
+    site = tmp_path_factory.mktemp("export") / "site"
+    result = run_gym("task=view", f"rollouts={viewer_runs['gsm'].parent}", f"view.export={site}", "view.progress=false",
+                     env=data_env(viewer_runs))
+    assert result.returncode == 0, result.stderr
+    return site, result
+
+
+CATALOG_RUN = ("task=e2e", "model=mock", "judge=mock")  # a benchmark as the whole-catalog dry run composes it
+
+
 def run_gym(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
     """Run the real CLI (`python -m gym ...`) in a subprocess."""
     full_env = {**os.environ, **(env or {})}
@@ -85,3 +124,46 @@ def assert_clean_failure(result: subprocess.CompletedProcess, *needles: str) -> 
     assert "Traceback" not in result.stderr, result.stderr
     for needle in needles:
         assert needle in result.stderr, result.stderr
+
+
+# -- how the suite spreads over pytest-xdist's workers (--dist loadfile --no-loadscope-reorder) -------------
+# A test file is a unit of work, run on one worker, so its module-scoped fixtures (a SLURM cluster, a browser,
+# a prepared workspace) are made once; files that share a session fixture or a cache form one unit (SHARED);
+# long files without module fixtures are handed out a test at a time (SPREAD). Units go out in collection
+# order, the longest first (LONGEST_FIRST), so the two workers finish together instead of one running a
+# long file alone at the end.
+SHARED = {"test_view.py": "viewer", "test_view_browser.py": "viewer",  # viewer_runs, viewer_export
+          "test_configs.py": "catalog", "test_benchmarks_e2e.py": "catalog", "test_catalog_dry_run.py": "catalog"}
+SPREAD = {"test_local_servers.py", "test_interrupt_resume.py", "test_e2e_cli.py", "test_cli_mistakes.py",
+          "test_prepare_task.py", "test_trackers.py", "test_reverify.py", "test_shards.py", "test_collect.py",
+          "test_wave3_judged.py", "test_local_data.py", "test_local_answers.py", "test_serve_tokens.py",
+          "test_serve_docs.py", "test_adaptive.py", "test_judge.py"}
+LONGEST_FIRST = ("test_documented_commands.py", "test_view_browser.py", "test_view.py", "test_code_canonical.py",
+                 "test_slurm.py", "test_code_ioi.py", "test_local_servers.py", "test_vision.py", "test_fresh_clone.py",
+                 "test_benchmarks_e2e.py", "test_interrupt_resume.py", "test_scicode.py", "test_serve_parity.py",
+                 "test_trackers.py", "test_reverify.py", "test_shards.py", "test_serve.py", "test_sandbox_hostile.py",
+                 "test_tau2_parity.py")
+
+
+def work_unit(nodeid: str) -> str:
+    path = nodeid.split("::", 1)[0]
+    name = path.rsplit("/", 1)[-1]
+    return SHARED.get(name) or (nodeid if name in SPREAD else path)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SuiteScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    return SuiteScheduling(config, log)
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order

@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from omegaconf import OmegaConf
 
 from gym.data.catalog import benchmark_files, load_catalog
-from gym.core.config import compose
+from gym.core.config import compose_step, offline_user
 from gym.data.prepare_context import read_manifest
-from gym.core.paths import CONF_DIR
 from gym.tasks import aggregate, collect, prepare
+from tests.conftest import CATALOG_RUN, composed
 
 from conftest import ROOT
 
@@ -33,24 +34,26 @@ FIXTURE_ARGS["ruler2"] = ["benchmark.dataset.prepare_args.max_length=1500", "ben
 
 @pytest.mark.parametrize("name", sorted(benchmark_files()))
 def test_prepare_collect_aggregate(name, tmp_path, data_dir, mirror_url):
-    extra = ["judge=mock"] if (CONF_DIR / "judge" / "mock.yaml").is_file() else []
-    if ENTRIES[name].verifier == "episode":  # episodes need a simulated user: the benchmark's own, else gym's mock
-        extra.append(f"user={compose(['task=prepare', f'benchmark={name}']).benchmark.get('default_user') or 'mock'}")
-    base = [f"benchmark={name}", f"data.mirror={mirror_url}", *extra, *FIXTURE_ARGS.get(name, [])]
-    prepare.run(compose(["task=prepare", *base]))
+    # the benchmark composed as the whole-catalog dry run's job is (shared with tests/test_configs.py), each
+    # step derived from it as task=e2e derives its steps; no user chosen: the benchmark's own, else gym's mock
+    cfg = composed(*CATALOG_RUN, f"benchmark={name}")
+    offline_user(cfg)
+    cfg = OmegaConf.merge(cfg, OmegaConf.from_dotlist([f"data.mirror={mirror_url}", f"data.root={data_dir}",
+                                                       *FIXTURE_ARGS.get(name, [])]))
+    prepare.run(compose_step(cfg, "prepare", benchmarks=None, run_dir=str(tmp_path / "prepare")))
     rows = (data_dir / name / f"{name}.jsonl").read_text().splitlines()
     assert rows, name
     counts = read_manifest(data_dir / name / f"{name}.jsonl")["upstream_rows"]  # every upstream row accounted for
     assert counts["kept"] == len(rows) and counts["seen"] == counts["kept"] + counts["left_out"] + counts["skipped"]
 
     run_dir = tmp_path / "run"
-    collect.run(compose(["task=collect", *base, "model=mock", "model.mock.accuracy=1.0", "num_repeats=2",
-                         "limit=4", "progress=false", f"+run_dir={run_dir}"]))
+    collect.run(compose_step(OmegaConf.merge(cfg, OmegaConf.from_dotlist(["model.mock.accuracy=1.0"])), "collect",
+                             num_repeats=2, limit=4, progress=False, run_dir=str(run_dir)))
     rollouts = [json.loads(line) for line in (run_dir / "rollouts.jsonl").read_text().splitlines()]
     assert len(rollouts) == 2 * min(4, len(rows))
     assert all(r["status"] == "ok" for r in rollouts), [r["error"] for r in rollouts]
 
-    aggregate.run(compose(["task=aggregate", f"rollouts={run_dir}", f"+run_dir={tmp_path / 'agg'}"]))
+    aggregate.run(compose_step(cfg, "aggregate", rollouts=str(run_dir), run_dir=str(tmp_path / "agg")))
     metrics = json.loads((tmp_path / "agg" / "metrics.json").read_text())
     entry = metrics["benchmarks"][name]
     assert entry["rollouts"] == len(rollouts)

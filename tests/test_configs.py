@@ -8,6 +8,7 @@ from omegaconf import OmegaConf
 from gym.data.catalog import benchmark_files, load_catalog
 from gym.core.config import compose
 from gym.core.paths import BENCHMARKS_DIR, CONF_DIR, resolve_script
+from tests.conftest import CATALOG_RUN, composed
 
 BENCHMARKS = sorted(benchmark_files())
 MODELS = sorted(p.stem for p in (CONF_DIR / "model").glob("*.yaml"))
@@ -29,7 +30,7 @@ def test_catalog_and_scripts_match():
 
 @pytest.mark.parametrize("name", BENCHMARKS)
 def test_every_benchmark_composes_and_resolves(name):
-    cfg = compose([f"benchmark={name}", "task=collect", "model=mock"])
+    cfg = composed(*CATALOG_RUN, f"benchmark={name}")
     plain = OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)
     bench = plain["benchmark"]
     assert bench["name"] == name
@@ -43,7 +44,7 @@ def test_every_benchmark_composes_and_resolves(name):
 def test_catalog_reader_agrees_with_composition():
     """search reads YAML directly (fast); it must see what composition sees, inherited values included."""
     for entry in load_catalog():
-        bench = compose([f"benchmark={entry.name}"]).benchmark
+        bench = composed(*CATALOG_RUN, f"benchmark={entry.name}").benchmark
         assert (entry.domain, entry.verifier, entry.num_repeats) == (
             bench.domain, bench.verifier.family, bench.dataset.num_repeats), entry.name
 

@@ -17,10 +17,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import shlex
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -124,7 +125,8 @@ def documented_commands() -> list[Documented]:
 COMMANDS = documented_commands()
 
 
-LIMIT, REPEATS = 3, 4  # caps for real runs: a few tasks, a few repeats
+LIMIT, REPEATS = 2, 2  # caps for real runs: a few tasks, a few repeats
+ADAPTIVE_REPEATS = 4  # an adaptive run's cap: it starts with 4 repeats (adaptive.min_repeats)
 NOT_HERE = {  # what a command needs that the suite has not: the reason it only goes through the checks
     "model=local": "a model on this machine (tests/test_local_servers.py runs it)",
     "model=vllm_local": "vLLM on a GPU",
@@ -134,7 +136,11 @@ NOT_HERE = {  # what a command needs that the suite has not: the reason it only 
     "tracker=mlflow": "an MLflow server (tests/test_trackers.py runs it)",
     "hydra/launcher=slurm": "a SLURM cluster",
     "benchmarks=all": "every benchmark's data (tests/test_benchmarks_e2e.py prepares each)",
-    "benchmark=glob(*)": "the whole catalog (tests/test_benchmarks_e2e.py runs each benchmark)",
+    "benchmark=glob(*)": "the whole catalog (tests/test_catalog_dry_run.py, tests/test_benchmarks_e2e.py)",
+    "benchmark.dataset.prepare_args.environment=build": "PyPI and a few GB of libraries",
+    "benchmark.dataset.prepare_args.split=full": "BigCodeBench's full file (the fixture holds the hard subset)",
+    "+prepare_args.tokenizer=HuggingFaceTB/SmolLM2-135M-Instruct":
+        "a tokenizer from the Hugging Face Hub (tests/test_long_context_generated.py uses a fixture's)",
 }
 HOST_URL = re.compile(r"https?://[\w.-]+:\d+/v1")
 
@@ -152,11 +158,9 @@ def why_not_here(command: Documented) -> str | None:
     return None
 
 
-# Run for real: the front door and the agent pages (every page's commands still pass the CLI's checks above).
-# The benchmark pages' runs are covered by each benchmark's own CLI tests; running them here too, in one
-# workspace under the whole suite's load, made this file the suite's slowest.
-RUN_PAGES = ("README.md", "docs/agent-commands.md", "docs/agents.md", "docs/tool-calls.md")
-RUNNABLE = [c for c in COMMANDS if why_not_here(c) is None and c.page in RUN_PAGES]
+# Every page's commands that can run here run for real, one after another in one workspace (one data dir:
+# what an earlier command prepared is there for the later ones, as for a user following the pages).
+RUNNABLE = [c for c in COMMANDS if why_not_here(c) is None]
 
 
 def test_the_docs_hold_commands():
@@ -202,18 +206,41 @@ def test_leaderboard_settings_in_descriptions_pass_the_checks():
 
 # -- real runs --------------------------------------------------------------------------------------
 
+COMMAND_BOUND = 240  # s: a command that never answers fails its own test (below pytest's timeout), not the next
+
+
 @dataclass(eq=False)
 class Workspace:
     root: Path
     env: dict
     agent_url: str
     user_url: str
-    runner: subprocess.Popen  # tests/gym_command_runner.py: runs `python -m gym` lines in one process
+    runner: subprocess.Popen | None = None  # tests/gym_command_runner.py: runs `python -m gym` lines in one process
+    answers: dict = field(default_factory=dict)  # argv -> the answer of its run here
+
+    def start_runner(self) -> None:
+        full_env = {key: value for key, value in os.environ.items() if key != "HYDRA_FULL_ERROR"}
+        self.runner = subprocess.Popen([sys.executable, str(ROOT / "tests" / "gym_command_runner.py")], cwd=self.root,
+                                       env={**full_env, **self.env}, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       stderr=subprocess.DEVNULL, text=True)
+
+    def stop_runner(self) -> None:
+        if self.runner is not None:
+            self.runner.stdin.close()
+            self.runner.wait(timeout=60)
 
     def gym(self, argv: list[str]) -> dict:
-        """{code, stdout, stderr} of `python -m gym <argv>` in the workspace."""
+        """{code, stdout, stderr} of `python -m gym <argv>` in the workspace. Commands run one after another
+        in one runner, each answered by one line: a command still running after the bound would leave its
+        reply to be read as the next command's, so the runner is killed, a new one started, and this one fails."""
         self.runner.stdin.write(json.dumps(argv) + "\n")
         self.runner.stdin.flush()
+        ready, _, _ = select.select([self.runner.stdout], [], [], COMMAND_BOUND)
+        if not ready:
+            self.runner.kill()
+            self.runner.wait()
+            self.start_runner()
+            raise AssertionError(f"python -m gym {' '.join(argv)}: no answer in {COMMAND_BOUND} s")
         reply = self.runner.stdout.readline()
         assert reply, "the command runner stopped"
         return json.loads(reply)
@@ -229,21 +256,17 @@ def workspace(tmp_path_factory):
     (root / "home").mkdir()
     (root / "train.jsonl").write_text("".join(REAL_DATA.joinpath("gsm8k", "test.jsonl").read_text().splitlines(True)[:20]))
     env = {"GYM_DATA_DIR": str(root / "data"), "HOME": str(root / "home"), "XDG_CACHE_HOME": str(root / "home/.cache")}
-    full_env = {key: value for key, value in os.environ.items() if key != "HYDRA_FULL_ERROR"}
-    runner = subprocess.Popen([sys.executable, str(ROOT / "tests" / "gym_command_runner.py")], cwd=root,
-                              env={**full_env, **env}, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, text=True)
+    ws = Workspace(root, env, "", "")
+    ws.start_runner()
     servers = []
     try:
-        ws = Workspace(root, env, "", "", runner)
         served = prepare_served_data(ws)
         servers = [start_server(served, [], root / "agent.log"),
                    start_server(served, ["--model-name", USER_MODEL], root / "user.log")]
         ws.agent_url, ws.user_url = servers[0][1], servers[1][1]
         yield ws
     finally:
-        runner.stdin.close()
-        runner.wait(timeout=60)
+        ws.stop_runner()
         for process, _ in servers:
             process.terminate()
             process.wait(timeout=30)
@@ -285,8 +308,9 @@ def real_argv(command: Documented, ws: Workspace) -> list[str] | None:
         key, _, value = word.partition("=")
         bare = key.lstrip("+")
         keys.add(bare)
-        if bare in ("limit", "num_repeats") and value.isdigit():
-            word = f"{key}={min(int(value), LIMIT if bare == 'limit' else REPEATS)}"
+        if (bare == "limit" or bare.endswith("num_repeats")) and value.isdigit():
+            cap = LIMIT if bare == "limit" else ADAPTIVE_REPEATS if "adaptive.enabled=true" in command.argv else REPEATS
+            word = f"{key}={min(int(value), cap)}"
         elif bare in ("model.base_url", "user.base_url", "judge.base_url"):
             word = HOST_URL.sub(ws.agent_url if bare == "model.base_url" else ws.user_url, word)
         elif bare in ("rollouts", "output") and PLACEHOLDERS["<time>"] in value:
@@ -301,7 +325,8 @@ def real_argv(command: Documented, ws: Workspace) -> list[str] | None:
     if task in ("aggregate", "profile", "reverify", "export") and not keys & {"rollouts", "compare"}:
         argv.append(f"rollouts={earlier_run(ws, 'outputs', '')}")  # `rollouts=...` on the page
     for word in argv:
-        if word.startswith("rollouts=") and not (ws.root / word.split("=", 1)[1]).exists():
+        key, _, value = word.partition("=")
+        if (key == "rollouts" or key.endswith(".source_dir")) and not (ws.root / value).exists():
             return None
     if task in ("collect", "e2e"):
         argv += [f"limit={LIMIT}"] * ("limit" not in keys) + ["progress=false"] * ("progress" not in keys)
@@ -344,7 +369,8 @@ def test_documented_command_runs(command, workspace):
     argv = real_argv(command, workspace)
     if argv is None:
         pytest.skip(f"{command.text}: names the user's own files")
-    result = workspace.gym(argv)
+    ran = tuple(argv) not in workspace.answers  # the same command on another page (or twice on one): run once
+    result = workspace.answers.setdefault(tuple(argv), workspace.gym(argv) if ran else None)
     said = result["stdout"] + result["stderr"]
     assert result["code"] == 0, f"{command.where}: {' '.join(argv)}\n{result['stderr'][-3000:]}"
     assert "Traceback" not in said and "gym: error" not in said, said[-3000:]
@@ -352,6 +378,8 @@ def test_documented_command_runs(command, workspace):
     task = next((w.split("=", 1)[1] for w in argv if w.startswith("task=")), None)
     if task in ("collect", "e2e"):
         assert re.search(r"infra_error 0|pass@1", result["stdout"]), result["stdout"][-2000:]
+    if not ran:  # its run's files were checked when it ran
+        return
     if task in ("collect", "e2e") and "-m" not in argv and "user=vllm" in argv:  # the user simulator was asked
         run = Path(earlier_run(workspace, "outputs", ""))
         endpoint = json.loads((workspace.root / run / "run.json").read_text())["endpoint"]["user"]

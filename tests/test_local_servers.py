@@ -124,7 +124,7 @@ LOCAL_READY = importlib.util.find_spec("xllamacpp") is not None and importlib.ut
 def test_e2e_with_a_real_local_model(data_dir, tmp_path, api):
     run = tmp_path / "run"
     result = run_gym("task=e2e", "benchmark=gsm8k", "model=local", "limit=3", f"model.api={api}", "concurrency=3",
-                     "model.sampling.max_tokens=96", f"data.mirror={UPSTREAM}", f"hydra.run.dir={run}", timeout=600)
+                     "model.sampling.max_tokens=32", f"data.mirror={UPSTREAM}", f"hydra.run.dir={run}", timeout=600)
     assert result.returncode == 0, result.stderr
     rows = read_rollouts(run / "rollouts.jsonl")
     assert len(rows) == 3 and all(r["status"] == "ok" for r in rows)
@@ -145,7 +145,7 @@ def test_episodes_with_a_real_local_model(data_dir, tmp_path):
     need): every request carries the tools, every episode finishes and is graded."""
     run = tmp_path / "run"
     result = run_gym("task=e2e", "benchmark=tau2_mock", "model=local", "model.serve.jinja=true", "user=mock",
-                     "limit=3", "num_repeats=1", "model.sampling.max_tokens=96", "cache.dir=null",
+                     "limit=3", "num_repeats=1", "model.sampling.max_tokens=32", "cache.dir=null",
                      f"data.mirror={UPSTREAM}", "data.offline=true", f"hydra.run.dir={run}", timeout=600)
     assert result.returncode == 0, result.stderr
     rows = read_rollouts(run / "rollouts.jsonl")

@@ -5,6 +5,7 @@ files and old schema versions; bad input."""
 from __future__ import annotations
 
 import json
+import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -12,12 +13,12 @@ import pytest
 import requests
 
 from tests.conftest import assert_clean_failure, run_gym, wait_until
-from tests.view_helpers import Viewer, data_env, make_runs
+from tests.view_helpers import Viewer, data_env
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory) -> dict[str, Path]:
-    return make_runs(tmp_path_factory.mktemp("view"))
+def runs(viewer_runs) -> dict[str, Path]:
+    return viewer_runs
 
 
 @pytest.fixture(scope="module")
@@ -189,11 +190,8 @@ class Links(HTMLParser):
                 self.links.append(value.split("?")[0])
 
 
-def test_export_writes_pages_whose_links_all_resolve(runs, tmp_path):
-    site = tmp_path / "site"
-    result = run_gym("task=view", f"rollouts={runs['gsm'].parent}", f"view.export={site}", "view.progress=false",
-                     env=data_env(runs))
-    assert result.returncode == 0, result.stderr
+def test_export_writes_pages_whose_links_all_resolve(runs, viewer_export, tmp_path):
+    site, result = viewer_export  # shared with the browser's test of the same export
     assert f"open {site / 'index.html'}" in result.stdout
     assert any('id="db-diff-agent"' in page.read_text() for page in site.glob("run/*/rollout/tau2_mock/*.html"))
     pages = list(site.rglob("*.html"))
@@ -206,6 +204,7 @@ def test_export_writes_pages_whose_links_all_resolve(runs, tmp_path):
             assert (page.parent / link).resolve().is_file(), (page, link)
     data = (site / "run" / "0" / "tasks-data.js").read_text()
     assert data.startswith("window.GYM_TASKS = ") and '"text": ' in data
+    site = Path(shutil.copytree(site, tmp_path / "site"))  # an export written over (a copy: the shared one stays)
     again = run_gym("task=view", f"rollouts={runs['tau']}", f"view.export={site}", "view.progress=false")
     assert again.returncode == 0 and not (site / "run" / "1").exists()  # replaced whole
 

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_gym
-from tests.view_helpers import Viewer, data_env, make_runs
+from tests.view_helpers import Viewer, data_env
 
 CHROMIUM, DRIVER = shutil.which("chromium") or "/usr/bin/chromium", shutil.which("chromedriver") or "/usr/bin/chromedriver"
 if not (Path(CHROMIUM).is_file() and Path(DRIVER).is_file()):
@@ -25,8 +24,8 @@ from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory) -> dict[str, Path]:
-    return make_runs(tmp_path_factory.mktemp("view_browser"))
+def runs(viewer_runs) -> dict[str, Path]:
+    return viewer_runs
 
 
 @pytest.fixture(scope="module")
@@ -150,11 +149,8 @@ def test_rows_landing_while_the_page_is_open(browser, runs, tmp_path):
         assert viewer.stop() == 0
 
 
-def test_the_static_export_opens_from_disk(browser, runs, tmp_path):
-    site = tmp_path / "site"
-    result = run_gym("task=view", f"rollouts={runs['gsm'].parent}", f"view.export={site}", "view.progress=false",
-                     env=data_env(runs))
-    assert result.returncode == 0, result.stderr
+def test_the_static_export_opens_from_disk(browser, runs, viewer_export):
+    site, _ = viewer_export  # `task=view view.export=...` of the runs (tests/conftest.py)
     browser.get((site / "index.html").as_uri())
     browser.find_element(By.LINK_TEXT, "tau").click()
     browser.find_element(By.ID, "tasks-link").click()

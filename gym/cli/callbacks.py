@@ -70,7 +70,7 @@ def slurm_note(job: dict[str, Any]) -> str:
 
 def failure_lines(jobs: list[dict[str, Any]]) -> list[str]:
     """One line per failed SLURM job (its id, dir, error and log), then how many of the sweep's jobs failed."""
-    failed = [j for j in jobs if j["status"] != "ok"]
+    failed = [j for j in jobs if j["status"] not in ("ok", "skipped")]  # skipped: a reason, not a failure
     lines = [f"gym: error: SLURM job {j['slurm'].get('job_id')} ({j['job']}) {j['status'] or 'failed'}: "
              f"{j['error'] or 'no error recorded'}; log: {j['slurm'].get('log')}" for j in failed if j.get("slurm")]
     if failed:

@@ -32,7 +32,7 @@ def run_task(cfg: Any) -> Any:
     import logging
 
     from gym.cli.callbacks import JOB_STATUS_FILE
-    from gym.core.config import run_dir
+    from gym.core.config import offline_user, run_dir
     from gym.core.errors import GymError
     from gym.core.io import write_json_atomic
     from gym.core.runlog import to_file
@@ -44,6 +44,12 @@ def run_task(cfg: Any) -> Any:
     multirun = _is_multirun()
     status: dict[str, Any] = {"task": cfg.task.name, "status": "ok"}
     try:
+        offline_user(cfg)
+        skipped = own_data_missing(cfg) if multirun else None
+        if skipped:  # a sweep over the catalog (benchmark=glob(*)) goes on past your-own-data benchmarks
+            print(f"gym: skipped: {skipped}", file=sys.stderr, flush=True)
+            status.update(status="skipped", error=skipped)
+            return None
         check_task_knobs(cfg)
         check_output_path(cfg)
         result = run_registered(cfg.task.name, cfg)
@@ -94,6 +100,17 @@ def run_task(cfg: Any) -> Any:
             write_json_atomic(run_dir(cfg) / JOB_STATUS_FILE, json.loads(json.dumps(status, default=str)))
         else:
             remove_run_dir_without_results(run_dir(cfg), cfg.task.name)
+
+
+def own_data_missing(cfg: Any) -> str | None:
+    """Why a sweep job is skipped: a benchmark that runs the user's own file (benchmark=local) was given none."""
+    from gym.data import local
+
+    bench = cfg.get("benchmark")
+    if not local.is_local(bench) or local.path_given(bench):
+        return None
+    return (f"benchmark={bench.name} runs your own file and none was given "
+            "(benchmark.dataset.path=train.jsonl benchmark.verifier.family=math)")
 
 
 def check_output_path(cfg: Any) -> None:

@@ -48,6 +48,30 @@ def user_kind(user: Any, benchmark: Any) -> str:
     return str(default) if kind == "none" and default in ("mock", "scripted") else kind
 
 
+def chosen_groups() -> set[str]:
+    """Config groups and nodes the command line names (`user=mock`, `user.kind=...`, `+user=...`): what a
+    running Hydra app was told, as opposed to its defaults; empty outside one."""
+    from hydra.core.hydra_config import HydraConfig
+
+    if not HydraConfig.initialized():
+        return set()
+    overrides = HydraConfig.get().overrides.task
+    return {str(o).lstrip("+~").split("=", 1)[0].split(".", 1)[0].split("@", 1)[0] for o in overrides}
+
+
+def offline_user(cfg: DictConfig) -> None:
+    """model=mock and no user chosen: an episode benchmark is played by gym's mock user too, so a mock run
+    (and the whole-catalog dry run) needs no endpoint; a benchmark's own default_user (scripted turns) still
+    comes first, and `user=none` typed out stays solo mode. Real models keep user=none's check (solo mode,
+    else one line naming the users to pick)."""
+    bench, user = cfg.get("benchmark"), cfg.get("user")
+    if bench is None or user is None or bench.get("kind") != "episode" or bench.get("default_user"):
+        return
+    if (cfg.get("model") or {}).get("kind") != "mock" or user.get("kind") != "none" or "user" in chosen_groups():
+        return
+    user.kind = "mock"
+
+
 def compose(overrides: Iterable[str] = (), config_dir: str | Path = CONF_DIR) -> DictConfig:
     """Compose gym's config the way the CLI does (for tests, e2e and notebooks)."""
     from hydra import compose as hydra_compose
