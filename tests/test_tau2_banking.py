@@ -21,6 +21,7 @@ from gym.data.prepare_context import PrepareContext
 from gym.episodes.tau2.banking_prepare import prepare_banking
 from gym.episodes.tau2.env import Tau2Environment
 from gym.episodes.tau2.state import replay
+from tests.rankings import tie_groups
 
 ROOT = Path(__file__).resolve().parent
 MIRROR = ROOT / "fixtures" / "upstream"
@@ -102,17 +103,6 @@ def test_prepare_keeps_every_task_and_offers_the_variants_tools(prepared):
     assert len(data["discoverable"]["user"]) == 4 and len(data["discoverable"]["agent"]) > 40
 
 
-def _groups(ranked: list) -> list:
-    """Rank order by score, documents of equal score as a set (upstream breaks ties by directory order)."""
-    out: list = []
-    for doc, score in ranked:
-        if out and abs(out[-1][0] - score) < 1e-9:
-            out[-1][1].add(doc)
-        else:
-            out.append((score, {doc}))
-    return [(round(score, 9), docs) for score, docs in out]
-
-
 @pytest.mark.parametrize("tool", ["bm25", "grep"])
 def test_retrieval_ranks_as_upstreams_pipelines(prepared, tool):
     """KB_search (BM25) and grep rank the knowledge base as upstream's bm25 and grep pipelines: the same
@@ -124,7 +114,7 @@ def test_retrieval_ranks_as_upstreams_pipelines(prepared, tool):
     kb = knowledge_base(("test", str(path)), data["documents"])
     for query, want in ALL["retrieval"][tool].items():
         got = kb.bm25_search(query) if tool == "bm25" else kb.grep(query)
-        got_groups, want_groups = _groups(got), _groups(want)
+        got_groups, want_groups = tie_groups(got), tie_groups(want)
         assert [s for s, _ in got_groups] == [s for s, _ in want_groups], query
         for (_, mine), (_, theirs) in zip(got_groups[:-1], want_groups[:-1]):
             assert mine == theirs, query

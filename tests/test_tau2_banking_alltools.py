@@ -28,6 +28,7 @@ from gym.episodes.tau2.env import Tau2Environment
 from gym.mock.embeddings import embed_text
 from gym.mock.server import MockServer
 from gym.model.embeddings import MOCK_EMBEDDING_MODEL, EmbeddingsClient, EmbeddingsFailed
+from tests.rankings import tie_groups
 
 ROOT = Path(__file__).resolve().parent
 MIRROR = ROOT / "fixtures" / "upstream"
@@ -66,17 +67,6 @@ def _answer(content: str) -> dict:
             "timing": re.sub(r"\d+", "N", timing.group().strip()) if timing else None}
 
 
-def _groups(ranked: list) -> list:
-    """Rank order by score, documents of equal score as a set (upstream breaks ties by directory order)."""
-    out: list = []
-    for doc, score in ranked:
-        if out and abs(out[-1][0] - score) < 1e-9:
-            out[-1][1].add(doc)
-        else:
-            out.append((score, {doc}))
-    return out
-
-
 @pytest.mark.parametrize("scheme", sorted(WANT["schemes"]))
 def test_searches_answer_as_upstreams_pipelines(prepared, scheme):
     """Every KB_search_dense and KB_search_bm25 answer (`http`: upstream's own OpenAI client and gym's, each
@@ -96,7 +86,7 @@ def test_searches_answer_as_upstreams_pipelines(prepared, scheme):
         got = _answer(content)
         where = (want["tool"], want["arguments"])
         assert got["timing"] == want["timing"], where
-        mine, theirs = _groups(got["ranking"]), _groups(want["ranking"])
+        mine, theirs = tie_groups(got["ranking"]), tie_groups(want["ranking"])
         assert [round(s, 4) for s, _ in mine] == [round(s, 4) for s, _ in theirs], where
         assert [d for _, d in mine[:-1]] == [d for _, d in theirs[:-1]], where
         scores = [score for _, score in want["ranking"]]

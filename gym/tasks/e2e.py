@@ -76,7 +76,9 @@ def _run(cfg: DictConfig) -> dict[str, Any]:
                **{key: collected[key] for key in ("slurm", "resumes") if key in (collected or {})}}
     head = summary["headline"]
     if head.get("pass@1") is not None:
-        print(f"\n{cfg.benchmark.name}: pass@1 {head['pass@1']:.2f} (95% CI {head['ci95'][0]:.2f}-{head['ci95'][1]:.2f}) "
+        ci = head.get("ci95")  # none for a single scored task
+        ci_text = f" (95% CI {ci[0]:.2f}-{ci[1]:.2f})" if ci and None not in ci else ""
+        print(f"\n{cfg.benchmark.name}: pass@1 {head['pass@1']:.2f}{ci_text} "
               f"· files in {out_dir}: rollouts.jsonl, metrics.json, reward_profile.jsonl, report.html", flush=True)
     if collect_error is not None:
         raise collect_error
