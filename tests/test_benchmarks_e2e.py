@@ -22,11 +22,10 @@ from conftest import ROOT
 UNSOLVABLE_BY_MOCK = {"ifeval", "ifbench", "iheval", "ioi"}
 UNSOLVABLE_NAMES: set[str] = set()  # benchmarks of a solvable family whose gold the reference server lacks
 ENTRIES = {e.name: e for e in load_catalog()}
-# Fixtures that hold another split than the benchmark's default (telecom's 2,285-task file is not in the
-# fixture: its tasks.json carries upstream's small split).
-FIXTURE_ARGS = {name: ["benchmark.dataset.prepare_args.split=small"] for name in ("tau2_telecom", "tau2_telecom_workflow")}
-# ToolSandbox: five scenarios of the shipped file (tests/fixtures/make_toolsandbox_fixture.py), all sent
-FIXTURE_ARGS["toolsandbox"] = [f"benchmark.dataset.prepare_args.scenarios={ROOT}/tests/fixtures/toolsandbox/scenarios.json.gz"]
+FIXTURE_ARGS = {
+    # ToolSandbox: five scenarios of the shipped file (tests/fixtures/make_toolsandbox_fixture.py), all sent
+    "toolsandbox": [f"benchmark.dataset.prepare_args.scenarios={ROOT}/tests/fixtures/toolsandbox/scenarios.json.gz"],
+}
 # RULER generates its rows: a short length and a few samples per task keep the suite lean
 FIXTURE_ARGS["ruler"] = ["benchmark.dataset.prepare_args.max_length=900", "benchmark.dataset.prepare_args.num_samples=2"]
 FIXTURE_ARGS["ruler2"] = ["benchmark.dataset.prepare_args.max_length=1500", "benchmark.dataset.prepare_args.num_samples=2"]

@@ -335,8 +335,6 @@ def real_argv(command: Documented, ws: Workspace) -> list[str] | None:
     for side, url in (("model", ws.agent_url), ("user", ws.user_url), ("judge", ws.user_url)):
         if f"{side}=vllm" in argv and f"{side}.base_url" not in keys:  # a dropped `...` held the endpoint
             argv.append(f"{side}.base_url={url}")
-    if "benchmark=tau2_telecom" in argv:  # the fixture's tasks.json holds upstream's small split
-        argv.append("+prepare_args.split=small")
     return argv
 
 

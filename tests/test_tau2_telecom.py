@@ -17,20 +17,24 @@ from gym.tasks import collect
 from tests.conftest import UPSTREAM, run_gym
 from tests.test_episode_collect import expected_rewards, rows_of
 
-SMALL = "benchmark.dataset.prepare_args.split=small"  # the fixture's tasks.json holds upstream's small split
+# the fixture's tasks.json: upstream's 20 small-split tasks (one issue each) and 4 of its 40 test-split ones
+FIXTURE_TASKS, TEST_TASKS = 24, 4
 
 
 @pytest.fixture
 def tau2_telecom(data_dir) -> Path:
+    """Every task of the fixture's tasks.json (split=null)."""
     out = data_dir / "tau2_telecom" / "tau2_telecom.jsonl"
     ctx = PrepareContext(name="tau2_telecom", output_path=out, mirror=str(UPSTREAM), offline=True, progress=False)
-    return prepare_domain(ctx, DOMAINS["telecom"], split="small")
+    return prepare_domain(ctx, DOMAINS["telecom"], split=None)
 
 
 def test_prepared_rows_open_apart_and_carry_both_toolkits(tau2_telecom):
     rows = rows_of(tau2_telecom)
-    assert len(rows) == 20 and len({r["question"] for r in rows}) == 20  # variants of one issue name their task
-    assert all(r["task_id"] in r["question"] for r in rows)
+    assert len(rows) == FIXTURE_TASKS == len({r["question"] for r in rows})  # variants of one issue name their task
+    # only the MMS task abroad (in France) opens as no other does, and so does not name itself
+    assert [r["task_id"] for r in rows if r["task_id"] not in r["question"]] == [
+        "[mms_issue]airplane_mode_on|break_app_both_permissions|data_usage_exceeded|user_abroad_roaming_disabled_off[PERSONA:None]"]
     data = json.loads((tau2_telecom.parent / rows[0]["env_file"]).read_text())
     assert data["domain"] == "telecom" and {t["name"] for t in data["user_tools"]} >= {"toggle_airplane_mode", "reboot_device"}
     assert "simulation_guidelines_tools" not in rows[0]["user_system_prompt"]  # the guidelines' text, not a name
@@ -60,15 +64,17 @@ def test_known_pass_hat_k_with_the_user_acting_on_the_phone(tau2_telecom, tmp_pa
 
 
 def test_try_it_command_line(tmp_path):
+    """docs/agents.md's command on the default split (test: the fixture holds 4 of its tasks)."""
     result = run_gym("task=e2e", "benchmark=tau2_telecom", "model=mock", "user=mock", "model.mock.accuracy=1.0",
-                     "num_repeats=2", SMALL, f"data.mirror={UPSTREAM}", "data.offline=true",
+                     "num_repeats=2", f"data.mirror={UPSTREAM}", "data.offline=true",
                      f"hydra.run.dir={tmp_path}", env={"GYM_DATA_DIR": str(tmp_path / "data")})
     assert result.returncode == 0, result.stderr
     entry = json.loads((tmp_path / "metrics.json").read_text())["benchmarks"]["tau2_telecom"]
     assert entry["pass^k"]["1"]["value"] == pytest.approx(100.0) and entry["pass^k"]["2"]["value"] == pytest.approx(100.0)
     family = entry["family_metrics"]
-    assert family["terminations"] == {"user_stop": {"count": 40, "percent": 100.0}}
-    assert family["per_episode"]["user_tool_calls"] == pytest.approx(1.0)  # the 20 user-side gold calls, once each
+    assert family["terminations"] == {"user_stop": {"count": 2 * TEST_TASKS, "percent": 100.0}}
+    # the user-side gold calls, once each: 3 (VPN), 0 (locked SIM: a transfer), 3 (overdue bill), 4 (MMS)
+    assert family["per_episode"]["user_tool_calls"] == pytest.approx(10 / TEST_TASKS)
     rows = rows_of(tmp_path / "rollouts.jsonl")
     outputs = [m["content"] for r in rows for m in r["trajectory"] if m["role"] == "tool"]
     assert any("Status Bar:" in text for text in outputs)  # the phone answered the user's calls
@@ -79,7 +85,7 @@ def test_workflow_variant_is_the_same_domain_under_the_workflow_policy(tau2_tele
     out = data_dir / "tau2_telecom_workflow" / "tau2_telecom_workflow.jsonl"
     ctx = PrepareContext(name="tau2_telecom_workflow", output_path=out, mirror=str(UPSTREAM), offline=True,
                          progress=False)
-    workflow = rows_of(prepare_domain(ctx, DOMAINS["telecom-workflow"], split="small"))
+    workflow = rows_of(prepare_domain(ctx, DOMAINS["telecom-workflow"], split=None))
     manual = rows_of(tau2_telecom)
     assert [r["task"] for r in workflow] == [r["task"] for r in manual]
     assert [r["question"] for r in workflow] == [r["question"] for r in manual]

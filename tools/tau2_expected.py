@@ -4,7 +4,8 @@ Run with a checkout of sierra-research/tau2-bench at gym.episodes.tau2.prepare.C
 (its `src/` and its data dir) and its dependencies installed, e.g.
     TAU2_DATA_DIR=tests/fixtures/upstream/raw.githubusercontent.com/sierra-research/tau2-bench/<commit>/data \
     PYTHONPATH=<checkout>/src python tools/tau2_expected.py retail > tests/fixtures/tau2_expected/retail.json
-    (telecom: ... tools/tau2_expected.py telecom small > tests/fixtures/tau2_expected/telecom.json)
+    (telecom: ... tools/tau2_expected.py telecom full > tests/fixtures/tau2_expected/telecom.json: every
+    fixture task, its 20 small-split and 4 test-split ones)
 For every task it builds episodes in the shape gym records (the task's history or the opening message,
 the user's request, the gold actions run on upstream's live environment, a closing message that says
 the required strings, the user's stop) plus variants that must fail (a missing write, an extra write, a
@@ -278,7 +279,7 @@ def probes(domain: str) -> dict:
 
 
 def main(domain: str, split: str | None = None) -> None:
-    """Every task of upstream's default split (base), or of `split` (telecom's fixture: small)."""
+    """Every task of upstream's default split (base), or of `split` (telecom's fixture: full)."""
     tasks = registry.get_tasks_loader(domain)(*([split] if split else []))
     result = {task.id: cases(domain, task) for task in tasks}
     extra = {"probes": probes(domain)} if domain in PROBES else {}

@@ -1,6 +1,10 @@
 """Telecom parity beyond the fixture. Upstream's tasks.json (over 4 MiB) is not in the fixture, but upstream's
 own task generator (src/tau2/domains/telecom/tasks) rebuilds its tasks at the pinned commit; this lays them
-out as a download mirror, and compares gym's episodes with upstream's expected values on any split.
+out as a download mirror, and compares gym's episodes with upstream's expected values on any split. The
+rebuilt tasks.json is upstream's file byte for byte: the generator's tasks that its `full` split names, in
+the generator's order, without the three fields (issues, required_documents, user_tools) the Task model
+gained after the file was written (None on every telecom task), dumped with indent=2; generate checks its
+git blob id against the pinned tree's before writing.
 
     # 1. upstream's python (its checkout's src/ and dependencies): the mirror, from the fixtures and the
     #    generated tasks, with the real split_tasks.json of the pinned commit (read from a bare git mirror)
@@ -17,6 +21,7 @@ all 114 tasks laid over a copy of the fixtures (upstream's expected values from 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -27,6 +32,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "upstream"
 REPO_DIR = Path("raw.githubusercontent.com") / "sierra-research" / "tau2-bench"
+TELECOM = "data/tau2/domains/telecom"
+LATER_FIELDS = ("issues", "required_documents", "user_tools")  # Task fields newer than upstream's tasks.json
 
 
 def commit() -> str:
@@ -39,16 +46,23 @@ def generate(git_mirror: str, out: Path) -> None:
     from tau2.domains.telecom.tasks.mobile_data_issues import mobile_data_task_manager
     from tau2.domains.telecom.tasks.service_issues import service_issues_task_manager
 
+    tasks = [task.model_dump() for manager in (mobile_data_task_manager, service_issues_task_manager,
+                                               mms_issue_task_manager) for task in manager.create_tasks(save_tasks=False)]
+    git = lambda *args: subprocess.run(["git", "--git-dir", git_mirror, *args], check=True,  # noqa: E731
+                                       capture_output=True).stdout
+    splits = git("show", f"{commit()}:{TELECOM}/split_tasks.json")
+    full = set(json.loads(splits)["full"])
+    kept = [{k: v for k, v in task.items() if not (k in LATER_FIELDS and v is None)} for task in tasks if task["id"] in full]
+    data = json.dumps(kept, indent=2).encode()
+    want = git("ls-tree", commit(), f"{TELECOM}/tasks.json").split()[2].decode()
+    got = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+    if got != want:
+        sys.exit(f"rebuilt tasks.json differs from upstream's: blob {got}, the pinned tree has {want}")
     shutil.copytree(FIXTURES, out, dirs_exist_ok=True)
-    tasks = [task for manager in (mobile_data_task_manager, service_issues_task_manager, mms_issue_task_manager)
-             for task in manager.create_tasks(save_tasks=False)]
-    domain = out / REPO_DIR / commit() / "data" / "tau2" / "domains" / "telecom"
-    (domain / "tasks.json").write_text(json.dumps([task.model_dump() for task in tasks]))
-    splits = subprocess.run(["git", "--git-dir", git_mirror, "show", f"{commit()}:data/tau2/domains/telecom/split_tasks.json"],
-                            check=True, capture_output=True).stdout
+    domain = out / REPO_DIR / commit() / TELECOM
+    (domain / "tasks.json").write_bytes(data)
     (domain / "split_tasks.json").write_bytes(splits)
-    named = {name for ids in json.loads(splits).values() for name in ids}
-    print(f"{len(tasks)} tasks generated; {len(named - {t.id for t in tasks})} of the splits' {len(named)} ids missing")
+    print(f"{len(tasks)} tasks generated, {len(kept)} in upstream's tasks.json (blob {got}, as the pinned tree's)")
 
 
 def compare(out: Path, split: str, domain: str = "telecom") -> None:
