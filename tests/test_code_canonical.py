@@ -1,5 +1,5 @@
 """Every canonical solution of the real HumanEval+ release scores 1 and every `pass` body scores 0, through
-the code verifier exactly as collect calls it; the same for the mbpp and livecodebench fixtures.
+the code verifier as collect calls it (its time limits loosened: outputs count here, not speed); the same for the mbpp and livecodebench fixtures.
 
 HumanEval+ is tests/fixtures/real/humanevalplus/HumanEvalPlus.jsonl.gz, an exact copy of the EvalPlus release
 (Apache-2.0, LICENSE beside it). Its tasks 15 and 130 return outputs of several MB for each of ~100 plus
@@ -49,7 +49,9 @@ def do_nothing(row: dict) -> str:
 
 @pytest.fixture(scope="module")
 def verifier():
-    with make_verifier("code", {}) as instance:
+    # EvalPlus' per-input limits (4x the reference time, at least 1 s) are a speed check that a busy test
+    # machine can fail; here only the outputs count, so the limits are ten times looser
+    with make_verifier("code", {"min_time_limit": 10.0, "time_limit_factor": 40.0}) as instance:
         yield instance
 
 
@@ -110,3 +112,14 @@ def test_fixture_benchmarks_reference_solutions_pass_and_empty_ones_fail(verifie
         else:
             empty = "pass\n"
         assert verifier.verify(row, fenced(empty)).reward == 0.0, row["metadata"]
+
+
+def test_a_wrong_answer_to_a_big_number_task_is_scored_with_its_failure_shown(verifier):
+    """HumanEval/139's plus inputs expect integers past Python's 4,300-digit str limit: a wrong answer still
+    gets its verdict, the failure's expected value shown in short."""
+    row = next(row for row in human_eval_rows() if row["metadata"]["task_id"] == "HumanEval/139")
+    wrong_when_big = row["prompt"] + "    return 0 if n > 200 else __import__('math').prod(" \
+        "__import__('math').factorial(k) for k in range(1, n + 1))\n"
+    verdict = verifier.verify(row, fenced(wrong_when_big))
+    assert verdict.reward == 0.0 and verdict.details["failure"]["phase"] == "plus"
+    assert verdict.details["failure"]["expected"] == "<int too long to show>"

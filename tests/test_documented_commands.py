@@ -139,9 +139,9 @@ NOT_HERE = {  # what a command needs that the suite has not: the reason it only 
     "benchmark=glob(*)": "the whole catalog (tests/test_catalog_dry_run.py, tests/test_benchmarks_e2e.py)",
     "benchmark.dataset.prepare_args.environment=build": "PyPI and a few GB of libraries",
     "benchmark.dataset.prepare_args.split=full": "BigCodeBench's full file (the fixture holds the hard subset)",
-    "+prepare_args.tokenizer=HuggingFaceTB/SmolLM2-135M-Instruct":
-        "a tokenizer from the Hugging Face Hub (tests/test_long_context_generated.py uses a fixture's)",
 }
+HUB_NAME = re.compile(r"[\w.-]+/[\w.-]+")  # a Hugging Face model name, not a path
+API_KEY_PREFIX = re.compile(r"^\s*[A-Z][A-Z0-9_]*_API_KEY=")  # `OPENAI_API_KEY=... python -m gym ...`
 HOST_URL = re.compile(r"https?://[\w.-]+:\d+/v1")
 
 
@@ -150,9 +150,15 @@ FINITE_TASKS = {"search", "prepare", "collect", "aggregate", "profile", "e2e", "
 
 
 def why_not_here(command: Documented) -> str | None:
+    if API_KEY_PREFIX.match(command.text):
+        return "a provider's API key (the tests drive an OpenAI-compatible endpoint with a key instead)"
     for word in command.argv:
         if word in NOT_HERE:
             return NOT_HERE[word]
+        key, _, value = word.partition("=")
+        if key.lstrip("+").endswith("prepare_args.tokenizer") and HUB_NAME.fullmatch(value) \
+                and not (UPSTREAM / "huggingface.co" / value / "resolve" / "main" / "tokenizer.json").is_file():
+            return "a tokenizer from the Hugging Face Hub (the long-context tests use a fixture's)"
         if word.startswith("task=") and not set(word[5:].split(",")) <= FINITE_TASKS:
             return f"{word} keeps running (its own tests drive it)"
     return None

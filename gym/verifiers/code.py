@@ -63,7 +63,10 @@ CALL_OUTPUT_LIMIT = 64 << 20  # encoded return values of every test of one answe
 
 # -- the verifier ----------------------------------------------------------------------------------
 def _brief(value: Any, limit: int = 300) -> str:
-    text = value if isinstance(value, str) else repr(value)
+    try:
+        text = value if isinstance(value, str) else repr(value)
+    except ValueError:  # an int past Python's 4,300-digit str limit (HumanEval+'s big factorials)
+        text = f"<{type(value).__name__} too long to show>"
     return text if len(text) <= limit else text[: limit // 2] + " ... " + text[-limit // 2:]
 
 
