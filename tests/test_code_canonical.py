@@ -1,5 +1,6 @@
 """Every canonical solution of the real HumanEval+ release scores 1 and every `pass` body scores 0, through
-the code verifier as collect calls it (its time limits loosened: outputs count here, not speed); the same for the mbpp and livecodebench fixtures.
+the code verifier as collect calls it (its time limits loosened: outputs count here, not speed); the same
+for the mbpp and livecodebench fixtures.
 
 HumanEval+ is tests/fixtures/real/humanevalplus/HumanEvalPlus.jsonl.gz, an exact copy of the EvalPlus release
 (Apache-2.0, LICENSE beside it). Its tasks 15 and 130 return outputs of several MB for each of ~100 plus
