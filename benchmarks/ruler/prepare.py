@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gym.core.errors import GymError
+from gym.data.ruler import generation_args
 from gym.data.ruler.sources import sources
 from gym.data.ruler.tasks import MATCH_TYPE, TASKS, Generator
 from gym.data.tokens import token_counter
@@ -33,15 +34,9 @@ if TYPE_CHECKING:
 
 
 def check_args(max_length: int, num_samples: int, tasks: list[str], template_tokens: int) -> list[str]:
-    for name, value in (("max_length", max_length), ("num_samples", num_samples)):
-        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise GymError(f"{name} must be a positive whole number, got {value!r}")
+    tasks = generation_args(max_length, num_samples, tasks, TASKS, "RULER")
     if isinstance(template_tokens, bool) or not isinstance(template_tokens, int) or not 0 <= template_tokens < max_length:
         raise GymError(f"template_tokens must be a whole number below max_length, got {template_tokens!r}")
-    tasks = [tasks] if isinstance(tasks, str) else list(tasks)
-    unknown = [task for task in tasks if task not in TASKS]
-    if unknown or not tasks:
-        raise GymError(f"unknown RULER task {', '.join(map(str, unknown)) or '(none given)'}; tasks: {', '.join(TASKS)}")
     return tasks
 
 

@@ -25,23 +25,12 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gym.core.errors import GymError
+from gym.data.ruler import generation_args
 from gym.data.ruler2 import ROUTING, TASKS, Sources, generate
 from gym.data.tokens import token_counter
 
 if TYPE_CHECKING:
     from gym.data.prepare_context import PrepareContext
-
-
-def check_args(max_length: int, num_samples: int, tasks: list[str] | str) -> list[str]:
-    for name, value in (("max_length", max_length), ("num_samples", num_samples)):
-        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise GymError(f"{name} must be a positive whole number, got {value!r}")
-    tasks = [tasks] if isinstance(tasks, str) else list(tasks)
-    unknown = [task for task in tasks if task not in TASKS]
-    if unknown or not tasks:
-        raise GymError(f"unknown ruler2 task {', '.join(map(str, unknown)) or '(none given)'}; tasks: {', '.join(TASKS)}")
-    return tasks
 
 
 def gold(task: str, value: object) -> str:
@@ -53,7 +42,7 @@ def gold(task: str, value: object) -> str:
 
 def prepare(ctx: PrepareContext, tokenizer: str = "words", max_length: int = 16384, num_samples: int = 100,
             tasks: list[str] | tuple[str, ...] = tuple(TASKS)) -> Path:
-    tasks = check_args(max_length, num_samples, tasks)
+    tasks = generation_args(max_length, num_samples, tasks, TASKS, "ruler2")
     count = token_counter(ctx, tokenizer)
     sources = Sources(ctx)
     rows = []
