@@ -35,7 +35,6 @@ import hashlib
 import json
 import os
 import re
-import stat
 import struct
 import sys
 import tempfile
@@ -147,13 +146,10 @@ def policy() -> str:
 
 def main() -> None:
     import tau2_banking_expected as scored
+    from tau2_banking_shell_expected import stand_in_srt
 
     with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(sys.stderr):  # upstream prints progress
-        bin_dir = Path(tmp) / "bin"
-        bin_dir.mkdir()
-        (bin_dir / "srt").write_text('#!/bin/sh\nexec sh -c "$3"\n')
-        (bin_dir / "srt").chmod(stat.S_IRWXU)
-        os.environ.update(PATH=f"{bin_dir}:{os.environ['PATH']}", OPENAI_API_KEY="not-used-offline")
+        stand_in_srt(tmp, OPENAI_API_KEY="not-used-offline")
         import tau2.knowledge.sandbox_manager as sandbox_manager
 
         sandbox_manager._DEPS_VERIFIED = True  # the stand-in srt needs none of rg, bwrap, socat

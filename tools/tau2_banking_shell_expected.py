@@ -33,6 +33,16 @@ COMMANDS = [
 ]
 
 
+def stand_in_srt(tmp: str, **env: str) -> None:
+    """Put a stand-in for sandbox-runtime's `srt --settings FILE CMD` first on PATH: it runs `sh -c CMD`
+    unconfined. `env` is set beside it."""
+    bin_dir = Path(tmp) / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "srt").write_text('#!/bin/sh\nexec sh -c "$3"\n')
+    (bin_dir / "srt").chmod(stat.S_IRWXU)
+    os.environ.update(PATH=f"{bin_dir}:{os.environ['PATH']}", **env)
+
+
 def main() -> None:
     spec = importlib.util.spec_from_file_location("sandbox_manager", sys.argv[1])
     module = importlib.util.module_from_spec(spec)
@@ -40,11 +50,7 @@ def main() -> None:
     documents = [json.loads(p.read_text()) for p in sorted(DOCS.glob("*.json"))]
     documents = [{"id": d["id"], "title": d["title"], "content": d["content"]} for d in documents]
     with tempfile.TemporaryDirectory() as tmp:
-        bin_dir = Path(tmp) / "bin"
-        bin_dir.mkdir()
-        (bin_dir / "srt").write_text('#!/bin/sh\nexec sh -c "$3"\n')
-        (bin_dir / "srt").chmod(stat.S_IRWXU)
-        os.environ.update(PATH=f"{bin_dir}:{os.environ['PATH']}", LC_ALL="C.UTF-8")
+        stand_in_srt(tmp, LC_ALL="C.UTF-8")
         module._DEPS_VERIFIED = True  # the stand-in srt needs none of rg, bwrap, socat
         sandbox = module.SandboxManager(base_temp_dir=tmp)
         sandbox.export_documents(documents, file_format="md")
