@@ -17,11 +17,9 @@ from pathlib import Path
 import pytest
 
 from gym.core.errors import TaskNotSent
-from gym.data.prepare_context import PrepareContext
-from gym.episodes.tau2.banking_prepare import prepare_banking
 from gym.episodes.tau2.env import Tau2Environment
 from gym.episodes.tau2.state import replay
-from tests.rankings import tie_groups
+from tests.banking_helpers import prepare_form, tie_groups
 
 ROOT = Path(__file__).resolve().parent
 MIRROR = ROOT / "fixtures" / "upstream"
@@ -32,9 +30,7 @@ MISSING_TOOL = "some_new_tool_0001"  # a discoverable tool gym does not implemen
 
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory):
-    out = tmp_path_factory.mktemp("banking") / "banking_bm25_grep.jsonl"
-    ctx = PrepareContext(name="banking_bm25_grep", output_path=out, mirror=str(MIRROR), offline=True, progress=False)
-    path = prepare_banking(ctx, "bm25_grep")
+    path = prepare_form(tmp_path_factory, "bm25_grep")
     return path, {row["task_id"]: row for row in map(json.loads, path.read_text().splitlines())}
 
 

@@ -21,14 +21,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gym.data.prepare_context import PrepareContext
 from gym.episodes.tau2.banking_dense import document_vectors
-from gym.episodes.tau2.banking_prepare import prepare_banking
 from gym.episodes.tau2.env import Tau2Environment
 from gym.mock.embeddings import embed_text
 from gym.mock.server import MockServer
 from gym.model.embeddings import MOCK_EMBEDDING_MODEL, EmbeddingsClient, EmbeddingsFailed
-from tests.rankings import tie_groups
+from tests.banking_helpers import prepare_form, tie_groups
 
 ROOT = Path(__file__).resolve().parent
 MIRROR = ROOT / "fixtures" / "upstream"
@@ -54,9 +52,7 @@ class FixedEmbedder:
 
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory):
-    out = tmp_path_factory.mktemp("alltools") / "banking_alltools.jsonl"
-    ctx = PrepareContext(name="banking_alltools", output_path=out, mirror=str(MIRROR), offline=True, progress=False)
-    path = prepare_banking(ctx, "alltools")
+    path = prepare_form(tmp_path_factory, "alltools")
     return path, {row["task_id"]: row for row in map(json.loads, path.read_text().splitlines())}
 
 

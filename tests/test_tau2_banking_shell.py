@@ -12,24 +12,19 @@ from pathlib import Path
 
 import pytest
 
-from gym.data.prepare_context import PrepareContext
-from gym.episodes.tau2.banking_prepare import prepare_banking
 from gym.episodes.tau2.banking_shell import KnowledgeShell, knowledge_folder, shell_answer
 from gym.episodes.tau2.env import Tau2Environment
 from gym.sandbox.host import probe_isolation
+from tests.banking_helpers import prepare_form
 
 ROOT = Path(__file__).resolve().parent
-MIRROR = ROOT / "fixtures" / "upstream"
 WANT = json.loads((ROOT / "fixtures" / "tau2_expected" / "banking_shell.json").read_text())
 needs_sandbox = pytest.mark.skipif(not probe_isolation()[0], reason="no isolating sandbox on this machine")
 
 
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory):
-    out = tmp_path_factory.mktemp("banking") / "banking_terminal_use.jsonl"
-    ctx = PrepareContext(name="banking_terminal_use", output_path=out, mirror=str(MIRROR), offline=True,
-                         progress=False)
-    path = prepare_banking(ctx, "terminal_use")
+    path = prepare_form(tmp_path_factory, "terminal_use")
     data = json.loads((path.parent / "banking_terminal_use.env.json").read_text())
     return path, data
 
