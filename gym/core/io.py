@@ -8,12 +8,28 @@ import os
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+import threading
+from typing import Any, Callable, Iterator, TypeVar
 
 from gym.core.errors import GymError
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
+
+
+T = TypeVar("T")
+_parsed: dict[tuple[str, float, Callable], Any] = {}
+_parsed_lock = threading.Lock()
+
+
+def cached_parse(path: Path, parse: Callable[[Path], T]) -> T:
+    """`parse(path)`, once per path, modification time and parser: environments read their prepared files
+    (domain, env and scenario files) for every episode; a re-prepared file is read again."""
+    key = (str(path), path.stat().st_mtime, parse)
+    with _parsed_lock:
+        if key not in _parsed:
+            _parsed[key] = parse(path)
+        return _parsed[key]
 
 
 def iter_jsonl(path: str | Path, *, tolerate_torn_tail: bool = False) -> Iterator[tuple[int, dict]]:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from gym.core.errors import GymError
+from gym.core.io import cached_parse
 from gym.episodes.base import Score, ToolOutput
 from gym.episodes.bfcl.apis import API_CLASSES
 from gym.episodes.bfcl.calls import EXECUTION_ERROR, build_instances, execute, method_owners
@@ -33,19 +34,15 @@ MAXIMUM_STEP_LIMIT = 20  # upstream's per-turn limit on replies with calls (cons
 # Endings after which the turns played are graded (max_steps: the per-turn limit, as upstream's force quit).
 PLAYED_OUT = ("user_stop", "agent_stop", "max_steps")
 
-_loaded: dict[tuple[str, float], dict] = {}
-_lock = threading.Lock()
-
-
 def load_env_file(path: Path) -> dict:
     """The parsed env file (cached per path and modification time)."""
     if not path.is_file():
         raise GymError(f"{path} is missing: prepare the benchmark again (python -m gym task=prepare ...)")
-    key = (str(path), path.stat().st_mtime)
-    with _lock:
-        if key not in _loaded:
-            _loaded[key] = json.loads(path.read_text(encoding="utf-8"))
-        return _loaded[key]
+    return cached_parse(path, _read_json)
+
+
+def _read_json(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def gold_calls(task: dict) -> list[list[tuple[str, dict]]]:

@@ -9,7 +9,6 @@ deep-copied per episode.
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -24,30 +23,29 @@ from gym.episodes.tau2.telecom import DOMAIN as TELECOM
 from gym.episodes.tau2.scoring import score_episode
 from gym.episodes.tau2.state import Tau2State, fresh_state, replay, run_tool
 from gym.core.errors import GymError, TaskNotSent
+from gym.core.io import cached_parse
 
 DOMAINS: dict[str, Domain] = {"mock": MOCK, "retail": RETAIL, "telecom": TELECOM, "airline": AIRLINE,
                               "banking_knowledge": BANKING}
 FIRST_AGENT_MESSAGE = "Hi! How can I help you today?"  # upstream's orchestrator opens every dialogue with it
 
-_loaded: dict[tuple[str, float], dict] = {}
-_lock = threading.Lock()
 
 
 def load_domain_file(path: Path) -> dict:
     """The parsed domain file (cached per path and modification time), checked against gym's tools."""
-    key = (str(path), path.stat().st_mtime)
-    with _lock:
-        if key not in _loaded:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            domain = DOMAINS.get(data.get("domain"))
-            if domain is None:
-                raise GymError(f"{path}: unknown τ² domain {data.get('domain')!r} (gym has {', '.join(DOMAINS)})")
-            data["db"] = domain.agent.normalize(data["db"], f"{path} db")
-            if domain.user is not None and data.get("user_db") is not None:
-                data["user_db"] = domain.user.normalize(data["user_db"], f"{path} user_db")
-            _check_tools(path, domain, data)
-            _loaded[key] = data
-        return _loaded[key]
+    return cached_parse(path, _read_domain_file)
+
+
+def _read_domain_file(path: Path) -> dict:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    domain = DOMAINS.get(data.get("domain"))
+    if domain is None:
+        raise GymError(f"{path}: unknown τ² domain {data.get('domain')!r} (gym has {', '.join(DOMAINS)})")
+    data["db"] = domain.agent.normalize(data["db"], f"{path} db")
+    if domain.user is not None and data.get("user_db") is not None:
+        data["user_db"] = domain.user.normalize(data["user_db"], f"{path} user_db")
+    _check_tools(path, domain, data)
+    return data
 
 
 def _check_tools(path: Path, domain: Domain, data: dict) -> None:

@@ -17,12 +17,12 @@ from __future__ import annotations
 import gzip
 import importlib.util
 import json
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gym.core.errors import GymError, TaskNotSent
+from gym.core.io import cached_parse
 from gym.episodes.base import Score, ToolOutput
 from gym.episodes.messages import is_stop
 from gym.episodes.toolsandbox.calls import agent_calls, answer, ask, execute, user_call
@@ -34,19 +34,15 @@ GRADED = ("user_stop", "agent_stop", "max_steps", "timeout")
 END_TOOL = "end_conversation"
 TOOL_MODULES = ("phonenumbers", "pint", "geopy", "holidays")  # the toolsandbox extra
 
-_loaded: dict[tuple[str, float], dict] = {}
-_lock = threading.Lock()
-
-
 def load_scenarios(path: Path) -> dict:
     if not path.is_file():
         raise GymError(f"{path} is missing: prepare the benchmark again (python -m gym task=prepare ...)")
-    key = (str(path), path.stat().st_mtime)
-    with _lock:
-        if key not in _loaded:
-            raw = path.read_bytes()
-            _loaded[key] = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
-        return _loaded[key]
+    return cached_parse(path, _read_scenarios)
+
+
+def _read_scenarios(path: Path) -> dict:
+    raw = path.read_bytes()
+    return json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
 
 
 def _schema(tool: dict) -> dict:
