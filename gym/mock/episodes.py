@@ -26,11 +26,11 @@ from typing import Any, Sequence
 
 from gym.episodes.agents import gold_turn, wrong_turn
 from gym.episodes.base import Turn
+from gym.episodes.export import items_to_trajectory
 from gym.toolcalls import ToolCall
 
 # banking_alltools: the reference agent searches the knowledge base by embeddings once, before the gold
 SEARCH_FIRST = "KB_search_dense"
-from gym.episodes.export import items_to_trajectory
 
 
 def is_episode_row(row: dict) -> bool:
@@ -210,7 +210,7 @@ def episode_turn(index: EpisodeIndex, kind: str, request: dict, prompt: str, rig
     elif kind == "completions":  # stand-ins for the calls answered so far (solo: since the ticket)
         messages = text_calls_done(prompt, row["solo_system_prompt"].strip() if solo else row["question"])
     elif SEARCH_FIRST in offered and right(row["question"]):
-        if not _searched(messages):  # the dense search once, as a real agent would, so embeddings are asked
+        if not _search_ids(messages):  # the dense search once, as a real agent would, so embeddings are asked
             return Turn(tool_calls=[ToolCall(SEARCH_FIRST, {"query": row["question"][:300]}, None, "gold-search")],
                         finish_reason="tool_calls")
         messages = _without_search(messages)
@@ -220,10 +220,6 @@ def episode_turn(index: EpisodeIndex, kind: str, request: dict, prompt: str, rig
 def _search_ids(messages: list[dict]) -> set:
     return {call.get("id") for m in messages if m.get("role") == "assistant" for call in m.get("tool_calls") or []
             if (call.get("function") or {}).get("name") == SEARCH_FIRST}
-
-
-def _searched(messages: list[dict]) -> bool:
-    return bool(_search_ids(messages))
 
 
 def _without_search(messages: list[dict]) -> list[dict]:
