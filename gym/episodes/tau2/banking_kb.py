@@ -94,14 +94,10 @@ def _first(results: list[tuple[str, float]], k: Any) -> list[tuple[str, float]]:
 
 
 def kb_search(db: Any, query: str) -> str:
-    started = time.perf_counter()
-    kb = _kb(db)
-    results = kb.bm25_search(query)
-    elapsed = (time.perf_counter() - started) * 1000
-    return _answer(kb, results, elapsed, elapsed)
+    return kb_search_bm25(db, query, None)  # the bm25_grep form's name, without the caller's cut
 
 
-def kb_search_bm25(db: Any, query: str, k: int = 10) -> str:
+def kb_search_bm25(db: Any, query: str, k: int | None = 10) -> str:
     started = time.perf_counter()
     kb = _kb(db)
     results = kb.bm25_search(query)
