@@ -138,13 +138,10 @@ def load(cfg: DictConfig, bench: DictConfig, stack: ExitStack) -> Served:
 def _attach_judge(cfg: DictConfig, bench: DictConfig, verifier: Any, path: Path, stack: ExitStack) -> None:
     from gym.model.endpoints import connect_judge
 
-    step = OmegaConf.create(OmegaConf.to_container(cfg, resolve=False))
-    OmegaConf.set_struct(step, False)
-    step.benchmark = bench
+    step = _step_config(cfg, bench, "reverify")  # no policy endpoint here: judge=mock gets a reference server of its own
     if str((step.get("judge") or {}).get("kind") or "none") == "none":
         raise GymError(f"{bench.name} is graded by an LLM judge: add judge=vllm judge.base_url=http://host:8000/v1 "
                        "(or judge=openai, or judge=mock for a dry run)")
-    step.model.kind = "reverify"  # no policy endpoint here: judge=mock gets a reference server of its own
     connect_judge(step, stack, verifier, "", path, 16, None)
 
 
@@ -153,11 +150,17 @@ def _attach_embeddings(cfg: DictConfig, bench: DictConfig, verifier: Any, stack:
     server for it, there being no policy server here)."""
     from gym.model.embeddings import connect_embeddings
 
+    connect_embeddings(_step_config(cfg, bench, "serve"), stack, verifier, "")
+
+
+def _step_config(cfg: DictConfig, bench: DictConfig, model_kind: str) -> DictConfig:
+    """The server's config as one benchmark's endpoint helpers read it: that benchmark, and a model kind
+    that tells them no policy endpoint runs here."""
     step = OmegaConf.create(OmegaConf.to_container(cfg, resolve=False))
     OmegaConf.set_struct(step, False)
     step.benchmark = bench
-    step.model.kind = "serve"
-    connect_embeddings(step, stack, verifier, "")
+    step.model.kind = model_kind
+    return step
 
 
 def benchmark_names(cfg: DictConfig) -> list[str]:
