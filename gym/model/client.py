@@ -334,7 +334,7 @@ class ModelClient:
             self.server_header = reply.headers.get("Server")
         status = reply.status_code
         if status in RETRY_STATUS:
-            raise _Transient(f"HTTP {status}: {reply.text[:200]}", _retry_after(reply))
+            raise _Transient(f"HTTP {status}: {reply.text[:200]}", retry_after(reply))
         if status in MODEL_ERROR_STATUS:
             return Completion("model_error", error=f"HTTP {status}: {reply.text[:500]}")
         if status >= 400:  # auth, routing: not this task's fault, and not transient either
@@ -417,7 +417,8 @@ def split_choices(choices: list[Completion], usage: dict | None) -> list[Complet
     return choices
 
 
-def _retry_after(reply: requests.Response) -> float | None:
+def retry_after(reply: requests.Response) -> float | None:
+    """The reply's Retry-After in seconds (not below 0), or None."""
     value = reply.headers.get("Retry-After")
     try:
         return max(0.0, float(value)) if value is not None else None

@@ -29,9 +29,9 @@ import requests
 
 from gym.core.config import to_plain
 from gym.core.errors import GymError
+from gym.model.client import MAX_RETRY_AFTER, RETRY_STATUS, api_key_from_env, retry_after
 
 log = logging.getLogger("gym.model.embeddings")
-RETRY_STATUS = {408, 429, 500, 502, 503, 504}
 MOCK_EMBEDDING_MODEL = "gym-mock-embedding"  # what gym's reference server embeds with (gym.mock.embeddings)
 KINDS = ("auto", "mock", "openai_compatible")
 ENCODINGS = ("base64", "float")
@@ -104,9 +104,9 @@ class EmbeddingsClient:
                 error = f"HTTP {reply.status_code}: {reply.text[:200]}"
                 if reply.status_code not in RETRY_STATUS:
                     raise EmbeddingsFailed(f"{self.url}: {error}")
-                wait = _retry_after(reply)
+                wait = retry_after(reply)
             if attempt < self.max_retries:
-                time.sleep(wait if wait is not None else
+                time.sleep(min(wait, MAX_RETRY_AFTER) if wait is not None else
                            min(self.backoff_cap, self.backoff_base * 2 ** attempt) * random.uniform(0.5, 1.0))
         raise EmbeddingsFailed(f"{self.url}: no embeddings after {self.max_retries + 1} attempts ({error})")
 
@@ -134,13 +134,6 @@ class EmbeddingsClient:
             session.close()
 
 
-def _retry_after(reply: requests.Response) -> float | None:
-    try:
-        return min(60.0, max(0.0, float(reply.headers["Retry-After"])))
-    except (KeyError, ValueError):
-        return None
-
-
 def embeddings_kind(cfg: Any) -> str:
     conf = cfg.benchmark.embeddings
     kind = str(conf.get("kind") or "auto")
@@ -158,7 +151,6 @@ def connect_embeddings(cfg: Any, stack: ExitStack, verifier: Any, policy_base_ur
     if benchmark.get("embeddings") is None:
         return None
     from gym.model.endpoints import check_base_url
-    from gym.model.client import api_key_from_env
 
     conf, kind = to_plain(benchmark.embeddings), embeddings_kind(cfg)
     api_key, model = None, str(conf.get("name") or "")
