@@ -18,6 +18,8 @@ import json
 import re
 from typing import Any
 
+from rapidfuzz.distance import Levenshtein
+
 from gym.core.errors import GymError
 from gym.verifiers.base import Verdict, missing_answer
 
@@ -36,14 +38,8 @@ def shown_answer(reply: str) -> str:
 
 
 def word_edits(hypothesis: list[str], reference: list[str]) -> int:
-    """Levenshtein distance between two word lists (editdistance.eval on lists)."""
-    previous = list(range(len(reference) + 1))
-    for i, word in enumerate(hypothesis, 1):
-        current = [i]
-        for j, ref in enumerate(reference, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (word != ref)))
-        previous = current
-    return previous[-1]
+    """Levenshtein distance between two word lists (the reference's editdistance.eval on lists)."""
+    return Levenshtein.distance(hypothesis, reference)
 
 
 def soft_match(reply: str, gold: str) -> float:
