@@ -48,7 +48,8 @@ class Parsed:
 
 def chat_tokens(body: dict, choice: dict) -> dict | None:
     """vLLM's `return_token_ids` (top-level prompt_token_ids, the choice's token_ids) and `logprobs`."""
-    found = {"prompt_token_ids": body.get("prompt_token_ids"), "generation_token_ids": choice.get("token_ids")}
+    found = {"prompt_token_ids": body.get("prompt_token_ids"), "generation_token_ids": choice.get("token_ids"),
+             "routed_experts": choice.get("routed_experts", body.get("routed_experts"))}
     logprobs = choice.get("logprobs")
     content = logprobs.get("content") if isinstance(logprobs, dict) else None
     if isinstance(content, list):

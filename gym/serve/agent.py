@@ -28,6 +28,7 @@ from gym.rollouts.nemo_gym import to_nemo
 from gym.rollouts.row import make_episode_rollout, make_rollout
 from gym.serve.answers import CONTRACT_FIELDS, object_body, task_row
 from gym.serve.catalog import RequestError, Served
+from gym.serve.service import contract_fields
 
 UNFINISHED = ("verifier_error", "infra_error")
 
@@ -100,8 +101,7 @@ class Agent:
             played = play(setup, client, served.verifier, row, seed)
             rollout = make_episode_rollout(served.name, client.model, row, task_index, rollout_index, key, played)
         else:
-            messages, tools, choice = served.answer_tools(row, client.api)
-            messages = given_input(body) or messages
+            messages, tools, choice = served.answer_tools(row, client.api, given_input(body))
             completion = client.complete(messages, seed=seed, tools=tools, tool_choice=choice)
             rollout = make_rollout(served.name, client.model, row, messages, task_index, rollout_index, key,
                                    completion, served.verifier)
@@ -112,7 +112,8 @@ class Agent:
         nemo["response"] = responses_object(nemo["response"], key)
         reward = self.on_verifier_error if rollout["status"] in UNFINISHED else rollout["reward"]
         own = {k: v for k, v in body.items() if k not in CONTRACT_FIELDS or k in ("task_index", "task_id")}
-        return {**own, **nemo, "reward": reward, "status": rollout["status"], "rollout": rollout}
+        return {**own, **nemo, "reward": reward, **contract_fields(rollout), "status": rollout["status"],
+                "rollout": rollout}
 
 
 def given_input(body: dict) -> list[dict] | None:

@@ -80,6 +80,8 @@ class Service:
         if action == "verify":
             return self.verify(served, body, session), None
         if action == "seed_session":
+            if served.kind != "episode":  # NeMo Gym's SimpleResourcesServer: an empty 200 on every server
+                return {}, None
             return self.seed_session(served, body)
         if action == "aggregate_metrics":
             return aggregate_metrics(body), None
@@ -110,14 +112,15 @@ class Service:
             row = task_row(served, body)
             answer = answer_of(body)
             calls = answer.tool_calls if served.offers_tools(row) else None
-            verdict = served.verdict(row, answer.text, calls)
+            verdict = served.verdict(row, answer.text, calls, answer.finish_reason)
         self._count("verify")
         reward = verdict["reward"]
         if verdict["status"] in UNFINISHED:
             self._count(verdict["status"])
             reward = self.on_verifier_error
-        out = {**body, "reward": reward, "status": verdict["status"], "extracted_answer": verdict["extracted_answer"],
-               "scores": verdict["scores"], "details": verdict["verifier"], "error": verdict["error"]}
+        out = {**body, "reward": reward, **contract_fields(verdict), "status": verdict["status"],
+               "extracted_answer": verdict["extracted_answer"], "scores": verdict["scores"],
+               "details": verdict["verifier"], "error": verdict["error"]}
         if "expected_answer" not in out and row.get("expected_answer") is not None:
             out["expected_answer"] = row["expected_answer"]
         return out
@@ -150,7 +153,7 @@ class Service:
             raise RequestError(f"unknown route /{name} for {served.name} (a single-answer benchmark: "
                                f"routes {', '.join(ACTIONS)})", 404)
         sid = session or body.get("session_id")
-        arguments = {k: v for k, v in body.items() if k != "session_id"} if session is None else body
+        arguments = {k: v for k, v in body.items() if k != "session_id"}  # the session is never a tool argument
         tools = self.sessions.get(sid, served.name)
         if not hasattr(tools, "call"):
             raise RequestError("tools run in a /seed_session session; a /reset session takes /step", 409)
@@ -186,6 +189,15 @@ class Service:
         if steps.done:
             self.sessions.close(sid)
         return {"session_id": sid, **result}
+
+
+def contract_fields(verdict: dict) -> dict[str, Any]:
+    """NeMo Gym's newer verify-response fields: `mask_sample` (true: no real verdict, keep the sample out of
+    the trainer's batch and baseline) and `reward_components` (the verifier's per-criterion rewards)."""
+    fields: dict[str, Any] = {"mask_sample": verdict["status"] in UNFINISHED}
+    if verdict.get("scores"):
+        fields["reward_components"] = dict(verdict["scores"])
+    return fields
 
 
 class _busy:

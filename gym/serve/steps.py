@@ -90,8 +90,14 @@ class StepSession:
     def _others(self) -> None:
         """The user's turns and tool results, until the agent is to speak or the episode ends."""
         episode = self.episode
-        while not episode.termination and episode.status == "ok" and self.who != "agent":
+        while not episode.termination and episode.status == "ok" and (self.who != "agent" or self._spent()):
             self.who = self.runner.advance(self.row, episode, self.who, self.seed, self.started)
+
+    def _spent(self) -> bool:
+        """The agent has used its last allowed step: the episode ends now (truncated), not after the trainer
+        was asked for an action that would be thrown away."""
+        limit = self.runner.limits.max_agent_steps
+        return limit is not None and self.episode.agent_turns >= limit
 
     def opening(self) -> dict[str, Any]:
         if self.served.kind != "episode":
@@ -106,7 +112,7 @@ class StepSession:
         if self.done:
             raise RequestError("the episode has ended: reset to start another", 409)
         if self.served.kind != "episode":
-            verdict = self.served.verdict(self.row, answer.text, answer.tool_calls)
+            verdict = self.served.verdict(self.row, answer.text, answer.tool_calls, answer.finish_reason)
             self.done, self.result = True, verdict
             return {"observation": [], **self._flags(), "reward": verdict["reward"], "terminated": True,
                     "truncated": False, "info": {"termination": "answered", **_verdict_info(verdict)}}

@@ -162,13 +162,14 @@ class RunEndpoints:
 
 
 def start_endpoints(settings: CollectSettings, stack: ExitStack, row_of: Callable[[list[dict]], dict]) -> RunEndpoints:
-    from gym.verifiers import make_verifier
+    from gym.verifiers import make_verifier, strict_rewards
 
     cfg, data, limits, sampling = settings.endpoints, settings.paths.data, settings.limits, settings.sampling
     base_url = endpoints.start_policy(cfg, stack, data, limits.concurrency)
     client, endpoint = endpoints.connect_policy(cfg, stack, base_url, limits.concurrency, sampling.sent)
     client.image_root = data.parent  # image files of prompts are named relative to the data folder
     verifier = make_verifier(settings.benchmark.verifier_family, settings.benchmark.verifier_options)
+    verifier.strict = strict_rewards(cfg)
     stack.callback(verifier.close)
     cache = open_cache({"cache": settings.cache}, stack)
     judge = endpoints.connect_judge(cfg, stack, verifier, base_url, data, limits.concurrency, cache)

@@ -48,4 +48,12 @@ def make_verifier(family: str, options: Mapping[str, Any] | None = None) -> Veri
     return cls(**{str(key): value for key, value in (options or {}).items()})
 
 
-__all__ = ["FAMILIES", "Verdict", "Verifier", "make_verifier"]
+def strict_rewards(cfg: Any) -> bool:
+    """The config's `reward.strict` (training-safe rewards: a marked final answer, no cut-off reply)."""
+    value = (cfg.get("reward") or {}).get("strict", False) if cfg is not None else False
+    if not isinstance(value, bool):
+        raise GymError(f"reward.strict={value!r} must be true or false")
+    return value
+
+
+__all__ = ["FAMILIES", "Verdict", "Verifier", "make_verifier", "strict_rewards"]
