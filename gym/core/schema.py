@@ -323,6 +323,8 @@ class ExportKnobs:
     rollouts: Any = None
     format: str = "nemo_gym"
     output_dir: Optional[str] = None
+    select: SelectKnobs = field(default_factory=SelectKnobs)
+    buckets: BucketEdges = field(default_factory=BucketEdges)
 
 
 @dataclass
