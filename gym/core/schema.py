@@ -354,6 +354,7 @@ class ServerKnobs:
     allow_unauthenticated: bool = False
     on_verifier_error: Optional[float] = 0.0
     threads: int = 64
+    rollout_threads: int = 4096
 
 
 @dataclass

@@ -84,10 +84,12 @@ class Agent:
         client, _ = endpoints.connect_policy(step, self.stack, base_url, self.concurrency, self.sampling(served))
         return client
 
-    def run(self, served: Served, body: dict) -> dict[str, Any]:
+    def run(self, served: Served, body: dict, cancelled: threading.Event | None = None) -> dict[str, Any]:
         body = object_body(body)
         row = task_row(served, body)
         client = self.client(served, body.get("policy"))
+        if cancelled is not None:
+            client = Cancellable(client, cancelled)
         task_index = body["task_index"] if isinstance(body.get("task_index"), int) else -1
         rollout_index = int(body.get("_ng_rollout_index") or body.get("rollout_index") or 0)
         seed = body["seed"] if "seed" in body else self.seed(served, rollout_index)
@@ -114,6 +116,21 @@ class Agent:
         own = {k: v for k, v in body.items() if k not in CONTRACT_FIELDS or k in ("task_index", "task_id")}
         return {**own, **nemo, "reward": reward, **contract_fields(rollout), "status": rollout["status"],
                 "rollout": rollout}
+
+
+class Cancellable:
+    """The policy client of one /run: once its client has disconnected, no further model call is made."""
+
+    def __init__(self, client: Any, cancelled: threading.Event):
+        self._client, self._cancelled = client, cancelled
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def complete(self, *args: Any, **kwargs: Any) -> Any:
+        if self._cancelled.is_set():
+            raise RequestError("the client of this /run disconnected", 499)
+        return self._client.complete(*args, **kwargs)
 
 
 def given_input(body: dict) -> list[dict] | None:

@@ -47,7 +47,7 @@ class Environment:
 
     def __init__(self, name: str, user: str | None = "auto", overrides: Sequence[str] = (), **limits: Any):
         from gym.episodes.base import Limits
-        from gym.serve.trainers import benchmark
+        from gym.serve.in_process import benchmark
 
         self.served: Served = benchmark(name, overrides)
         self.user = _user(user, self.served)

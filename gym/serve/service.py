@@ -70,8 +70,9 @@ class Service:
             next(iter(self.served.values())) if len(self.served) == 1 else None)
         return action == "verify" and served is not None and served.family in INLINE_FAMILIES
 
-    def handle(self, benchmark: str | None, action: str, body: Any, session: str | None) -> tuple[Any, str | None]:
-        """(result, a session id to set as the cookie or None)."""
+    def handle(self, benchmark: str | None, action: str, body: Any, session: str | None,
+               cancelled: threading.Event | None = None) -> tuple[Any, str | None]:
+        """(result, a session id to set as the cookie or None); `cancelled` set: the client of a /run left."""
         if benchmark is None and action in self.served and len(self.served) > 1:
             raise RequestError(f"POST /{action}/<route>: name a route after the benchmark "
                                f"({', '.join(ACTIONS)} or a tool)", 404)
@@ -96,10 +97,10 @@ class Service:
         if action == "run":
             if self.agent is None:
                 raise RequestError("this server plays no rollouts", 404)
-            return self.agent.run(served, body), None
+            return self.agent.run(served, body, cancelled), None
         return self.tool(served, action, body, session), None
 
-    def _count(self, name: str) -> None:
+    def count(self, name: str) -> None:
         with self._lock:
             self.counts[name] += 1
 
@@ -113,10 +114,10 @@ class Service:
             answer = answer_of(body)
             calls = answer.tool_calls if served.offers_tools(row) else None
             verdict = served.verdict(row, answer.text, calls, answer.finish_reason)
-        self._count("verify")
+        self.count("verify")
         reward = verdict["reward"]
         if verdict["status"] in UNFINISHED:
-            self._count(verdict["status"])
+            self.count(verdict["status"])
             reward = self.on_verifier_error
         out = {**body, "reward": reward, **contract_fields(verdict), "status": verdict["status"],
                "extracted_answer": verdict["extracted_answer"], "scores": verdict["scores"],
@@ -159,7 +160,7 @@ class Service:
             raise RequestError("tools run in a /seed_session session; a /reset session takes /step", 409)
         with _busy(tools):
             output = tools.call(served, name, arguments)
-        self._count("tool_calls")
+        self.count("tool_calls")
         return ToolReply(output["output"], output["error"])
 
     # -- the step interface -----------------------------------------------------------------------------
@@ -185,7 +186,7 @@ class Service:
             raise RequestError("missing field: message (the agent's reply: content and/or tool_calls)", 422)
         with _busy(steps):
             result = steps.step(read_answer(value))
-        self._count("steps")
+        self.count("steps")
         if steps.done:
             self.sessions.close(sid)
         return {"session_id": sid, **result}

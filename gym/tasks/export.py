@@ -123,7 +123,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     out_dir = Path(str(cfg.get("output_dir") or run_dir(cfg))).expanduser()
     files, _ = find_rollout_files(to_plain(cfg.rollouts))
     if fmt != "nemo_gym":
-        from gym.tasks.export_trainer import export_trainer
+        from gym.serve.trainer_data import export_trainer
 
         written = export_trainer(cfg, fmt, files, out_dir)
         for label, entry in written.items():
