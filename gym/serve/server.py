@@ -143,7 +143,7 @@ def serve(cfg: DictConfig) -> dict[str, Any]:
         print(f"gym serve: {', '.join(service.served)} at {url} (GET {url}/benchmarks)", flush=True)
         log.info("serving %s at %s", ", ".join(service.served), url)
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
-                                               timeout_keep_alive=30, backlog=2048))
+                                               timeout_keep_alive=30, backlog=65535))
         server.run(sockets=[sock])
         summary = {"url": url, "benchmarks": list(service.served), **service.health()}
     write_json_atomic(home / "serve.json", {**info, "stopped": True, "summary": summary})
@@ -159,7 +159,7 @@ def _listen(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         raise GymError(f"serve.host={host} serve.port={port}: cannot listen there ({exc.strerror})") from None
-    sock.listen(2048)
+    sock.listen(65535)  # the kernel caps it at net.core.somaxconn: a trainer opens thousands of connections at once
     sock.set_inheritable(True)
     return sock
 
