@@ -131,6 +131,7 @@ def main() -> None:
     parser.add_argument("--verifies", type=int, default=16000)
     parser.add_argument("--episodes", type=int, default=1024)
     parser.add_argument("--only", choices=("run", "verify", "episodes", "disconnect"), default=None)
+    parser.add_argument("--rollout-threads", type=int, default=4096, help="serve.rollout_threads (64: the old pool)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="gym_trainer_perf_"))
     data = work / "data"
@@ -146,9 +147,10 @@ def main() -> None:
     run_dir = work / "serve"
     server = subprocess.Popen([sys.executable, "-m", "gym", "task=serve", "benchmarks=[gsm8k,tau2_mock]", "user=mock",
                                "model=vllm", f"model.base_url=http://127.0.0.1:{port}/v1", "model.name=fake",
-                               "serve.max_sessions=100000", f"hydra.run.dir={run_dir}"], cwd=ROOT, env=env,
+                               "serve.max_sessions=100000", f"serve.rollout_threads={args.rollout_threads}",
+                               f"hydra.run.dir={run_dir}"], cwd=ROOT, env=env,
                               stdout=subprocess.DEVNULL, stderr=open(work / "serve.log", "w"))
-    figures: dict = {"cores": os.cpu_count(), "policy_latency_s": args.latency}
+    figures: dict = {"cores": os.cpu_count(), "policy_latency_s": args.latency, "rollout_threads": args.rollout_threads}
     try:
         deadline = time.monotonic() + 120
         while not (run_dir / "serve.json").is_file():
