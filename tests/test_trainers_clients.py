@@ -139,3 +139,33 @@ def test_docs_name_verls_current_keys():
     page = DOC.read_text()
     assert "reward.custom_reward_function.path=" in page and "reward.custom_reward_function.name=compute_score" in page
     assert not re.search(r"(?<![.\w])custom_reward_function\.path", page)
+
+
+def test_generation_only_run_says_verification_was_skipped(many):
+    out = post(many, "/gsm8k/run", {"task_index": 0, "skip_verification": True}).json()
+    assert (out["reward"], out["verification_skipped"], out["mask_sample"]) == (0.0, True, True)
+    assert out["response"]["output"][-1]["type"] == "message"
+
+
+def test_strict_mcq_wants_its_own_marker(data, tmp_path):
+    prepare(data, "mmlu")
+    gold = rows_of(data / "mmlu" / "mmlu.jsonl")[0]["expected_answer"]
+    with served(tmp_path / "run", data, "benchmark=mmlu", "benchmark.verifier.options.mode=auto",
+                "reward.strict=true") as url:
+        lone = post(url, "/verify", {"task_index": 0, "response": f"I think\n{gold}"}).json()
+        marked = post(url, "/verify", {"task_index": 0, "response": f"Answer: {gold}"}).json()
+    assert (lone["reward"], lone["details"].get("strict")) == (0.0, "unmarked")
+    assert marked["reward"] == 1.0
+
+
+def test_collect_honours_strict_rewards(data, tmp_path):
+    from tests.conftest import run_gym
+
+    run = tmp_path / "collect"
+    result = run_gym("task=collect", "benchmark=gsm8k", "model=mock", "model.mock.accuracy=1.0", "limit=6",
+                     "model.sampling.max_tokens=2", "reward.strict=true", "progress=false", f"hydra.run.dir={run}",
+                     env={"GYM_DATA_DIR": str(data)})
+    assert result.returncode == 0, result.stderr
+    rows = rows_of(run / "rollouts.jsonl")
+    cut = [row for row in rows if row["finish_reason"] == "length"]
+    assert cut and all(row["reward"] == 0.0 and row["verifier"] == {"strict": "truncated"} for row in cut)

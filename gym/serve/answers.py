@@ -26,7 +26,8 @@ from gym.toolcalls import ToolCall
 CONTRACT_FIELDS = frozenset({"responses_create_params", "response", "reward", "answer", "row", "task_index",
                              "task_id", "session_id", "termination", "seed", "_ng_task_index",
                              "_ng_rollout_index", "agent_ref", "policy", "gym", "mask_sample",
-                             "reward_components", "verification_skipped"})
+                             "reward_components", "verification_skipped",
+                             "skip_verification"})
 
 
 @dataclass
