@@ -76,6 +76,7 @@ class BenchmarkConfig:
     needs_judge: bool = False
     needs_sandbox: bool = False
     subsets: List[str] = field(default_factory=lambda: ["subset"])  # grouping columns for per-subset metrics
+    cluster_by: Optional[str] = None  # column tasks share (passage, repository, domain): clustered standard errors
     languages: List[str] = field(default_factory=lambda: ["en"])  # languages of the tasks (search facet)
     max_tokens: Optional[int] = None  # default output cap; model.sampling.max_tokens overrides it
     kind: str = "answer"  # answer (one reply per rollout) | episode (a multi-turn episode, gym.episodes)

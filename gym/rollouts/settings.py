@@ -40,6 +40,7 @@ class BenchmarkSettings:
     kind: str = "answer"  # answer | episode (gym.rollouts.episodes)
     environment: str | None = None  # episode benchmarks: the gym.episodes environment
     default_user: str | None = None  # episode benchmarks: the user when user=none (bfcl_multi_turn: scripted)
+    cluster_by: str | None = None  # the column tasks share, copied into rollouts as subsets.cluster
 
 
 @dataclass(frozen=True)
@@ -156,7 +157,8 @@ def _task_limit(limit: Any) -> int | None:
 def _benchmark(bench: DictConfig) -> BenchmarkSettings:
     return BenchmarkSettings(name=str(bench.name), system=bench.prompt.system, user=local.user_prompt(bench),
                              image_detail=bench.prompt.get("image_detail"),
-                             subsets=to_plain(bench.get("subsets")), verifier_family=str(bench.verifier.family),
+                             subsets=to_plain(bench.get("subsets")), cluster_by=bench.get("cluster_by"),
+                             verifier_family=str(bench.verifier.family),
                              verifier_options=to_plain(bench.verifier.options), kind=str(bench.get("kind") or "answer"),
                              environment=bench.get("environment"), default_user=bench.get("default_user"))
 

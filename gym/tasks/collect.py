@@ -210,9 +210,10 @@ class ToolOffers:
 
 def plan_rollouts(settings: CollectSettings, ends: RunEndpoints, prompt_of: PromptOf,
                   rows_by_prompt: dict[int, dict]) -> Plan:
-    columns = settings.benchmark.subsets
+    columns, cluster_by = settings.benchmark.subsets, settings.benchmark.cluster_by
     plan = Plan(settings, ends.client.model, ends.client.api, ends.judge_model, sha256_file(settings.paths.data),
-                prompt_of, ToolOffers(ends.verifier, ends.client.api), lambda row: task_subsets([row], columns)[0],
+                prompt_of, ToolOffers(ends.verifier, ends.client.api),
+                lambda row: task_subsets([row], columns, cluster_by)[0],
                 lambda rollout_index: ends.request_identity(settings.sampling, rollout_index), rows_by_prompt)
     if settings.paths.resuming:
         log.info("resuming %s: %d rollouts already in it", settings.paths.rollouts, len(plan.done))
