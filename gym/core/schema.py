@@ -128,6 +128,13 @@ class ServeConfig:
 
 
 @dataclass
+class PriceConfig:
+    input: Optional[float] = None  # USD per million prompt tokens
+    output: Optional[float] = None  # USD per million completion tokens
+    cached_input: Optional[float] = None  # USD per million cached prompt tokens (null: billed as input)
+
+
+@dataclass
 class ModelConfig:
     kind: str = "openai_compatible"  # openai_compatible | mock | local | vllm_local
     base_url: Any = MISSING  # one URL, or a list of replicas of the same model
@@ -144,6 +151,7 @@ class ModelConfig:
     path: Optional[str] = None  # local: GGUF file (null = packaged SmolLM2); vllm_local: model to serve
     serve: ServeConfig = field(default_factory=ServeConfig)  # local / vllm_local server settings
     mock: MockServerConfig = field(default_factory=MockServerConfig)
+    price: PriceConfig = field(default_factory=PriceConfig)  # cost in the summary, metrics.json; budget.usd
 
 
 @dataclass
@@ -158,6 +166,7 @@ class SideEndpointConfig:
     timeout: float = 300.0  # seconds per request
     max_retries: int = 5  # attempts after the first
     sampling: SamplingConfig = field(default_factory=lambda: SamplingConfig(temperature=0.0, max_tokens=2048))
+    price: PriceConfig = field(default_factory=PriceConfig)  # USD per million tokens, for the run's cost
 
 
 @dataclass

@@ -33,6 +33,9 @@ def metrics_for(spec: Any, k: int | list[int] | None = None, cluster_by: str | N
     parse_errors.add_to_metrics(metrics, rollouts.files)  # math verdicts: LaTeX the parser could not read
     add_subsets(metrics, rollouts, k)
     add_family_metrics(metrics, rollouts)  # win rate, MAE, corpus BLEU, length buckets
+    from gym.metrics.cost import add_costs
+
+    add_costs(metrics, rollouts)  # tokens per role; dollars when collect priced the rows
     return {**metrics, "inputs": rollouts.summary()}, rollouts
 
 
@@ -79,7 +82,10 @@ def metrics_table(metrics: dict[str, Any]) -> str:
     from gym.metrics.family import family_lines
     from gym.metrics.subsets import subsets_text
 
-    return (format_table(headers, rows) + "\n" + scores_lines(metrics) + family_lines(metrics) + subsets_text(metrics)
+    from gym.metrics.cost import cost_line
+
+    costs = "".join(cost_line(label, e["cost"]) for label, e in metrics["benchmarks"].items() if e.get("cost"))
+    return (format_table(headers, rows) + "\n" + scores_lines(metrics) + costs + family_lines(metrics) + subsets_text(metrics)
             + inputs_line(metrics.get("inputs") or {}) + note)
 
 
