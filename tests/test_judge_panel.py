@@ -11,10 +11,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+import requests
 
 from gym.metrics.agreement import cohen_kappa, krippendorff_alpha
 from gym.verifiers.judge import panel_reward
 from tests.conftest import UPSTREAM, assert_clean_failure, run_gym
+from tests.view_helpers import Viewer
 
 INSPECT = json.loads((Path(__file__).parent / "fixtures" / "stats" / "inspect_parity.json").read_text())
 
@@ -117,6 +119,13 @@ def test_three_judges_vote_and_their_agreement_is_reported(tmp_path, data_dir):
     assert panel["krippendorff_alpha"] == krippendorff_alpha(ratings)
     assert "3 judges (majority): agree on" in result.stdout and "Krippendorff's alpha" in result.stdout
     assert judges.asked["judge-a"] == judges.asked["judge-b"] == len(rows)
+    viewer = Viewer(f"rollouts={run}")
+    try:
+        page = requests.get(f"{viewer.url}/run/0/index.html", timeout=60).text
+    finally:
+        assert viewer.stop() == 0
+    assert "krippendorff_alpha" in page and "disagreements_listed" in page  # the viewer lists them
+    assert f'&#34;task_index&#34;: {split[0]["task_index"]}' in page or f'"task_index": {split[0]["task_index"]}' in page
 
 
 def test_an_unparseable_verdict_is_a_judge_error_that_resume_asks_again(tmp_path, data_dir):
