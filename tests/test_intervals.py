@@ -145,3 +145,14 @@ def test_paired_t_matches_scipy():
     got = paired.paired_t(d)
     low, high = stats.t.interval(0.95, 39, loc=d.mean(), scale=stats.sem(d))
     assert (got["t_low"], got["t_high"], got["se"]) == pytest.approx((100 * low, 100 * high, 100 * stats.sem(d)), abs=1e-3)
+
+
+def test_t_quantile_and_wilson_match_scipy_and_statsmodels_everywhere():
+    from statsmodels.stats.proportion import proportion_confint
+
+    for dof in [*range(1, 200), 500, 1000, 10_000]:
+        assert intervals.t_critical(dof) == pytest.approx(stats.t.ppf(0.975, dof), abs=1e-6)
+    for n in (1, 2, 3, 7, 30, 101, 5000):
+        for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
+            low, high = proportion_confint(k, n, alpha=0.05, method="wilson")
+            assert intervals.wilson(k, n) == pytest.approx((low, high), abs=1e-9)
