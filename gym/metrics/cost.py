@@ -17,10 +17,24 @@ if TYPE_CHECKING:  # pragma: no cover
     from gym.rollouts.load import RolloutSet
 
 _USAGE = ("prompt_tokens", "completion_tokens", "total_tokens")
+_MARKERS = (b'"cost_usd"', b'"judge_usage"', b'"user_usage"')
+_FIRST_ROWS = 1000
 
 
-def _fast(path: Path) -> dict[str, list] | None:
-    """Per line: cost_usd and each role's tokens, read by pyarrow with an explicit schema (None: use the slow path)."""
+def _has_side_usage(path: Path) -> bool:
+    """Whether the file's first rows carry a cost or a judge's or user's usage (else its frame columns say all)."""
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle):
+            if number >= _FIRST_ROWS:
+                return False
+            if any(marker in raw for marker in _MARKERS):
+                return True
+    return False
+
+
+def _fast(path: Path) -> dict[str, "np.ndarray"] | None:
+    """Per line: cost_usd and the judge's and user's tokens, read by pyarrow with an explicit schema (None:
+    use the slow path)."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.json as pj
@@ -31,9 +45,8 @@ def _fast(path: Path) -> dict[str, list] | None:
     if torn or not end:
         return None
     usage = pa.struct([(name, pa.int64()) for name in _USAGE])
-    schema = pa.schema([("cost_usd", pa.float64()), ("usage", usage),
-                        ("verifier", pa.struct([("judge_usage", usage)])),
-                        ("episode", pa.struct([("agent_usage", usage), ("user_usage", usage)]))])
+    schema = pa.schema([("cost_usd", pa.float64()), ("verifier", pa.struct([("judge_usage", usage)])),
+                        ("episode", pa.struct([("user_usage", usage)]))])
     try:
         with pa.OSFile(str(path)) as source:
             table = pj.read_json(source, read_options=pj.ReadOptions(block_size=16 << 20),
@@ -43,23 +56,24 @@ def _fast(path: Path) -> dict[str, list] | None:
     if table.num_rows != count_lines(path, end):
         return None
 
-    def total(struct: Any) -> list:
+    def total(struct: Any) -> "np.ndarray":
         prompt, completion, whole = (pc.struct_field(struct, [i]) for i in range(3))
         summed = pc.add(pc.fill_null(prompt, 0), pc.fill_null(completion, 0))
-        return pc.fill_null(pc.coalesce(whole, summed), 0).to_pylist()
+        return pc.fill_null(pc.coalesce(whole, summed), 0).to_numpy(zero_copy_only=False).astype(float)
 
-    episode = table.column("episode")
-    policy = pc.coalesce(table.column("usage"), pc.struct_field(episode, [0]))
-    return {"cost_usd": table.column("cost_usd").to_pylist(), "policy": total(policy),
-            "judge": total(pc.struct_field(table.column("verifier"), [0])), "user": total(pc.struct_field(episode, [1]))}
+    return {"cost_usd": pc.fill_null(table.column("cost_usd"), float("nan")).to_numpy(zero_copy_only=False),
+            "judge": total(pc.struct_field(table.column("verifier"), [0])),
+            "user": total(pc.struct_field(table.column("episode"), [0]))}
 
 
-def _slow(path: Path) -> dict[str, list]:
+def _slow(path: Path) -> dict[str, "np.ndarray"]:
     import json
 
-    from gym.rollouts.cost import ROLES, role_usage, tokens
+    import numpy as np
 
-    out: dict[str, list] = {"cost_usd": [], **{role: [] for role in ROLES}}
+    from gym.rollouts.cost import role_usage, tokens
+
+    out: dict[str, list] = {"cost_usd": [], "judge": [], "user": []}
     with path.open("rb") as handle:
         for raw in handle:
             if not raw.strip():
@@ -70,25 +84,34 @@ def _slow(path: Path) -> dict[str, list]:
                 break  # a torn last line: the loader skipped it too
             row = row if isinstance(row, dict) else {}
             usage = role_usage(row)
-            out["cost_usd"].append(row.get("cost_usd"))
-            for role in ROLES:
+            cost = row.get("cost_usd")
+            out["cost_usd"].append(float(cost) if isinstance(cost, (int, float)) else np.nan)
+            for role in ("judge", "user"):
                 out[role].append(tokens(usage[role]) if role in usage else 0)
-    return out
+    return {name: np.asarray(values, dtype=float) for name, values in out.items()}
 
 
 def frame_costs(rollouts: "RolloutSet") -> dict[str, "np.ndarray"]:
-    """{cost_usd, policy, judge, user}: arrays aligned with rollouts.frame (NaN cost where a row has none)."""
+    """{cost_usd, policy, judge, user}: arrays aligned with rollouts.frame (NaN cost where a row has none). The
+    policy's tokens are the frame's; files whose first rows carry no cost and no judge or user usage are not
+    read again."""
     import numpy as np
 
     frame = rollouts.frame
-    out = {name: np.full(len(frame), np.nan if name == "cost_usd" else 0.0) for name in ("cost_usd", "policy", "judge", "user")}
+    policy = np.nan_to_num(frame["prompt_tokens"].to_numpy(dtype=float)) + \
+        np.nan_to_num(frame["completion_tokens"].to_numpy(dtype=float))
+    out = {"cost_usd": np.full(len(frame), np.nan), "policy": policy, "judge": np.zeros(len(frame)),
+           "user": np.zeros(len(frame))}
     sources, ordinals = frame["source"].to_numpy(), frame["ordinal"].to_numpy()
     for source, path in enumerate(rollouts.files):
-        columns = _fast(Path(path)) or _slow(Path(path))
+        if not _has_side_usage(Path(path)):
+            continue
+        columns = _fast(Path(path))
+        columns = columns if columns is not None else _slow(Path(path))
         mask = sources == source
         for name, values in columns.items():
-            array = np.asarray([np.nan if v is None else float(v) for v in values] + [np.nan], dtype=float)
-            out[name][mask] = array[np.minimum(ordinals[mask], len(values))]
+            padded = np.append(values, np.nan if name == "cost_usd" else 0.0)  # an ordinal past the end reads nothing
+            out[name][mask] = padded[np.minimum(ordinals[mask], len(values))]
     return out
 
 
