@@ -294,6 +294,18 @@ class AggregateKnobs:
 
 
 @dataclass
+class NoiseOptions:
+    runs: Dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class NoiseKnobs:
+    rollouts: Any = None
+    noise: NoiseOptions = field(default_factory=NoiseOptions)
+    format: str = "table"
+
+
+@dataclass
 class BucketEdges:
     hard_max: float = 0.25
     easy_min: float = 0.75
@@ -372,7 +384,7 @@ class ServeKnobs:
 
 
 TASK_KNOBS = {"search": SearchKnobs, "prepare": PrepareKnobs, "collect": CollectKnobs, "e2e": E2EKnobs,
-              "aggregate": AggregateKnobs, "profile": ProfileKnobs, "reverify": ReverifyKnobs, "export": ExportKnobs,
+              "aggregate": AggregateKnobs, "noise": NoiseKnobs, "profile": ProfileKnobs, "reverify": ReverifyKnobs, "export": ExportKnobs,
               "serve": ServeKnobs, "view": ViewKnobs}
 
 
