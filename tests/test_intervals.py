@@ -61,20 +61,21 @@ def test_equal_non_binary_values_get_the_bounded_interval():
     assert got["ci_high"] == pytest.approx(100 * (centre + half), abs=1e-3) and ref.low < 0.5
 
 
-def _cr1_by_hand(values, labels):
-    values = np.asarray(values, float)
-    resid = values - values.mean()
-    sums = [resid[np.asarray(labels) == g].sum() for g in sorted(set(labels))]
-    groups = len(sums)
-    return math.sqrt(groups / (groups - 1) * sum(s * s for s in sums)) / len(values)
+def _statsmodels_cluster_se(values, labels):
+    import statsmodels.api as sm
+
+    codes = np.unique(np.asarray(labels), return_inverse=True)[1]
+    fit = sm.OLS(np.asarray(values, float), np.ones(len(values))).fit(cov_type="cluster", cov_kwds={"groups": codes})
+    return float(fit.bse[0])
 
 
-def test_cluster_robust_interval_matches_inspect_and_hand_formula():
+def test_cluster_robust_interval_matches_inspect_and_statsmodels():
     case = INSPECT["clustered"]
     got = intervals.interval(case["values"], case["clusters"])
     se, groups = intervals.cluster_se(case["values"], case["clusters"])
     assert got["method"] == "cluster" and got["clusters"] == groups == 8
-    assert se == pytest.approx(case["stderr"], rel=1e-9) and se == pytest.approx(_cr1_by_hand(case["values"], case["clusters"]))
+    assert se == pytest.approx(case["stderr"], rel=1e-9)
+    assert se == pytest.approx(_statsmodels_cluster_se(case["values"], case["clusters"]), rel=1e-9)
     assert got["ci_low"] == pytest.approx(100 * max(0.0, case["ci_t"]["lower"]), abs=1e-3)
     assert got["ci_high"] == pytest.approx(100 * min(1.0, case["ci_t"]["upper"]), abs=1e-3)
     iid = np.var(case["values"], ddof=1) / len(case["values"])
@@ -87,8 +88,11 @@ def test_design_effect_on_synthetic_clusters_is_near_theory():
     m, clusters, rho = 10, 400, 0.3
     shared = rng.normal(size=clusters).repeat(m) * math.sqrt(rho)
     values = 0.5 + 0.1 * (shared + rng.normal(size=clusters * m) * math.sqrt(1 - rho))
-    got = intervals.interval(values, np.arange(clusters).repeat(m))
+    labels = np.arange(clusters).repeat(m)
+    got = intervals.interval(values, labels)
     assert got["design_effect"] == pytest.approx(1 + (m - 1) * rho, rel=0.15)
+    se, _ = intervals.cluster_se(values, labels)
+    assert se == pytest.approx(_statsmodels_cluster_se(values, labels), rel=1e-9)  # statsmodels on the same data
 
 
 def test_repeats_split_matches_mixed_model_and_fixed_effects():
