@@ -70,13 +70,14 @@ def cluster_labels(rollouts: "RolloutSet", cluster_by: str | None) -> tuple[str 
 
 
 def task_clusters(labels: "np.ndarray", task_codes: "np.ndarray", n_tasks: int) -> "np.ndarray":
-    """A label per task (its first row's; a task without one is its own cluster)."""
+    """A cluster code per task (its first row's label; a task without one is its own cluster)."""
     import numpy as np
+    import pandas as pd
 
-    out = np.full(n_tasks, None, dtype=object)
+    per_task = np.full(n_tasks, None, dtype=object)
     first = np.unique(task_codes, return_index=True)
-    out[first[0]] = labels[first[1]]
-    missing = [i for i in range(n_tasks) if out[i] is None]
-    for i in missing:
-        out[i] = f"\0task {i}"  # its own cluster, never equal to a real label
-    return out
+    per_task[first[0]] = labels[first[1]]
+    codes, uniq = pd.factorize(pd.Series(per_task, dtype=object), use_na_sentinel=True)
+    alone = codes < 0
+    codes[alone] = len(uniq) + np.arange(int(alone.sum()))  # never equal to a real label's code
+    return codes.astype(np.int64)

@@ -78,7 +78,10 @@ def cluster_se(values: Any, clusters: Any) -> tuple[float, int]:
     import numpy as np
 
     arr = np.asarray(values, dtype=float)
-    codes = np.unique(np.asarray(clusters, dtype=object).astype(str), return_inverse=True)[1].ravel()
+    labels = np.asarray(clusters)
+    if labels.dtype.kind not in "iu":  # names: coded once here (group_metrics hands in integer codes)
+        labels = labels.astype(str)
+    codes = np.unique(labels, return_inverse=True)[1].ravel()
     groups = int(codes.max()) + 1 if codes.size else 0
     if groups < 2:
         return math.nan, groups
@@ -102,7 +105,7 @@ def interval(values: Any, clusters: Any = None) -> dict[str, Any]:
         return out
     bounded = bool(((arr >= 0) & (arr <= 1)).all())
     if clusters is not None:
-        labels = np.asarray(clusters, dtype=object)[keep]
+        labels = np.asarray(clusters)[keep]
         se, groups = cluster_se(arr, labels)
         if groups >= 2:
             iid_var = float(arr.var(ddof=1)) / n
