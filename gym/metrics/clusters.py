@@ -67,17 +67,3 @@ def cluster_labels(rollouts: "RolloutSet", cluster_by: str | None) -> tuple[str 
         raise GymError(f"metrics.cluster_by={cluster_by}: no rollout row has a field '{cluster_by}' with a "
                        f"scalar value (subsets columns: {', '.join(sorted(columns)) or 'none'})")
     return cluster_by, labels
-
-
-def task_clusters(labels: "np.ndarray", task_codes: "np.ndarray", n_tasks: int) -> "np.ndarray":
-    """A cluster code per task (its first row's label; a task without one is its own cluster)."""
-    import numpy as np
-    import pandas as pd
-
-    per_task = np.full(n_tasks, None, dtype=object)
-    first = np.unique(task_codes, return_index=True)
-    per_task[first[0]] = labels[first[1]]
-    codes, uniq = pd.factorize(pd.Series(per_task, dtype=object), use_na_sentinel=True)
-    alone = codes < 0
-    codes[alone] = len(uniq) + np.arange(int(alone.sum()))  # never equal to a real label's code
-    return codes.astype(np.int64)

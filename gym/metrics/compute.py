@@ -57,7 +57,7 @@ def group_metrics(group: "pd.DataFrame", k: int | Sequence[int] | None = None,
     arrays = TaskArrays(group)
     clusters = None
     if labels is not None:
-        from gym.metrics.clusters import task_clusters
+        from gym.metrics.intervals import task_clusters
 
         clusters = task_clusters(labels[status.isin(SCORED).to_numpy()], arrays.task_codes, arrays.n_tasks)
     all_tasks = group["task_index"].nunique()

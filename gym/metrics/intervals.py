@@ -135,6 +135,20 @@ def _wilson_span(out: dict[str, Any], mean: float, n: int, method: str) -> dict[
     return out
 
 
+def task_clusters(labels: "np.ndarray", task_codes: "np.ndarray", n_tasks: int) -> "np.ndarray":
+    """A cluster code per task (its first row's label; a task without one is its own cluster)."""
+    import numpy as np
+    import pandas as pd
+
+    per_task = np.full(n_tasks, None, dtype=object)
+    first = np.unique(task_codes, return_index=True)
+    per_task[first[0]] = labels[first[1]]
+    codes, uniq = pd.factorize(pd.Series(per_task, dtype=object), use_na_sentinel=True)
+    alone = codes < 0
+    codes[alone] = len(uniq) + np.arange(int(alone.sum()))  # never equal to a real label's code
+    return codes.astype(np.int64)
+
+
 def methods_used(metrics: dict[str, Any]) -> list[str]:
     """The interval methods a metrics.json content uses, in METHODS order (walks every nested metric)."""
     seen: set[str] = set()
