@@ -83,8 +83,9 @@ def group_metrics(group: "pd.DataFrame", k: int | Sequence[int] | None = None,
                                "design_effect": entry["pass@1"].get("design_effect")}
     from gym.metrics.repeats import variance_split
 
-    split = variance_split(arrays.task_codes, arrays.reward, arrays.n_tasks)
-    if split is not None:
+    adaptive = "adaptive" in group.columns and group["adaptive"].notna().any()  # rounds of adaptive repeats
+    split = None if adaptive else variance_split(arrays.task_codes, arrays.reward, arrays.n_tasks)
+    if split is not None:  # (an adaptive run's repeats depend on the rewards: no unbiased split)
         entry["repeats"] = split
     ok = (status == "ok").to_numpy()  # columns are taken one at a time: no copy of the ok rows' frame
     if ok.any():
@@ -98,7 +99,7 @@ def group_metrics(group: "pd.DataFrame", k: int | Sequence[int] | None = None,
                        "completion": _stats(group["completion_tokens"][ok], ("mean", "median", "p95"))}
     entry["latency_s"] = _stats(group["latency_s"][ok], ("mean", "p50", "p95"))
     entry["scores"] = score_metrics(group, arrays, clusters)
-    if "adaptive" in group.columns and group["adaptive"].notna().any():  # rounds of adaptive repeats
+    if adaptive:
         from gym.metrics.adaptive_estimates import correct_entry
 
         correct_entry(entry, group, arrays.task_index)
