@@ -55,7 +55,7 @@ def cluster_labels(rollouts: "RolloutSet", cluster_by: str | None) -> tuple[str 
     """(the key used, a label per frame row) or (None, None) when tasks are their own clusters."""
     columns = frame_subsets(rollouts)
     if cluster_by is None:
-        return ("benchmark's cluster_by", columns[CLUSTER]) if CLUSTER in columns else (None, None)
+        return (f"subsets.{CLUSTER}", columns[CLUSTER]) if CLUSTER in columns else (None, None)
     name = cluster_by[len("subsets."):] if cluster_by.startswith("subsets.") else cluster_by
     if name in columns:
         return cluster_by, columns[name]

@@ -78,8 +78,8 @@ def group_metrics(group: "pd.DataFrame", k: int | Sequence[int] | None = None,
     entry["pass@1"] = mean_ci(pass1, clusters)
     for name, table in per_task.items():
         entry[name] = {str(kv): mean_ci(table[:, col], clusters) for col, kv in enumerate(ks)}
-    if clusters is not None and "clusters" in entry["pass@1"]:
-        entry["clustering"] = {"by": cluster_key, "clusters": entry["pass@1"]["clusters"],
+    if clusters is not None:  # one cluster: nothing to cluster by, the intervals stay over tasks
+        entry["clustering"] = {"by": cluster_key, "clusters": int(np.unique(clusters).size),
                                "design_effect": entry["pass@1"].get("design_effect")}
     from gym.metrics.repeats import variance_split
 

@@ -99,6 +99,8 @@ def ci_footnote(metrics: dict[str, Any]) -> str:
 
 
 def cluster_note(label: str, clustering: dict[str, Any]) -> str:
+    if clustering["clusters"] < 2:
+        return f"note: {label}: all tasks share one value of {clustering['by']}: the intervals stay over tasks\n"
     deff = clustering.get("design_effect")
     effect = "-" if deff is None else f"{deff:.2f}"
     return (f"note: {label}: intervals clustered by {clustering['by']} ({clustering['clusters']} clusters); design "
