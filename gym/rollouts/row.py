@@ -88,9 +88,11 @@ class Rollout(TypedDict, total=False):
     tokens: dict
     trajectory: list
     episode: dict
+    cost_usd: float
 
 
-OPTIONAL = ("subsets", "reverified", "tool_calls", "tool_call_problems", "tokens", "trajectory", "episode")  # fields only some rows carry
+OPTIONAL = ("subsets", "reverified", "tool_calls", "tool_call_problems", "tokens", "trajectory", "episode",
+            "cost_usd")  # fields only some rows carry
 
 # Field -> what it holds. Kept in step with Rollout; tests check the docs document every one.
 FIELDS: dict[str, str] = {
@@ -113,7 +115,7 @@ FIELDS: dict[str, str] = {
     "attempts": "HTTP attempts made",
     "latency_s": "seconds for the model call",
     "finish_reason": "the endpoint's finish reason (length = cut by max_tokens)",
-    "usage": "token counts {prompt_tokens, completion_tokens, total_tokens}",
+    "usage": "token counts {prompt_tokens, completion_tokens, total_tokens[, cached_tokens]}",
     "time": "UTC time the row was written",
     "data_sha256": "sha256 of the prepared file (version 2)",
     "subsets": "the task's groups for per-subset metrics, e.g. {language: de}; absent when it has none",
@@ -126,6 +128,7 @@ FIELDS: dict[str, str] = {
               "episode keeps them on each assistant message of its trajectory)",
     "trajectory": "episode rows (version 4): the conversation as chat messages (system, user, assistant with "
                   "tool_calls, tool with tool_call_id)",
+    "cost_usd": "when a price is set (model.price.*, judge.price.*, user.price.*): what the rollout cost in US dollars",
     "episode": "episode rows (version 4): {termination, steps, agent_turns, user_turns, tool_calls, tool_errors, "
                "unknown_tools, transfers, user_model, agent_usage, user_usage, ...}",
 }

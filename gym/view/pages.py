@@ -86,7 +86,7 @@ def runs_page(runs: Runs, live: int) -> str:
 
 # -- one run ---------------------------------------------------------------------------------------------
 def run_page(run: Run, live: int) -> str:
-    from gym.metrics.output import csv_rows
+    from gym.metrics.output import ci_footnote, csv_rows
     from gym.metrics.subsets import csv_rows as subset_rows
 
     figures = run.figures()
@@ -101,7 +101,7 @@ def run_page(run: Run, live: int) -> str:
                                     and p["model"] == entry["model"]]})
     return render("run.html", "../../", title=run.name, run=run, entries=entries, plots=run.plots(),
                   histogram=histogram(figures.pass_rates), status=run.status(), live=live,
-                  notes=metrics.get("ci_method", ""), inputs=metrics.get("inputs") or {})
+                  notes=ci_footnote(metrics), inputs=metrics.get("inputs") or {})
 
 
 def histogram(rates: list[float], bins: int = 10) -> list[dict[str, Any]]:
