@@ -49,6 +49,7 @@ log = logging.getLogger("gym.collect")
 def run(cfg: DictConfig) -> dict[str, Any]:
     with resume.signals_as_interrupts():
         cfg = resume.resolve(cfg)
+        endpoints.check_settings(cfg)
         home = run_dir(cfg)
         out_path = Path(cfg.get("output") or home / "rollouts.jsonl")
         hint = resume.resume_command(cfg, out_path)

@@ -16,6 +16,7 @@ from omegaconf import DictConfig
 from gym.core.config import compose_step, run_dir
 from gym.core.errors import GymError
 from gym.metrics.options import aggregate_options, profile_options
+from gym.model import endpoints
 from gym.tasks import run_task
 
 log = logging.getLogger("gym.e2e")
@@ -59,6 +60,8 @@ def _run(cfg: DictConfig) -> dict[str, Any]:
     aggregate_cfg = compose_step(cfg, "aggregate", cfg.get("aggregate"), rollouts=str(rollouts), allow_partial=one_shard)
     aggregate_options(aggregate_cfg)  # the later steps' knobs, checked before the first model call
     profile_options(compose_step(cfg, "profile", cfg.get("profile"), rollouts=str(rollouts)))
+    endpoints.check_settings(cfg)  # keys and endpoints before prepare: a refused run leaves nothing
+    endpoints.check_reachable(cfg)
     run_task("prepare", compose_step(cfg, "prepare", benchmarks=None))
     collect_error = None
     try:
