@@ -18,6 +18,9 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 UPSTREAM = FIXTURES / "upstream"  # laid out as a download mirror: <host>/<path>
 REAL_DATA = FIXTURES / "real"  # exact copies of public upstream files, each with its licence
+# environment of a command run as on a machine without internet: every download goes to a closed port
+NO_NETWORK = {name: "http://127.0.0.1:9" for name in ("HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy")} | {
+    "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
 
 
 def wait_until(condition: Callable[[], object], what: str, seconds: float = 60.0) -> None:

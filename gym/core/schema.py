@@ -219,6 +219,7 @@ class PrepareOptions:
 @dataclass
 class PrepareKnobs:
     benchmarks: Any = None
+    limit: Optional[int] = None
     n_jobs: int = 1
     prepare_args: Dict[str, Any] = field(default_factory=dict)
     prepare: PrepareOptions = field(default_factory=PrepareOptions)

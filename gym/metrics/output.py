@@ -26,7 +26,7 @@ def metrics_for(spec: Any, k: int | list[int] | None = None) -> tuple[dict[str, 
     from gym.metrics.subsets import add_subsets
 
     rollouts = load_rollouts(spec)
-    log.info("read %d row(s) from %d file(s)", rollouts.rows_read, len(rollouts.files))
+    log.debug("read %d row(s) from %d file(s)", rollouts.rows_read, len(rollouts.files))  # the table says it
     metrics = compute_metrics(rollouts.frame, k)
     parse_errors.add_to_metrics(metrics, rollouts.files)  # math verdicts: LaTeX the parser could not read
     add_subsets(metrics, rollouts, k)

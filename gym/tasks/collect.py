@@ -326,10 +326,9 @@ def _report(summary: dict[str, Any], settings: CollectSettings) -> None:
 
 
 def _progress_bar(total: int, enabled: bool):
-    from tqdm import tqdm
+    from gym.core.progress import progress_bar
 
-    return tqdm(total=total, desc="rollouts", unit="rollout", disable=not enabled, dynamic_ncols=True,
-                mininterval=0.5, smoothing=0.1)
+    return progress_bar(total, "rollouts", "rollout", enabled, dynamic_ncols=True, mininterval=0.5, smoothing=0.1)
 
 
 def _summary_text(s: dict[str, Any]) -> str:

@@ -62,7 +62,7 @@ def _run(cfg: DictConfig) -> dict[str, Any]:
     profile_options(compose_step(cfg, "profile", cfg.get("profile"), rollouts=str(rollouts)))
     endpoints.check_settings(cfg)  # keys and endpoints before prepare: a refused run leaves nothing
     endpoints.check_reachable(cfg)
-    run_task("prepare", compose_step(cfg, "prepare", benchmarks=None))
+    run_task("prepare", compose_step(cfg, "prepare", benchmarks=None))  # with the run's limit (fit_to_limit)
     collect_error = None
     try:
         collected = run_task("collect", compose_step(cfg, "collect", output=str(rollouts)))
