@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from gym.core.errors import GymError
-from gym.rollouts.files import find_rollout_files
+from gym.rollouts.files import REVERIFIED, find_rollout_files
 from gym.view.index import RunFile
 
 log = logging.getLogger("gym.view")
@@ -56,7 +56,8 @@ class Run:
             info = json.loads((self.dir / "run.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
-        if isinstance(info, dict) and Path(str(info.get("rollouts", self.path))).name != self.path.name:
+        own = self.path.name.replace(REVERIFIED, ".jsonl")  # run.json names the file that was re-verified
+        if isinstance(info, dict) and Path(str(info.get("rollouts", self.path))).name != own:
             return {}  # run.json of another file in the same dir
         return info if isinstance(info, dict) else {}
 
@@ -130,10 +131,13 @@ def compute_figures(path: Path, version: int, in_subprocess: bool = False) -> Fi
 
 
 def _display_name(path: Path, root: Path | None) -> str:
+    """A run dir's name for its rollouts.jsonl (or the rollouts.reverified.jsonl an older gym's reverify put
+    beside it, read in its place), else the file's own name."""
+    named_by_dir = path.name in ("rollouts.jsonl", "rollouts" + REVERIFIED)
     if root is not None:
         try:
             rel = path.relative_to(root)
-            return str(rel.parent) if rel.name == "rollouts.jsonl" and str(rel.parent) != "." else str(rel)
+            return str(rel.parent) if named_by_dir and str(rel.parent) != "." else str(rel)
         except ValueError:
             pass
     return str(path.parent.name + "/" + path.name) if path.name == "rollouts.jsonl" else path.name
