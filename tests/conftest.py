@@ -135,7 +135,7 @@ def assert_clean_failure(result: subprocess.CompletedProcess, *needles: str) -> 
 # long files without module fixtures are handed out a test at a time (SPREAD). Units go out in collection
 # order, the longest first (LONGEST_FIRST), so the two workers finish together instead of one running a
 # long file alone at the end.
-SHARED = {"test_view.py": "viewer", "test_view_browser.py": "viewer",  # viewer_runs, viewer_export
+SHARED = {"test_view.py": "viewer", "test_view_browser.py": "viewer", "test_view_run_page.py": "viewer",  # viewer_runs
           "test_configs.py": "catalog", "test_benchmarks_e2e.py": "catalog", "test_catalog_dry_run.py": "catalog"}
 SPREAD = {"test_local_servers.py", "test_interrupt_resume.py", "test_e2e_cli.py", "test_cli_mistakes.py",
           "test_prepare_task.py", "test_trackers.py", "test_reverify.py", "test_shards.py", "test_collect.py",

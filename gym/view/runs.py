@@ -115,7 +115,7 @@ def compute_figures(path: Path, version: int, in_subprocess: bool = False) -> Fi
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
             return pool.submit(compute_figures, path, version).result()
     from gym.metrics.output import metrics_for
-    from gym.metrics.reward_profiles import BucketEdges, task_profile
+    from gym.metrics.reward_profiles import BucketEdges, aggregate_profile, task_profile
 
     metrics, rollouts = metrics_for(str(path))
     profile, completion = task_profile(rollouts.frame, None, BucketEdges())
@@ -123,9 +123,10 @@ def compute_figures(path: Path, version: int, in_subprocess: bool = False) -> Fi
     if len(profile):
         for bench, task, bucket in zip(profile["benchmark"], profile["task_index"], profile["bucket"]):
             buckets[(str(bench), int(task))] = str(bucket)
-        for entry in completion:
+        for entry in completion:  # buckets in the CLI's order (unsolved -> solved), pass^k as report.html has it
             mine = profile[(profile["benchmark"] == entry["benchmark"]) & (profile["model"] == entry["model"])]
-            entry["buckets"] = {str(name): int(count) for name, count in mine["bucket"].value_counts(sort=False).items()}
+            summary = aggregate_profile(mine)
+            entry.update(buckets=summary["buckets"], **{"pass^k": summary["pass^k"]})
     rates = [float(r) for r in profile["pass_rate"]] if len(profile) else []
     return Figures(version, metrics, buckets, completion, rates)
 
