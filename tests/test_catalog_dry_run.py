@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 import shlex
 
-
 from gym.cli.main import own_data_missing
 from gym.cli.overrides import check_argv
 from gym.core.config import compose, offline_user, user_kind
