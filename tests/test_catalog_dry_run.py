@@ -22,7 +22,6 @@ from gym.data.catalog import benchmark_files
 from tests.conftest import CATALOG_RUN, ROOT, composed
 
 README = (ROOT / "README.md").read_text()
-SAMPLE = ["local", "tau2_retail", "banking_bm25_grep", "bfcl_multi_turn", "arena_hard", "aime24"]
 
 
 def typed_command() -> list[str]:
