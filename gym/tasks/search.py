@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -45,8 +44,8 @@ def language_filter(entries: list[BenchmarkEntry], wanted: str) -> list[Benchmar
 
 
 def score(query: str, entry: BenchmarkEntry) -> int:
-    """How well `query` matches the entry: exact substrings score 100 (times the field's weight), typos still
-    score high but below any exact match of the same field (see `exact`)."""
+    """How well `query` matches the entry: exact substrings score 100, typos still score high (`cut_fuzzy`
+    drops near words when some entry holds the query as typed)."""
     from rapidfuzz import fuzz, process  # thefuzz's engine, called directly: one C call per field, not per token
 
     query = query.lower().strip()
