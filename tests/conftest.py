@@ -18,6 +18,9 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 UPSTREAM = FIXTURES / "upstream"  # laid out as a download mirror: <host>/<path>
 REAL_DATA = FIXTURES / "real"  # exact copies of public upstream files, each with its licence
+# environment of a command run as on a machine without internet: every download goes to a closed port
+NO_NETWORK = {name: "http://127.0.0.1:9" for name in ("HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy")} | {
+    "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
 
 
 def wait_until(condition: Callable[[], object], what: str, seconds: float = 60.0) -> None:
@@ -132,13 +135,13 @@ def assert_clean_failure(result: subprocess.CompletedProcess, *needles: str) -> 
 # long files without module fixtures are handed out a test at a time (SPREAD). Units go out in collection
 # order, the longest first (LONGEST_FIRST), so the two workers finish together instead of one running a
 # long file alone at the end.
-SHARED = {"test_view.py": "viewer", "test_view_browser.py": "viewer",  # viewer_runs, viewer_export
+SHARED = {"test_view.py": "viewer", "test_view_browser.py": "viewer", "test_view_run_page.py": "viewer",  # viewer_runs
           "test_configs.py": "catalog", "test_benchmarks_e2e.py": "catalog", "test_catalog_dry_run.py": "catalog"}
 SPREAD = {"test_local_servers.py", "test_interrupt_resume.py", "test_e2e_cli.py", "test_cli_mistakes.py",
           "test_prepare_task.py", "test_trackers.py", "test_reverify.py", "test_shards.py", "test_collect.py",
           "test_wave3_judged.py", "test_local_data.py", "test_local_answers.py", "test_serve_tokens.py",
           "test_serve_docs.py", "test_adaptive.py", "test_judge.py"}
-LONGEST_FIRST = ("test_documented_commands.py", "test_view_browser.py", "test_view.py", "test_code_canonical.py",
+LONGEST_FIRST = ("test_catalog_smoke.py", "test_documented_commands.py", "test_view_browser.py", "test_view.py", "test_code_canonical.py",
                  "test_slurm.py", "test_code_ioi.py", "test_local_servers.py", "test_vision.py", "test_fresh_clone.py",
                  "test_benchmarks_e2e.py", "test_interrupt_resume.py", "test_scicode.py", "test_serve_parity.py",
                  "test_trackers.py", "test_reverify.py", "test_shards.py", "test_serve.py", "test_sandbox_hostile.py",

@@ -106,7 +106,7 @@ def test_reverify_scores_the_stored_calls_again(tmp_path, data_dir, mirror_url):
     _prepare(mirror_url)
     _, rows, run_dir = _collect(tmp_path, mirror_url, "run", "model.mock.accuracy=0.5")
     reverify.run(compose(["task=reverify", f"rollouts={run_dir}", f"+run_dir={tmp_path / 'rev'}"]))
-    again = [json.loads(line) for line in (run_dir / "rollouts.reverified.jsonl").read_text().splitlines()]
+    again = [json.loads(line) for line in (tmp_path / "rev" / "rollouts.jsonl").read_text().splitlines()]
     assert [r["reward"] for r in again] == [r["reward"] for r in rows]
     assert 0 < sum(r["reward"] for r in rows) < len(rows)
 
@@ -162,6 +162,6 @@ def test_export_writes_the_calls_as_function_call_items_and_reads_them_back(tmp_
     assert [[{k: v for k, v in c.items() if k != "id"} for c in r["tool_calls"]] for r in back] == \
         [[{k: v for k, v in c.items() if k != "id"} for c in r["tool_calls"]] for r in rows]
     reverify.run(compose(["task=reverify", f"rollouts={tmp_path / 'nemo' / 'bfcl_rollouts.jsonl'}",
-                          f"+run_dir={tmp_path / 'rev'}"]))
-    again = [json.loads(line) for line in (tmp_path / "nemo" / "bfcl_rollouts.reverified.jsonl").read_text().splitlines()]
+                          f"+run_dir={tmp_path / 'rev2'}"]))
+    again = [json.loads(line) for line in (tmp_path / "rev2" / "bfcl_rollouts.jsonl").read_text().splitlines()]
     assert sorted(r["reward"] for r in again) == sorted(r["reward"] for r in rows)

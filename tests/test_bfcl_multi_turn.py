@@ -189,7 +189,7 @@ def test_known_accuracy_and_reverify_reproduces_the_rewards(prepared, tmp_path):
         index: float(unit_draw(0, "episode", row["question"], 300) < 0.6) for index, row in enumerate(rows)}
     before = {r["key"]: r["reward"] for r in rollouts}
     run_task("reverify", compose(["task=reverify", f"rollouts={tmp_path / 'run'}", f"+run_dir={tmp_path / 'rev'}"]))
-    after = {r["key"]: r["reward"] for r in rows_of(tmp_path / "run" / "rollouts.reverified.jsonl")}
+    after = {r["key"]: r["reward"] for r in rows_of(tmp_path / "rev" / "rollouts.jsonl")}
     assert after == before and set(before.values()) == {0.0, 1.0}
     run_task("aggregate", compose(["task=aggregate", f"rollouts={tmp_path / 'run'}", f"+run_dir={tmp_path / 'agg'}"]))
     bfcl = json.loads((tmp_path / "agg" / "metrics.json").read_text())["benchmarks"]["bfcl_multi_turn"]["family_metrics"]["bfcl"]

@@ -1,25 +1,18 @@
 """The README's whole-catalog dry run (`python -m gym -m task=e2e 'benchmark=glob(*)' model=mock judge=mock
-limit=3 data.mirror=tests/fixtures/upstream data.root=outputs/dry-run-data`), in two cheap halves:
+limit=3 data.mirror=tests/fixtures/upstream data.root=outputs/dry-run-data`):
 
 1. every job the sweep makes is one gym runs or skips with a reason: the glob is the catalog, each job's
    config composes, benchmark=local (no file given) is skipped, and an episode benchmark gets a user it can
    run with (its own default_user, else gym's mock user, as model=mock has no user chosen);
-2. the command as typed, its benchmark list cut to one of each kind (own data, episodes with a simulated
-   user and with scripted turns, judged, graded answers), run for real from a user's checkout.
+2. the command as typed, over the whole catalog, run for real from a user's checkout: tests/test_catalog_smoke.py.
 
 Each benchmark's own prepare -> collect -> aggregate run is tests/test_benchmarks_e2e.py.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import shlex
-import subprocess
-import sys
-
-import pytest
 
 from gym.cli.main import own_data_missing
 from gym.cli.overrides import check_argv
@@ -29,7 +22,6 @@ from gym.data.catalog import benchmark_files
 from tests.conftest import CATALOG_RUN, ROOT, composed
 
 README = (ROOT / "README.md").read_text()
-SAMPLE = ["local", "tau2_retail", "banking_bm25_grep", "bfcl_multi_turn", "arena_hard", "aime24"]
 
 
 def typed_command() -> list[str]:
@@ -67,25 +59,3 @@ def test_a_real_model_with_no_user_chosen_keeps_user_nones_check():
     cfg = compose(["task=e2e", "benchmark=tau2_retail", "model=vllm", "model.base_url=http://127.0.0.1:1/v1"])
     offline_user(cfg)
     assert user_kind(cfg.user, cfg.benchmark) == "none"  # a real agent: pick a user (one line says which)
-
-
-@pytest.mark.slow
-def test_the_dry_run_as_typed_on_one_benchmark_of_each_kind(tmp_path):
-    (tmp_path / "tests").symlink_to(ROOT / "tests")  # a checkout: data.mirror=tests/fixtures/upstream
-    argv = [a if not a.startswith("benchmark=") else f"benchmark={','.join(SAMPLE)}" for a in typed_command()]
-    env = {**{k: v for k, v in os.environ.items() if k != "HYDRA_FULL_ERROR"}, "GYM_DATA_DIR": str(tmp_path / "no-data")}
-    result = subprocess.run([sys.executable, "-m", "gym", *argv, "progress=false"], cwd=tmp_path, text=True,
-                            capture_output=True, timeout=280, env=env)
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert "Traceback" not in result.stderr
-    (summary,) = (tmp_path / "outputs" / "e2e" / "multirun").glob("*/summary.json")
-    jobs = {j["job"].split("_", 1)[1].rsplit("_", 1)[0]: j for j in json.loads(summary.read_text())["jobs"]}
-    assert jobs["local"]["status"] == "skipped" and "runs your own file" in jobs["local"]["error"]
-    assert "gym: skipped: benchmark=local runs your own file" in result.stderr
-    assert all(jobs[name]["status"] == "ok" and jobs[name]["pass@1"] is not None for name in SAMPLE[1:]), jobs
-    prepared = tmp_path / "outputs" / "dry-run-data"
-    assert sorted(p.name for p in prepared.iterdir() if p.is_dir()) == sorted(SAMPLE[1:])  # none in the real data dir
-    assert not (tmp_path / "no-data").exists()
-    run = json.loads(next(summary.parent.glob("*_tau2_retail_mock/run.json")).read_text())
-    assert run["endpoint"]["user"]["kind"] == "mock"
-

@@ -113,7 +113,7 @@ def test_reverify_replays_stored_trajectories_and_export_writes_responses_items(
     before = {r["key"]: r["reward"] for r in rows_of(tmp_path / "run" / "rollouts.jsonl")}
     cfg = compose(["task=reverify", f"rollouts={tmp_path / 'run'}", f"+run_dir={tmp_path / 'rev'}"])
     run_task("reverify", cfg)
-    after = {r["key"]: r["reward"] for r in rows_of(tmp_path / "run" / "rollouts.reverified.jsonl")}
+    after = {r["key"]: r["reward"] for r in rows_of(tmp_path / "rev" / "rollouts.jsonl")}
     assert after == before and len(set(before.values())) == 2  # the same verdicts, rewards of both kinds
     cfg = compose(["task=export", f"rollouts={tmp_path / 'run' / 'rollouts.jsonl'}", "format=nemo_gym",
                    f"output_dir={tmp_path / 'nemo'}", f"+run_dir={tmp_path / 'exp'}"])

@@ -45,7 +45,7 @@ def test_solo_episodes_in_every_wire_format_and_reverify(tau2_mock, tmp_path, ap
     assert all(r["episode"]["user_turns"] == 0 and r["episode"]["tool_calls"] >= 1 for r in rows)
     cfg = compose(["task=reverify", f"rollouts={tmp_path / 'run'}", f"+run_dir={tmp_path / 'rev'}"])
     run_task("reverify", cfg)
-    after = {r["key"]: r["reward"] for r in rows_of(tmp_path / "run" / "rollouts.reverified.jsonl")}
+    after = {r["key"]: r["reward"] for r in rows_of(tmp_path / "rev" / "rollouts.jsonl")}
     assert after == {r["key"]: r["reward"] for r in rows}
 
 

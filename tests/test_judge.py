@@ -448,7 +448,7 @@ def test_judge_replies_come_from_the_cache_when_the_judge_request_repeats(qa_dat
         again = reverify.run(compose(["task=reverify", f"rollouts={tmp_path / 'run'}", *judge, cache,
                                       f"+run_dir={tmp_path / 'rev'}"]))
         assert len(stub.requests) == 6  # nothing sent
-        redone = [json.loads(line) for line in (tmp_path / "run" / "rollouts.reverified.jsonl").read_text().splitlines()]
+        redone = [json.loads(line) for line in (tmp_path / "rev" / "rollouts.jsonl").read_text().splitlines()]
         assert again["changed"] == 0 and all(r["verifier"]["judge_cached"] and r["reward"] == 1.0 for r in redone)
         report = json.loads((tmp_path / "rev" / "reverify.json").read_text())
         assert report["judge_cache"] == {"judge_hits": 6, "judge_misses": 0}

@@ -42,7 +42,8 @@ def test_reverify_a_run_dir_through_the_cli(mmlu, data_dir, tmp_path, monkeypatc
     assert re.search(r"mmlu task 4 rollout \d: ok 0.00 \(answer 'C'\) -> ok 1.00 \(answer 'C'\)", result.stdout)
 
     assert (run / "rollouts.jsonl").read_bytes() == before  # the original is never touched
-    redone = read_rows(run / "rollouts.reverified.jsonl")
+    assert sorted(p.name for p in run.glob("*.jsonl")) == ["rollouts.jsonl"]  # nor written into
+    redone = read_rows(out / "rollouts.jsonl")
     assert [r["key"] for r in redone] == [r["key"] for r in original]
     assert all(r["status"] == "ok" and r["reward"] == 1.0 for r in redone)
     fixed = next(r for r in redone if r["task_index"] == 4)
@@ -54,11 +55,11 @@ def test_reverify_a_run_dir_through_the_cli(mmlu, data_dir, tmp_path, monkeypatc
     assert summary["changed"] == 6
     assert sorted(ex["task_index"] for ex in summary["benchmarks"]["mmlu"]["examples"]) == [1, 4]
 
-    # The run dir now holds both files: readers take the re-verified row of each key.
-    aggregate.run(compose(["task=aggregate", f"rollouts={run}", f"+run_dir={tmp_path / 'agg'}"]))
+    # reverify's own run dir is a run like any other: aggregate reads its re-verified rows, once each.
+    aggregate.run(compose(["task=aggregate", f"rollouts={out}", f"+run_dir={tmp_path / 'agg'}"]))
     again = json.loads((tmp_path / "agg" / "metrics.json").read_text())
-    assert again["benchmarks"]["mmlu"]["pass@1"]["value"] == 100.0 and again["inputs"]["duplicates_dropped"] == 15
-    # Re-verifying the dir again starts from the original, not from the re-verified copy.
+    assert again["benchmarks"]["mmlu"]["pass@1"]["value"] == 100.0 and again["inputs"]["duplicates_dropped"] == 0
+    # Re-verifying the dir again starts from the original, as the first time.
     second = run_gym("task=reverify", f"rollouts={run}", f"hydra.run.dir={tmp_path / 'rev2'}",
                      env={"GYM_DATA_DIR": str(data_dir)})
     assert second.returncode == 0 and "re-verified 15 rollout(s) in 1 file(s)" in second.stdout
@@ -101,7 +102,7 @@ def test_reverify_a_nemo_gym_rollouts_file(mmlu, tmp_path, capsys):
     assert result["reverified"] == 9 and result["changed"] == 3
     out = capsys.readouterr().out
     assert "mmlu_mcqa_simple_agent task 0 rollout 1: ok 0.00 (answer None) -> ok 1.00" in out
-    redone = read_rows(tmp_path / "mmlu.reverified.jsonl")  # gym rows now, beside the NeMo Gym file
+    redone = read_rows(tmp_path / "rev" / "mmlu_rollouts.jsonl")  # gym rows now, in reverify's run dir
     assert [(r["task_index"], r["rollout_index"]) for r in redone] == [(t, k) for t in range(3) for k in range(3)]
     assert [r["reward"] for r in redone] == [1.0, 1.0, 0.0] * 3
     first = redone[0]
@@ -115,7 +116,7 @@ def test_reverify_a_nemo_gym_rollouts_file(mmlu, tmp_path, capsys):
                "_ng_task_index": r["_ng_task_index"], "_ng_rollout_index": r["_ng_rollout_index"]} for r in rows]
     write_jsonl(tmp_path / "mmlu_materialized_inputs.jsonl", inputs)
     reverify.run(cfg)
-    assert [r["reward"] for r in read_rows(tmp_path / "mmlu.reverified.jsonl")] == [0.0, 0.0, 1.0] * 3
+    assert [r["reward"] for r in read_rows(tmp_path / "rev" / "mmlu_rollouts.jsonl")] == [0.0, 0.0, 1.0] * 3
 
 
 def test_changed_data_unknown_benchmark_and_missing_judge_fail_cleanly(mmlu, data_dir, tmp_path, mirror_url):
@@ -124,7 +125,7 @@ def test_changed_data_unknown_benchmark_and_missing_judge_fail_cleanly(mmlu, dat
     env = {"GYM_DATA_DIR": str(data_dir)}
     result = run_gym("task=reverify", f"rollouts={path}", f"hydra.run.dir={tmp_path / 'r1'}", env=env)
     assert_clean_failure(result, "the prepared data of mmlu changed since collection (task 0")
-    assert not (tmp_path / "mmlu.reverified.jsonl").exists()
+    assert not (tmp_path / "r1").exists() and not (tmp_path / "mmlu.reverified.jsonl").exists()
 
     row = nemo_row(mmlu[0], 0, 0, "x", 0.0, None)
     row["agent_ref"]["name"] = "mystery_agent"
@@ -152,6 +153,6 @@ def test_judge_graded_rollouts_with_a_judge(data_dir, tmp_path, mirror_url):
     collect.run(run_collect_cfg)
     result = reverify.run(compose(["task=reverify", f"rollouts={run}", "judge=mock", f"+run_dir={tmp_path / 'rev'}"]))
     assert result["reverified"] == 6 and result["changed"] == 0
-    redone = read_rows(run / "rollouts.reverified.jsonl")
+    redone = read_rows(tmp_path / "rev" / "rollouts.jsonl")
     assert all(r["status"] == "ok" and r["reward"] == 1.0 and r["verifier"].get("judged") for r in redone)
-    assert os.path.getsize(run / "rollouts.reverified.jsonl") > 0
+    assert os.path.getsize(tmp_path / "rev" / "rollouts.jsonl") > 0

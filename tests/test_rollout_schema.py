@@ -58,7 +58,7 @@ def test_make_rollout_statuses():
     from gym.verifiers.judge import JudgeUnavailable
 
     ok = build(Verdict(1.0, "B", {"scores": {"prompt_loose": 0.5, "bad": 3}}))
-    assert (ok["status"], ok["reward"], ok["scores"], ok["schema_version"]) == ("ok", 1.0, {"prompt_loose": 0.5}, 3)
+    assert (ok["status"], ok["reward"], ok["scores"], ok["schema_version"]) == ("ok", 1.0, {"prompt_loose": 0.5}, 4)
     assert ok["data_sha256"] == "ff" and set(ok) <= set(rollout.FIELDS)
 
     failed = build(VerifierError("output limit", {"bytes": 99}))
@@ -143,7 +143,7 @@ def test_version_3_rows_keep_the_tool_calls():
     calls = [ToolCall("f", {"a": 1}, id="c1"), ToolCall("g", None, "{oops")]
     done = build(Verdict(0.0, None, {}), Completion("ok", text="", tool_calls=calls,
                                                    tool_problems={"invalid_tool_arguments": 1}))
-    assert done["schema_version"] == 3 and set(done) <= set(rollout.FIELDS)
+    assert done["schema_version"] == 4 and set(done) <= set(rollout.FIELDS)
     assert done["tool_calls"] == [{"name": "f", "arguments": {"a": 1}, "id": "c1"},
                                   {"name": "g", "arguments": None, "raw_arguments": "{oops"}]
     assert done["tool_call_problems"] == {"invalid_tool_arguments": 1}

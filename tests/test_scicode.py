@@ -153,5 +153,5 @@ def test_reverify_grades_a_stored_trajectory(prepared, tmp_path):
     result = run_gym("task=reverify", f"rollouts={tmp_path / 'run'}", f"data.root={root}",
                      f"hydra.run.dir={tmp_path / 'rev'}")
     assert result.returncode == 0, result.stderr[-3000:]
-    again = [json.loads(line) for line in next(tmp_path.rglob("rollouts.reverified.jsonl")).read_text().splitlines()]
+    again = [json.loads(line) for line in (tmp_path / "rev" / "rollouts.jsonl").read_text().splitlines()]
     assert [r["reward"] for r in again] == [1.0, 1.0]

@@ -29,7 +29,7 @@ def test_collect_aggregate_profile_and_resume(mmlu, tmp_path, monkeypatch, capsy
     crash = next(r for r in failed if r["task_index"] == 1)
     assert crash["error"] == "verifier: worker crashed" and crash["verifier"] == {"worker": "mcq-0", "exit_code": -9}
     assert "KeyError" in next(r for r in failed if r["task_index"] == 3)["error"]
-    assert crash["response"] and crash["schema_version"] == 3  # the reply is kept for a re-verification
+    assert crash["response"] and crash["schema_version"] == 4  # the reply is kept for a re-verification
     assert summary["counts"] == {"ok": 9, "verifier_error": 6}
     assert json.loads((run / "run.json").read_text())["status"] == "incomplete"
     assert "verifier_error 6" in capsys.readouterr().out

@@ -247,6 +247,9 @@ def _check_key(key: str, task: str, adding: bool) -> bool:
         return False
     if set(prefixes) & open_nodes:
         return True
+    holder = next((p for p in prefixes if p in leaves), None)
+    if holder:  # e.g. compare.test=x under compare=[A,B]
+        raise GymError(f"unknown key '{key}' for task={task}: '{holder}' takes a value ({holder}=...), not keys")
     renamed = RENAMED.get(task, {}).get(key)
     if renamed:
         raise GymError(f"task={task} has no '{key}' key: {renamed}")
@@ -350,5 +353,5 @@ def _walk_dataclass(cls: type, prefix: str, leaves: set[str], open_nodes: set[st
             continue
         leaves.add(path)
         origin = typing.get_origin(kind)
-        if kind is Any or origin in (dict, typing.Dict) or kind is dict:
+        if (kind is Any and field.metadata.get("subkeys", True)) or origin in (dict, typing.Dict) or kind is dict:
             open_nodes.add(path)

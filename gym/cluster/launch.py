@@ -14,17 +14,32 @@ import dataclasses
 import json
 import re
 import sys
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from gym.cluster.follow import ENDED, Followed, Follower
 from gym.core.io import write_json_atomic
 from gym.core.paths import JOB_STATUS_FILE
 
 
-def make_executor(params: dict[str, Any]) -> Any:
+@contextmanager
+def _srun_not_needed() -> Iterator[None]:
+    """submitit's SLURM executor looks for srun when it is made; a dry run only writes the sbatch script,
+    which a laptop or a login node without SLURM can show (submitit has no switch for this)."""
+    from submitit.slurm.slurm import SlurmExecutor
+
+    found = SlurmExecutor.__dict__["affinity"]
+    SlurmExecutor.affinity = classmethod(lambda cls: 1)
+    try:
+        yield
+    finally:
+        SlurmExecutor.affinity = found
+
+
+def make_executor(params: dict[str, Any], preview: bool = False) -> Any:
     """submitit's SLURM executor with the launcher's settings (the same mapping as Hydra's submitit launcher:
-    its generic names as they are, the others as slurm_<name>)."""
+    its generic names as they are, the others as slurm_<name>); `preview`: for a dry run, without SLURM."""
     import submitit
     from hydra_plugins.hydra_submitit_launcher.config import BaseQueueConf
 
@@ -33,9 +48,11 @@ def make_executor(params: dict[str, Any]) -> Any:
     timeouts = params.pop("max_num_timeout", 0)
     generic = {f.name for f in dataclasses.fields(BaseQueueConf)}
     try:
-        executor = submitit.AutoExecutor(folder=folder, cluster="slurm", slurm_max_num_timeout=timeouts)
+        with _srun_not_needed() if preview else nullcontext():
+            executor = submitit.AutoExecutor(folder=folder, cluster="slurm", slurm_max_num_timeout=timeouts)
     except RuntimeError as exc:  # no srun here
-        _fail(f"hydra/launcher=slurm needs SLURM's commands (sbatch, srun) on this machine: {exc}")
+        raise Refused(f"hydra/launcher=slurm needs SLURM's commands (sbatch, srun) on this machine: {exc} "
+                      "(hydra.launcher.dry_run=true shows the jobs without them)") from None
     executor.update_parameters(**{key if key in generic else f"slurm_{key}": value for key, value in params.items()})
     return executor
 
@@ -67,10 +84,15 @@ def launch(launcher: Any, job_overrides: Sequence[Sequence[str]], initial_job_id
     from hydra.core.utils import filter_overrides
 
     sweep_dir = Path(str(launcher.config.hydra.sweep.dir))
-    executor = make_executor(launcher.params)
+    try:
+        executor = make_executor(launcher.params, preview=launcher.dry_run)
+    except Refused as exc:
+        _forget(sweep_dir)
+        _fail(str(exc))
     nums = [initial_job_idx + i for i in range(len(job_overrides))]
     if launcher.dry_run:
-        print(dry_run_text(launcher, executor, job_overrides, nums), flush=True)
+        with _srun_not_needed():
+            print(dry_run_text(launcher, executor, job_overrides, nums), flush=True)
         _forget(sweep_dir)
         return []
     sweep_dir.mkdir(parents=True, exist_ok=True)
@@ -174,13 +196,23 @@ def _first_line(exc: Any, last: bool = False) -> str:
     return lines[0]
 
 
+class Refused(Exception):
+    """The sweep cannot be launched here; said in one line."""
+
+
 def _forget(sweep_dir: Path) -> None:
-    """A dry run leaves nothing: Hydra wrote the sweep's multirun.yaml before the launcher ran."""
+    """A dry run or a refused sweep leaves nothing: Hydra wrote multirun.yaml before the launcher ran, in
+    outputs/<task>/multirun/<time> by default (those folders go too when nothing else is in them)."""
     (sweep_dir / "multirun.yaml").unlink(missing_ok=True)
-    try:
-        sweep_dir.rmdir()
-    except OSError:
-        pass
+    folder = sweep_dir
+    for name in (None, "multirun", None, "outputs"):
+        if name is not None and folder.name != name:
+            return
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
 
 
 def _fail(message: str) -> None:

@@ -229,6 +229,7 @@ class PrepareOptions:
 @dataclass
 class PrepareKnobs:
     benchmarks: Any = None
+    limit: Optional[int] = None
     n_jobs: int = 1
     prepare_args: Dict[str, Any] = field(default_factory=dict)
     prepare: PrepareOptions = field(default_factory=PrepareOptions)
@@ -284,11 +285,17 @@ class E2EKnobs(CollectKnobs):
     profile: Dict[str, Any] = field(default_factory=dict)
 
 
+def value_knob(default: Any = None) -> Any:
+    """A knob of any type that holds one value (a spec, a list): no keys may be added under it, so
+    `compare.test=x` is an unknown key rather than an override Hydra cannot apply to a list."""
+    return field(default=default, metadata={"subkeys": False})
+
+
 @dataclass
 class AggregateKnobs:
-    rollouts: Any = None
-    compare: Any = None
-    k: Any = None
+    rollouts: Any = value_knob()
+    compare: Any = value_knob()
+    k: Any = value_knob()
     format: str = "table"
     allow_partial: bool = False  # merge the shards there are when some are missing or unfinished
 

@@ -30,12 +30,24 @@ _HF_REPO = re.compile(r"https://huggingface\.co/(?:datasets/|spaces/)?[^/]+/[^/]
 class DownloadError(GymError):
     """A download that failed for good (after retries, or at once when there is no network)."""
 
+    def __init__(self, message: str, no_network: str | None = None):
+        super().__init__(message)
+        self.no_network = no_network  # why, when the machine has no network at all
+
 
 def bundled_copy(url: str) -> Path | None:
     """gym's bundled copy of the upstream file at `url`, if it ships one."""
     parts = urlsplit(url)
     path = BUNDLED_DIR / parts.netloc / (parts.path.lstrip("/") + ".gz")
     return path if path.is_file() else None
+
+
+def bundled_files(url: str) -> str:
+    """What gym bundles from `url`'s upstream repository, e.g. "sierra-research/tau2-bench's 15 files"."""
+    parts = urlsplit(url).path.strip("/").split("/")
+    repo = "/".join(parts[:2])
+    count = sum(1 for _ in (BUNDLED_DIR / urlsplit(url).netloc / repo).rglob("*.gz"))
+    return f"{repo}'s {count} file(s)"
 
 
 def ways_out(url: str, target: Path) -> str:
@@ -101,7 +113,8 @@ def download(url: str, target: Path, *, timeout: float = 60, retries: int = 4, h
         except (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError) as exc:
             text = f"{exc.__class__.__name__}: {exc}"
             if any(marker in text for marker in _NO_NETWORK):
-                raise DownloadError(f"cannot download {url} (no network: {_short_reason(exc)})") from None
+                why = _short_reason(exc)
+                raise DownloadError(f"cannot download {url} (no network: {why})", no_network=why) from None
             reason, retry_after = _short_reason(exc), None
         attempt += 1
         if attempt > retries:

@@ -18,8 +18,8 @@ from typing import Any, Callable, Iterable, Iterator
 from urllib.parse import unquote, urlsplit
 
 from gym import __version__
-from gym.data.download import (DownloadError, bundled_copy, download, is_remote, local_path, mirror_location,
-                          ways_out)
+from gym.data.download import (DownloadError, bundled_copy, bundled_files, download, is_remote, local_path,
+                               mirror_location, ways_out)
 from gym.core.errors import GymError
 from gym.core.io import atomic_path, sha256_file, write_json_atomic, write_jsonl_atomic
 
@@ -46,6 +46,7 @@ class PrepareContext:
     rows_seen: int = 0  # upstream rows the script looked at (kept, left out or skipped)
     left_out: dict[str, int] = field(default_factory=dict)  # rows the reference leaves out too, by its rule
     unscorable_rows: list[str] = field(default_factory=list)  # kept, but gym cannot score them (why)
+    no_network: str | None = None  # why the first download found no network: later ones are not tried
 
     def __post_init__(self) -> None:
         self.output_path = Path(self.output_path)
@@ -61,17 +62,24 @@ class PrepareContext:
         target = self.raw_dir / parts.netloc / parts.path.lstrip("/")
         self.sources.append(url)
         if target.is_file() and not self.force:  # downloads are atomic: a file in place is complete
-            log.info("%s: using %s (prepare.force=true downloads it again)", url, target)
+            if url not in self.sources[:-1]:  # said once per file, not at each read of it
+                log.info("%s: using %s (prepare.force=true downloads it again)", url, target)
             return target
+        bundled = bundled_copy(url)
         try:
+            if bundled is not None and self.no_network:
+                raise DownloadError(f"cannot download {url} (no network)", no_network=self.no_network)
             return self._fetch(url, target, token_env)
         except DownloadError as exc:
-            bundled = bundled_copy(url)
             if bundled is None:
                 raise DownloadError(f"{exc}; {ways_out(url, target)}") from None
-            log.warning("%s; using the copy bundled with gym (the same upstream file)", exc)
+            if exc.no_network and not self.no_network:  # one line for all the files
+                self.no_network = exc.no_network
+                log.warning("%s: no network (%s); using the copy bundled with gym of %s (the same upstream "
+                            "files)", self.name, exc.no_network, bundled_files(url))
+            elif not exc.no_network:
+                log.warning("%s; using the copy bundled with gym (the same upstream file)", exc)
         except GymError:
-            bundled = bundled_copy(url)
             if bundled is None or not self.offline:
                 raise
             log.info("%s: offline; using the copy bundled with gym (the same upstream file)", url)

@@ -27,7 +27,7 @@ def metrics_for(spec: Any, k: int | list[int] | None = None, cluster_by: str | N
     from gym.metrics.subsets import add_subsets
 
     rollouts = load_rollouts(spec)
-    log.info("read %d row(s) from %d file(s)", rollouts.rows_read, len(rollouts.files))
+    log.debug("read %d row(s) from %d file(s)", rollouts.rows_read, len(rollouts.files))  # the table says it
     key, labels = cluster_labels(rollouts, cluster_by)
     metrics = compute_metrics(rollouts.frame, k, labels, key)
     parse_errors.add_to_metrics(metrics, rollouts.files)  # math verdicts: LaTeX the parser could not read

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import html
+import logging
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
@@ -38,6 +39,9 @@ document.querySelectorAll('table.sortable th').forEach(function (th, col) {
 
 
 def _pyplot():
+    # matplotlib's first run builds its font cache and says so ("generated new fontManager", "building the
+    # font cache"): housekeeping of the plotting library, not something a run's reader needs
+    logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)
     import matplotlib
 
     matplotlib.use("Agg", force=True)

@@ -106,8 +106,8 @@ class AdaptiveLimit:
         self.peak = max(self.peak, int(limit))
         self._history.append((time.monotonic(), limit))
 
-    def settled(self) -> float:
-        """Time-weighted mean limit over the second half of the run so far."""
+    def settled(self) -> int:
+        """Time-weighted mean limit over the second half of the run so far, as a whole count of requests."""
         with self._cond:
             now = time.monotonic()
             history = list(self._history)
@@ -118,7 +118,7 @@ class AdaptiveLimit:
             if hi > lo:
                 total += int(limit) * (hi - lo)
                 weight += hi - lo
-        return round(total / weight, 1) if weight else float(int(self.limit))
+        return round(total / weight) if weight else int(self.limit)
 
     def summary(self) -> dict[str, Any]:
         return {"mode": "auto", "settled": self.settled(), "final": int(self.limit), "peak": self.peak,

@@ -46,6 +46,46 @@ def check_base_url(url: Any, setting: str) -> str:
     return text.rstrip("/")
 
 
+def check_settings(cfg: Any) -> None:
+    """What can be checked without a request: base_url shapes and API keys of the policy, the judge and the
+    user that the run will use, so a run refused for them is refused before any work (e2e prepares first)."""
+    from gym.verifiers.judge import judge_kind, require_judge
+
+    model = cfg.model
+    kind = str(model.get("kind") or "openai_compatible")
+    if kind == "mock" and model.get("base_url"):
+        raise GymError(f"model=mock starts gym's own reference server and takes no model.base_url (got "
+                       f"{model.base_url}); for a server of yours use model=vllm model.base_url={model.base_url}")
+    if kind == "openai_compatible":
+        policy_urls(model)
+        api_key_from_env(model.get("api_key_env"), "model.api_key_env")
+    require_judge(cfg)
+    judge = cfg.get("judge")
+    if judge_kind(cfg) == "openai_compatible" and judge.get("base_url"):  # a judge chosen for a benchmark needing one
+        check_base_url(judge.base_url, "judge.base_url")
+        api_key_from_env(judge.get("api_key_env"), "judge.api_key_env")
+    user = cfg.get("user") or {}
+    if user_kind(user, cfg.get("benchmark")) == "openai_compatible" and user.get("base_url"):
+        check_base_url(user.base_url, "user.base_url")
+        api_key_from_env(user.get("api_key_env"), "user.api_key_env")
+
+
+def check_reachable(cfg: Any) -> None:
+    """The policy's endpoint answers /models with the configured model (one request, no retries): a server
+    someone runs is checked before data is prepared for it."""
+    model = cfg.model
+    urls = policy_urls(model) if str(model.get("kind") or "openai_compatible") == "openai_compatible" else []
+    if len(urls) != 1:  # gym starts the server later, or replicas are set aside one by one while they come up
+        return
+    client = ModelClient(urls[0], model=model.get("name"), api=str(model.api),
+                         api_key=api_key_from_env(model.get("api_key_env"), "model.api_key_env"),
+                         timeout=float(model.timeout), max_retries=0, pool_size=1)
+    try:
+        discover(client, "model")
+    finally:
+        client.close()
+
+
 def start_policy(cfg: Any, stack: ExitStack, data_path: Path, concurrency: int) -> str:
     """The policy's base_url, after starting the server gym runs itself (mock, local, vllm_local)."""
     model = cfg.model

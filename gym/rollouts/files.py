@@ -6,6 +6,8 @@ The spec is a path, a glob, a run dir, a sweep dir, or a list of any of these.
 * A directory (a run dir, a sweep dir, any tree) contributes every file below it, at any depth,
   named `rollouts.jsonl` or `*rollouts*.jsonl`.
 * A glob contributes the `.jsonl` files it matches; a directory it matches is searched as above.
+* One file per run: where a directory holds `X.jsonl` and `X.reverified.jsonl` (task=reverify of
+  earlier versions wrote its file into the run it read), only the re-verified one is taken from it.
 * Side files are never taken from a directory or a glob: names containing `failures`,
   `materialized`, `metrics`, `profil` (reward_profile.jsonl, *_reward_profiling.jsonl) or
   `selected` (selected_tasks.jsonl). So `runs/**/*.jsonl` picks up rollouts, not the failure
@@ -37,13 +39,25 @@ def _is_rollout_name(path: Path) -> bool:
     return any(fnmatch.fnmatch(path.name, pattern) for pattern in ROLLOUT_FILE_PATTERNS)
 
 
+REVERIFIED = ".reverified.jsonl"
+
+
 def _from_directory(directory: Path, skipped: list[Path]) -> list[Path]:
     found = []
     for path in directory.rglob("*.jsonl"):
         if not path.is_file() or not _is_rollout_name(path):
             continue
         (skipped if is_side_file(path) else found).append(path)
-    return found
+    return one_per_run(found, skipped)
+
+
+def one_per_run(files: list[Path], skipped: list[Path]) -> list[Path]:
+    """`X.jsonl` beside its `X.reverified.jsonl` goes to `skipped`: the run's rows are read once, with
+    their latest verdicts (no duplicate rows by key, no second run of the same rollouts)."""
+    names = set(files)
+    superseded = [f for f in files if f.with_name(f.name.removesuffix(".jsonl") + REVERIFIED) in names]
+    skipped.extend(superseded)
+    return [f for f in files if f not in superseded]
 
 
 def _as_list(spec: Any) -> list[str]:
@@ -76,6 +90,7 @@ def find_rollout_files(spec: Any) -> tuple[list[Path], list[Path]]:
                     matched.extend(_from_directory(hit_path, skipped))
                 elif hit_path.suffix == ".jsonl":
                     (skipped if is_side_file(hit_path) else matched).append(hit_path)
+            matched = one_per_run(matched, skipped)
             if not matched:
                 extra = f" ({len(skipped)} side file(s) skipped)" if skipped else ""
                 raise GymError(f"rollouts: no rollout files matched '{pattern}'{extra}")

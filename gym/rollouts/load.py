@@ -379,7 +379,8 @@ def load_rollouts(spec: Any) -> RolloutSet:
     """Find, read, merge and de-duplicate rollouts (see the module docstring for the rules)."""
     files, skipped = find_rollout_files(spec)
     if skipped:
-        log.info("skipped %d side file(s) (failures, metrics, profiles, selections)", len(skipped))
+        log.info("skipped %d side file(s) (failures, metrics, profiles, selections, rollouts re-verified since)",
+                 len(skipped))
     use_system_allocator()
     builder = FrameBuilder(sum(count_lines(path, path.stat().st_size) for path in files))
     torn_total = sum(_read_into(builder, path, source) for source, path in enumerate(files))

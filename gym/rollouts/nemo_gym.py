@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Optional, TypedDict
 
 from gym.episodes.export import items_to_trajectory, trajectory_items
-from gym.rollouts.row import EPISODE_SCHEMA_VERSION, SCHEMA_VERSION, Rollout, check_indices, check_verdict, now
+from gym.rollouts.row import SCHEMA_VERSION, Rollout, check_indices, check_verdict, now
 from gym.toolcalls import ToolCall, calls_from_responses_output
 
 AGENT_TYPE = "responses_api_agents"
@@ -154,7 +154,7 @@ def _episode(extra: dict, params: dict, response: dict) -> dict[str, Any]:
         return {}
     inputs = params.get("input") if isinstance(params.get("input"), list) else []
     return {"trajectory": items_to_trajectory(inputs, response.get("output") or []), "episode": extra["episode"],
-            "schema_version": EPISODE_SCHEMA_VERSION}
+            "schema_version": SCHEMA_VERSION}
 
 
 # ---------------------------------------------------------------------------------------------

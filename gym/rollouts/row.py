@@ -16,7 +16,8 @@ Versions
   reply had any, `tool_call_problems` (gym.toolcalls.counters).
 * 4: rows of episode benchmarks (benchmark.kind: episode) add `trajectory` (the whole conversation as
   OpenAI chat messages) and `episode` (termination, steps, turns, tool calls and errors, the user model
-  and its usage); `response` is the agent's last text. Only episode rows carry version 4.
+  and its usage); `response` is the agent's last text. Every row this gym writes says 4, answer rows too
+  (they have nothing new): one version for the files of one version of gym.
 A row of a newer version than this gym knows is refused with a hint to upgrade gym.
 """
 
@@ -35,8 +36,7 @@ from gym.verifiers.base import JudgeUnavailable, VerifierError
 if TYPE_CHECKING:  # pragma: no cover
     from gym.model.client import Completion
 
-SCHEMA_VERSION = 3
-EPISODE_SCHEMA_VERSION = 4  # rows of episode benchmarks; answer rows keep SCHEMA_VERSION
+SCHEMA_VERSION = 4
 
 
 class Status(str, Enum):
@@ -224,7 +224,7 @@ def make_episode_rollout(benchmark: str, model: str, row: dict, task_index: int,
     episode, verdict = played.episode, played.verdict
     texts = [m.get("content") for m in episode.trajectory if m.get("role") == "assistant" and m.get("content")]
     rollout: Rollout = {
-        "schema_version": EPISODE_SCHEMA_VERSION, "benchmark": benchmark, "model": model, "task_index": task_index,
+        "schema_version": SCHEMA_VERSION, "benchmark": benchmark, "model": model, "task_index": task_index,
         "rollout_index": rollout_index, "key": key, "status": verdict["status"], "reward": verdict["reward"],
         "scores": verdict["scores"], "extracted_answer": verdict["extracted_answer"],
         "expected_answer": row.get("expected_answer"), "prompt": played.prompt,
@@ -314,5 +314,5 @@ def upgrade(row: dict, where: str) -> Rollout:
     check_row(row, where)
     out: dict[str, Any] = {name: row.get(name) for name in FIELDS if name in row or name not in OPTIONAL}
     out.update({k: v for k, v in row.items() if k not in out})  # fields of a newer writer survive
-    out["schema_version"] = EPISODE_SCHEMA_VERSION if isinstance(row.get("trajectory"), list) else SCHEMA_VERSION
+    out["schema_version"] = SCHEMA_VERSION
     return out  # type: ignore[return-value]

@@ -144,7 +144,7 @@ class TaskRows:
 
 
 def skip_superseded(files: Iterable[Path]) -> list[Path]:
-    """Drop `X.reverified.jsonl` when `X.jsonl` is also given: re-verifying X writes it again."""
+    """Drop `X.reverified.jsonl` (an older gym wrote it beside X) when `X.jsonl` is also given: re-verify X."""
     files = list(files)
     names = set(files)
     return [f for f in files

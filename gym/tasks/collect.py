@@ -49,6 +49,7 @@ log = logging.getLogger("gym.collect")
 def run(cfg: DictConfig) -> dict[str, Any]:
     with resume.signals_as_interrupts():
         cfg = resume.resolve(cfg)
+        endpoints.check_settings(cfg)
         home = run_dir(cfg)
         out_path = Path(cfg.get("output") or home / "rollouts.jsonl")
         hint = resume.resume_command(cfg, out_path)
@@ -339,10 +340,9 @@ def _report(summary: dict[str, Any], settings: CollectSettings) -> None:
 
 
 def _progress_bar(total: int, enabled: bool):
-    from tqdm import tqdm
+    from gym.core.progress import progress_bar
 
-    return tqdm(total=total, desc="rollouts", unit="rollout", disable=not enabled, dynamic_ncols=True,
-                mininterval=0.5, smoothing=0.1)
+    return progress_bar(total, "rollouts", "rollout", enabled, dynamic_ncols=True, mininterval=0.5, smoothing=0.1)
 
 
 def _summary_text(s: dict[str, Any]) -> str:

@@ -16,6 +16,7 @@ from omegaconf import DictConfig
 from gym.core.config import compose_step, run_dir
 from gym.core.errors import GymError
 from gym.metrics.options import aggregate_options, metrics_options, profile_options
+from gym.model import endpoints
 from gym.tasks import run_task
 
 log = logging.getLogger("gym.e2e")
@@ -76,7 +77,9 @@ def _run(cfg: DictConfig) -> dict[str, Any]:
     aggregate_options(aggregate_cfg)  # the later steps' knobs, checked before the first model call
     metrics_options(aggregate_cfg)
     profile_options(compose_step(cfg, "profile", cfg.get("profile"), rollouts=str(rollouts)))
-    run_task("prepare", compose_step(cfg, "prepare", benchmarks=None))
+    endpoints.check_settings(cfg)  # keys and endpoints before prepare: a refused run leaves nothing
+    endpoints.check_reachable(cfg)
+    run_task("prepare", compose_step(cfg, "prepare", benchmarks=None))  # with the run's limit (fit_to_limit)
     collect_error = None
     try:
         collected = run_task("collect", compose_step(cfg, "collect", output=str(rollouts)))

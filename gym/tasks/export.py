@@ -1,7 +1,8 @@
 """task=export: rollouts in another tool's layout. format=nemo_gym writes, per benchmark and model:
 
 * `<label>_rollouts.jsonl`: the scored rollouts (ok, model_error) as NeMo Gym rows (gym.rollouts.nemo_gym.to_nemo),
-  sorted by task and rollout index: what `gym eval profile --rollouts` and `gym eval aggregate` read;
+  sorted by task and rollout index: what NeMo Gym's own CLI (the nemo-gym package's `gym eval profile
+  --rollouts`, `gym eval aggregate`) reads;
 * `<label>_rollouts_materialized_inputs.jsonl`: one line per rollout, the prepared task row when the
   benchmark is prepared here (else just the gold answer), what `--inputs` reads;
 * `<label>_rollouts_failures.jsonl` (only when there are some): infra_error and verifier_error rollouts,
@@ -134,6 +135,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         extra = f", {entry['failed']} unscored in {Path(entry['files']['failures']).name}" if entry["failed"] else ""
         print(f"{label}: {entry['scored']} rollout(s) -> {entry['files']['rollouts']}{extra}", flush=True)
     if written:
-        print(f"NeMo Gym: gym eval profile --inputs <label>_rollouts_materialized_inputs.jsonl "
+        print(f"to profile them in NeMo Gym, with the `gym` command of the nemo-gym package (NeMo Gym's own CLI, "
+              f"not this program): gym eval profile --inputs <label>_rollouts_materialized_inputs.jsonl "
               f"--rollouts <label>_rollouts.jsonl (in {out_dir})", flush=True)
     return {"format": fmt, "out_dir": str(out_dir), "groups": written}

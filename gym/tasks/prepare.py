@@ -114,6 +114,26 @@ def is_prepared(job: PrepareJob) -> bool:
     return manifest is None or manifest.get("prepare_args", job.args) == job.args
 
 
+GENERATED_SAMPLES = "num_samples"  # prepare argument of generated benchmarks (ruler, ruler2): samples per task
+
+
+def fit_to_limit(cfg: DictConfig, limit: int | None) -> DictConfig:
+    """The prepare step of a run of `limit` tasks: a generated benchmark makes `limit` samples per task
+    instead of its full count (a dry run over a small mirror has the sources for that, and it is quick),
+    unless it is prepared in full already. Its manifest records the count, so a run without a limit
+    prepares it again in full."""
+    bench = cfg.get("benchmark")
+    args = {**to_plain(bench.dataset.prepare_args), **to_plain(cfg.get("prepare_args") or {})} if bench else {}
+    full = args.get(GENERATED_SAMPLES)
+    if not limit or not isinstance(full, int) or full <= limit or GENERATED_SAMPLES in (cfg.get("prepare_args") or {}):
+        return cfg
+    if not bool(OmegaConf.select(cfg, "prepare.force")) and is_prepared(build_jobs(cfg, [bench.name])[0]):
+        return cfg
+    log.info("%s: limit=%d, so %d generated samples per task (not %d); without a limit it is prepared in full",
+             bench.name, limit, limit, full)
+    return OmegaConf.merge(cfg, {"prepare_args": {GENERATED_SAMPLES: int(limit)}})
+
+
 def run_job(job: PrepareJob, progress: bool = True) -> dict[str, Any]:
     """Prepare one benchmark; returns a status row (errors are caught so other benchmarks go on)."""
     from gym.data.prepare_context import PrepareContext
@@ -182,6 +202,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     if cfg.get("benchmarks") is None and local.is_local(cfg.get("benchmark")):
         return _check_own_file(cfg)
     names = selected_names(cfg)
+    if names == [getattr(cfg.get("benchmark"), "name", None)]:
+        cfg = fit_to_limit(cfg, cfg.get("limit"))
     jobs = build_jobs(cfg, names)
     validate(jobs)
     todo = []

@@ -1,17 +1,19 @@
 """task=reverify: score stored rollouts again with today's verifiers, without calling the model.
 
-For every rollouts file (gym's or NeMo Gym's) a new file `<stem>.reverified.jsonl` is written beside it,
-atomically: `ok` and `verifier_error` rows are verified again (their stored reply against the prepared
-task row, see gym.rollouts.sources), `model_error` and `infra_error` rows are copied; each re-verified row
-keeps its key and records its previous verdict under `reverified`. Readers take the last row per key and
-read files in path order, so `rollouts.reverified.jsonl` supersedes `rollouts.jsonl` in the same run dir.
-Then the new files are aggregated (metrics.json / metrics.csv in the run dir) and the verdicts that
-changed are counted per benchmark, with a few examples; reverify.json keeps that summary.
+For every rollouts file (gym's or NeMo Gym's) a new file is written, atomically, into this task's own run
+dir (outputs/reverify/<time>/rollouts.jsonl; several files keep their layout below the folder they share):
+the runs read are left as they were. `ok` and `verifier_error` rows are verified again (their stored reply
+against the prepared task row, see gym.rollouts.sources), `model_error` and `infra_error` rows are copied;
+each re-verified row keeps its key and records its previous verdict under `reverified`. Then the new files
+are aggregated (metrics.json / metrics.csv in the run dir) and the verdicts that changed are counted per
+benchmark, with a few examples; reverify.json keeps that summary.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import logging
+import os
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
@@ -29,9 +31,19 @@ from gym.metrics.table import format_table
 log = logging.getLogger("gym.reverify")
 
 
-def output_path(path: Path) -> Path:
-    stem = path.name.removesuffix(".jsonl").removesuffix(".reverified")
-    return path.with_name(f"{stem}.reverified.jsonl")
+def output_paths(files: list[Path], out_dir: Path) -> list[Path]:
+    """Where each file's re-verified rows go: `out_dir/<name>` for one file, else each below `out_dir` as
+    it lies below the folder the files share; a name stays one that a run dir is read by (*rollouts*)."""
+    from gym.rollouts.files import ROLLOUT_FILE_PATTERNS
+
+    shared = Path(os.path.commonpath([str(p.parent) for p in files])) if files else out_dir
+    targets = []
+    for path in files:
+        stem = path.name.removesuffix(".jsonl").removesuffix(".reverified")
+        name = f"{stem}.jsonl" if any(fnmatch.fnmatch(f"{stem}.jsonl", p) for p in ROLLOUT_FILE_PATTERNS) \
+            else f"{stem}_rollouts.jsonl"
+        targets.append(out_dir / path.parent.relative_to(shared) / name)
+    return targets
 
 
 class Verifiers:
@@ -177,8 +189,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         verifiers = Verifiers(cfg, stack, concurrency, responses)
         pool = stack.enter_context(ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="reverify"))
         task_rows, cache = TaskRows(), {}
-        for path in files:
-            target = output_path(path)
+        for path, target in zip(files, output_paths(files, out_dir)):
+            target.parent.mkdir(parents=True, exist_ok=True)
             count = write_jsonl_atomic(target, reverify_file(path, cfg, verifiers, task_rows, cache, pool, changes))
             log.info("%s: %d row(s) -> %s", path, count, target)
             written.append(target)

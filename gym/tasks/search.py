@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from gym.core.errors import GymError, did_you_mean
 
 MATCH_THRESHOLD = 75  # thefuzz score (0-100) a field must reach for a benchmark to match
 _TOKEN_SPLIT = re.compile(r"[\s_\-/.,:;()\[\]]+")
+DESCRIPTION_MIN = 30  # characters a description column needs to be worth a column; else it gets its own line
 FILTERS = ("domain", "verifier", "language", "gated", "needs_judge", "needs_sandbox")
 
 
@@ -44,7 +44,8 @@ def language_filter(entries: list[BenchmarkEntry], wanted: str) -> list[Benchmar
 
 
 def score(query: str, entry: BenchmarkEntry) -> int:
-    """How well `query` matches the entry: exact substrings score 100, typos still score high."""
+    """How well `query` matches the entry: exact substrings score 100, typos still score high (`cut_fuzzy`
+    drops near words when some entry holds the query as typed)."""
     from rapidfuzz import fuzz, process  # thefuzz's engine, called directly: one C call per field, not per token
 
     query = query.lower().strip()
@@ -69,6 +70,27 @@ def score(query: str, entry: BenchmarkEntry) -> int:
                 value = max(value, round(fuzz.partial_ratio(query, text)))
         best = max(best, value * weight)
     return int(round(best))
+
+
+def exact(query: str, hit: dict[str, Any]) -> bool:
+    """Whether the query appears as typed in one of the hit's searched fields (not only as a near word)."""
+    query = query.lower().strip()
+    fields = ("name", "domain", "verifier", "tags", "description", "why", "needs")
+    return any(query in (" ".join(hit[f]) if isinstance(hit.get(f), list) else str(hit.get(f) or "")).lower()
+               for f in fields) or query in " ".join(hit.get("datasets", ())).lower()
+
+
+def _ranked(hits: list[dict[str, Any]], max_rows: int) -> list[dict[str, Any]]:
+    hits.sort(key=lambda h: (not h["exact"], -h["score"], h["name"]))
+    return hits[:max_rows] if max_rows > 0 else hits
+
+
+def cut_fuzzy(hits: list[dict[str, Any]], not_run: list[dict[str, Any]]) -> tuple[list, list]:
+    """When some hit holds the query as typed, the near-word ones (math ~ match) go: a plain word finds what
+    it says, while a typo (mathh, aime42) matches nothing exactly and keeps its near matches."""
+    if not any(h["exact"] for h in hits + not_run):
+        return hits, not_run
+    return [h for h in hits if h["exact"]], [h for h in not_run if h["exact"]]
 
 
 def is_prepared(entry: BenchmarkEntry, data_root: Path) -> bool:
@@ -97,11 +119,10 @@ def find(cfg: DictConfig) -> list[dict[str, Any]]:
     for entry in entries:
         match = score(query, entry)
         if match >= MATCH_THRESHOLD:
-            hits.append({**entry.to_dict(), "score": match, "prepared": is_prepared(entry, data_root),
-                         "data_path": str(entry.data_path(data_root))})
-    hits.sort(key=lambda h: (-h["score"], h["name"]))
-    max_rows = int(cfg.get("max_rows") or 0)
-    return hits[:max_rows] if max_rows > 0 else hits
+            hit = {**entry.to_dict(), "score": match, "prepared": is_prepared(entry, data_root),
+                   "data_path": str(entry.data_path(data_root))}
+            hits.append({**hit, "exact": exact(query, {**hit, "datasets": _dataset_names(entry)})})
+    return _ranked(hits, int(cfg.get("max_rows") or 0))
 
 
 def find_not_run(cfg: DictConfig) -> list[dict[str, Any]]:
@@ -116,20 +137,33 @@ def find_not_run(cfg: DictConfig) -> list[dict[str, Any]]:
         facets = BenchmarkEntry(name=entry.name, description=f"{entry.needs}, {NEEDS[entry.needs]}: {entry.why}")
         match = score(query, facets)
         if match >= MATCH_THRESHOLD:
-            hits.append({"name": entry.name, "needs": entry.needs, "why": entry.why, "runs": False, "score": match,
-                         "line": entry.line()})
-    hits.sort(key=lambda h: (-h["score"], h["name"]))
-    max_rows = int(cfg.get("max_rows") or 0)
-    return hits[:max_rows] if max_rows > 0 else hits
+            hit = {"name": entry.name, "needs": entry.needs, "why": entry.why, "runs": False, "score": match,
+                   "line": entry.line()}
+            hits.append({**hit, "exact": exact(query, {**hit, "description": NEEDS[entry.needs]})})
+    return _ranked(hits, int(cfg.get("max_rows") or 0))
 
 
-def format_hits(hits: list[dict[str, Any]], width: int | None) -> str:
+def fit(line: str, width: int) -> str:
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def format_hits(hits: list[dict[str, Any]], width: int) -> str:
+    """The hits as a table no wider than `width`: descriptions are cut to the room left, or, in a terminal too
+    narrow for a useful cut, go on a line of their own under their row (the full text: format=json)."""
     from gym.metrics.table import format_table
 
     columns = [("name", "name"), ("domain", "domain"), ("verifier", "verifier"), ("repeats", "num_repeats"),
-               ("prepared", "prepared"), ("description", "description")]
+               ("prepared", "prepared")]
     cells = [[str(h[key]) if key != "prepared" else ("yes" if h[key] else "no") for _, key in columns] for h in hits]
-    return format_table([title for title, _ in columns], cells, width=width)
+    heads = [title for title, _ in columns]
+    table = format_table(heads, cells).splitlines()
+    if width - len(table[1]) - 2 >= DESCRIPTION_MIN:  # description as the last column, cut to fit
+        return format_table([*heads, "description"], [[*row, h["description"]] for row, h in zip(cells, hits)],
+                            width=width)
+    lines = [fit(table[0], width), fit(table[1], width)]
+    for row, hit in zip(table[2:], hits):
+        lines += [fit(row, width), fit("    " + hit["description"], width)]
+    return "\n".join(lines)
 
 
 def show(cfg: DictConfig) -> dict[str, Any]:
@@ -140,7 +174,7 @@ def show(cfg: DictConfig) -> dict[str, Any]:
     bench = cfg.benchmark
     name = bench.name
     data_path = Path(bench.dataset.path)
-    info: dict[str, Any] = {"name": name, "data_path": str(data_path), "prepared": data_path.is_file()}
+    info: dict[str, Any] = {"name": name, "data_path": str(data_path), "prepared": data_path.is_file(), "sha256": None}
     if info["prepared"]:
         manifest = read_manifest(data_path) or {}
         info["rows"] = manifest.get("rows")
@@ -159,9 +193,9 @@ def show(cfg: DictConfig) -> dict[str, Any]:
     text.append("")
     text.append(f"data:      {data_path}")
     if info["prepared"]:
-        text.append(f"prepared:  yes, {info['rows']} rows, sha256 {info['sha256']}")
-    else:
-        text.append("prepared:  no")
+        text += [f"prepared:  yes, {info['rows']} rows", f"sha256:    {info['sha256']}"]
+    else:  # the hash is of the prepared file: there is none before prepare
+        text += ["prepared:  no", "sha256:    none yet: the prepared file's hash shows here once prepare has run"]
     text += ["", "prepare:   " + info["prepare_command"], "run:       " + info["run_command"]]
     print("\n".join(text))
     return info
@@ -172,18 +206,18 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         raise GymError(f"format={cfg.get('format')} is not one of: table, json")
     if cfg.get("benchmark") is not None:
         return show(cfg)
-    hits, not_run = find(cfg), find_not_run(cfg)
+    hits, not_run = cut_fuzzy(find(cfg), find_not_run(cfg))
     if cfg.format == "json":  # runnable hits first (runs: true), then those gym does not run (runs: false)
         print(json.dumps([{**hit, "runs": True} for hit in hits] + not_run, indent=2))
         return {"matches": len(hits), "not_run": len(not_run)}
     query = cfg.get("query") or ""
+    width = shutil.get_terminal_size().columns  # COLUMNS, else the terminal's, else 80 (piped)
     if hits:
-        width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
         title = f"Benchmarks matching '{query}' ({len(hits)})" if query else f"Benchmarks ({len(hits)})"
         print(title + "\n" + format_hits(hits, width))
     elif not not_run:
         print(f"No benchmarks match '{query}'." if query else "No benchmarks found.")
     if not_run:
         print(("\n" if hits else "") + f"Reference benchmarks gym does not run yet ({len(not_run)}):")
-        print("\n".join(f"  {hit['line']}" for hit in not_run))
+        print("\n".join(fit(f"  {hit['line']}", width) for hit in not_run))
     return {"matches": len(hits), "not_run": len(not_run)}

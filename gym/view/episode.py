@@ -58,6 +58,35 @@ def pretty_text(text: Any) -> str:
         return text
 
 
+CALLS_FINGERPRINT = "calls:"  # an episode's extracted_answer: a hash of its calls (gym.verifiers.episode)
+
+
+def shown_answer(row: dict) -> str | None:
+    """The extracted answer as a person reads it: an episode's is a hash of its calls (what majority@k
+    compares), so its calls are shown instead, `name(arguments)` in order, or nothing when it made none."""
+    answer = row.get("extracted_answer")
+    if not (isinstance(answer, str) and answer.startswith(CALLS_FINGERPRINT)):
+        return answer
+    calls = [call.get("function") or {} for m in row.get("trajectory") or [] if isinstance(m, dict)
+             and m.get("role") == "assistant" for call in m.get("tool_calls") or [] if isinstance(call, dict)]
+    return "; ".join(f"{c.get('name')}({_arguments(c.get('arguments'))})" for c in calls) or None
+
+
+def _arguments(arguments: Any) -> str:
+    try:
+        value = json.loads(arguments) if isinstance(arguments, str) else arguments
+    except ValueError:
+        return str(arguments)
+    if isinstance(value, dict):
+        return ", ".join(f"{key}={json.dumps(item, ensure_ascii=False)}" for key, item in value.items())
+    return json.dumps(value, ensure_ascii=False)
+
+
+# What each reward-basis entry checks, for an entry that lists nothing to check in a task (it counts as met).
+BASIS_KINDS = {"DB": "database", "ENV_ASSERTION": "assertion", "ACTION": "action", "COMMUNICATE": "required string",
+               "NL_ASSERTION": "nl assertion"}
+
+
 def checks(verifier: dict) -> list[dict[str, Any]]:
     """Each check of the reward basis: [{kind, name, met, detail}] from an episode verifier's details."""
     out: list[dict[str, Any]] = []
@@ -82,6 +111,12 @@ def checks(verifier: dict) -> list[dict[str, Any]]:
     elif nl == "skipped":
         out.append({"kind": "nl assertion", "name": "skipped (nl_assertions: skip)", "met": None,
                     "in_basis": False, "detail": ""})
+    shown = {check["kind"] for check in out}
+    for name in basis:  # an entry of the basis with nothing listed to check (COMMUNICATE without strings)
+        kind = BASIS_KINDS.get(name, name.lower())
+        if kind not in shown and name in breakdown:
+            out.append({"kind": kind, "name": f"{name}: nothing listed to check in this task",
+                        "met": float(breakdown[name]) >= 1.0, "in_basis": True, "detail": "counts as met"})
     return out
 
 

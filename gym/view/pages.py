@@ -37,6 +37,38 @@ def _ci(metric: Any) -> str:
         else f"{metric['value']:.2f}"
 
 
+def _value(value: Any, unit: str) -> str:
+    """A metric's value as a page shows it: counts whole, percents to 2 decimals (as their CIs), others to 4
+    significant digits."""
+    if value is None:
+        return "–"
+    if unit == "count":
+        return str(int(value))
+    return f"{float(value):.2f}" if unit == "percent" else f"{float(value):.4g}"
+
+
+def metric_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """metrics.csv's rows for a page: each metric once (pass@1 is also the first of pass@k's), its value shown
+    as `_value` says."""
+    seen: set[str] = set()
+    out = []
+    for row in rows:
+        if row["metric"] not in seen:
+            seen.add(row["metric"])
+            out.append({**row, "shown": _value(row["value"], row["unit"])})
+    return out
+
+
+def subset_metric_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The per-subset rows (`subset/<column>=<value>/<metric>`) with their column, value and metric apart."""
+    out = []
+    for row in metric_rows(rows):
+        _, where, name = row["metric"].split("/", 2)
+        column, _, value = where.partition("=")
+        out.append({**row, "subset": column, "subset_value": value, "metric": name})
+    return out
+
+
 _env.filters.update(pct=_pct, ci=_ci, tojson_pretty=lambda v: json.dumps(v, indent=2, ensure_ascii=False, default=str))
 
 
@@ -56,7 +88,9 @@ def run_rows(runs: Runs) -> list[dict[str, Any]]:
     for run in runs:
         figures, info = run.figures(), run.info()
         for label, entry in figures.metrics["benchmarks"].items():
-            passhat = entry.get("pass^k") or {}
+            profiled = [p for p in figures.profile if (p["benchmark"], p["model"]) == (entry["benchmark"], entry["model"])]
+            # pass^k as report.html gives it (from the reward profile, every benchmark), else the metrics'
+            passhat = (profiled[0].get("pass^k") if profiled else None) or entry.get("pass^k") or {}
             top = max(passhat, key=int) if passhat else None
             rows.append({"run": run.number, "name": run.name, "href": f"run/{run.number}/index.html",
                          "benchmark": entry["benchmark"], "model": entry["model"],
@@ -93,9 +127,10 @@ def run_page(run: Run, live: int) -> str:
     metrics = figures.metrics
     entries = []
     for label, entry in metrics["benchmarks"].items():
-        entries.append({"label": label, "entry": entry,
-                        "rows": csv_rows({"benchmarks": {label: entry}}),
-                        "subsets": subset_rows({"benchmarks": {label: entry}}),
+        rows = metric_rows(csv_rows({"benchmarks": {label: entry}}))
+        entries.append({"label": label, "entry": entry, "rows": rows,
+                        "explain_avg": any("[avg-of-" in row["metric"] for row in rows),
+                        "subsets": subset_metric_rows(subset_rows({"benchmarks": {label: entry}})),
                         "family": entry.get("family_metrics") or {},
                         "profile": [p for p in figures.profile if p["benchmark"] == entry["benchmark"]
                                     and p["model"] == entry["model"]]})
@@ -133,7 +168,7 @@ def rollout_page(run: Run, number: int, task_row_of: Callable[[dict, Path], tupl
     root = "../../../../"
     common = {"root": root, "run": run, "row": row, "line": run.index.line_of(number),
               "tasks_href": f"{root}run/{run.number}/tasks.html", "run_href": f"{root}run/{run.number}/index.html",
-              "siblings": _siblings(run, benchmark, task),
+              "siblings": _siblings(run, benchmark, task), "extracted": episode_view.shown_answer(row),
               "verifier_json": json.dumps(row.get("verifier") or {}, indent=2, ensure_ascii=False, default=str)}
     if row.get("trajectory"):
         return _env.get_template("episode.html").render(

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from gym.core.errors import GymError
-from gym.rollouts.files import find_rollout_files
+from gym.rollouts.files import REVERIFIED, find_rollout_files
 from gym.view.index import RunFile
 
 log = logging.getLogger("gym.view")
@@ -56,7 +56,8 @@ class Run:
             info = json.loads((self.dir / "run.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
-        if isinstance(info, dict) and Path(str(info.get("rollouts", self.path))).name != self.path.name:
+        own = self.path.name.replace(REVERIFIED, ".jsonl")  # run.json names the file that was re-verified
+        if isinstance(info, dict) and Path(str(info.get("rollouts", self.path))).name != own:
             return {}  # run.json of another file in the same dir
         return info if isinstance(info, dict) else {}
 
@@ -114,7 +115,7 @@ def compute_figures(path: Path, version: int, in_subprocess: bool = False) -> Fi
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
             return pool.submit(compute_figures, path, version).result()
     from gym.metrics.output import metrics_for
-    from gym.metrics.reward_profiles import BucketEdges, task_profile
+    from gym.metrics.reward_profiles import BucketEdges, aggregate_profile, task_profile
 
     metrics, rollouts = metrics_for(str(path))
     profile, completion = task_profile(rollouts.frame, None, BucketEdges())
@@ -122,18 +123,22 @@ def compute_figures(path: Path, version: int, in_subprocess: bool = False) -> Fi
     if len(profile):
         for bench, task, bucket in zip(profile["benchmark"], profile["task_index"], profile["bucket"]):
             buckets[(str(bench), int(task))] = str(bucket)
-        for entry in completion:
+        for entry in completion:  # buckets in the CLI's order (unsolved -> solved), pass^k as report.html has it
             mine = profile[(profile["benchmark"] == entry["benchmark"]) & (profile["model"] == entry["model"])]
-            entry["buckets"] = {str(name): int(count) for name, count in mine["bucket"].value_counts(sort=False).items()}
+            summary = aggregate_profile(mine)
+            entry.update(buckets=summary["buckets"], **{"pass^k": summary["pass^k"]})
     rates = [float(r) for r in profile["pass_rate"]] if len(profile) else []
     return Figures(version, metrics, buckets, completion, rates)
 
 
 def _display_name(path: Path, root: Path | None) -> str:
+    """A run dir's name for its rollouts.jsonl (or the rollouts.reverified.jsonl an older gym's reverify put
+    beside it, read in its place), else the file's own name."""
+    named_by_dir = path.name in ("rollouts.jsonl", "rollouts" + REVERIFIED)
     if root is not None:
         try:
             rel = path.relative_to(root)
-            return str(rel.parent) if rel.name == "rollouts.jsonl" and str(rel.parent) != "." else str(rel)
+            return str(rel.parent) if named_by_dir and str(rel.parent) != "." else str(rel)
         except ValueError:
             pass
     return str(path.parent.name + "/" + path.name) if path.name == "rollouts.jsonl" else path.name

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from gym.rollouts.row import STATUSES
+from gym.view.episode import shown_answer
 from gym.view.runs import Run
 
 FACETS = ("status", "reward_band", "benchmark", "subset", "bucket", "termination", "error_type")
@@ -106,7 +107,7 @@ def summary_row(run: Run, number: int, labels: dict[str, tuple[np.ndarray, list[
     out = {"task": row["task_index"], "rollout": row["rollout_index"], "benchmark": row["benchmark"],
            "status": row["status"], "reward": reward,
            **{facet: labels[facet][1][labels[facet][0][number]] for facet in LABELLED},
-           "extracted": _short(row.get("extracted_answer")), "expected": _short(row.get("expected_answer")),
+           "extracted": _short(shown_answer(row)), "expected": _short(row.get("expected_answer")),
            "href": rollout_path(str(row["benchmark"]), int(row["task_index"]), int(row["rollout_index"]))}
     if with_text:  # the static export filters in the page: it needs the text searched
         out["text"] = search_text(row).lower()
