@@ -42,8 +42,8 @@ def main() -> None:
         subjects["other checkout"] = (str(args.other / ".venv" / "bin" / "python"), args.other)
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "GYM_DATA_DIR": f"{tmp}/data"}
-        for python, checkout in subjects.values():  # prepare (bundled GSM8K) and warm up once each
-            cpu_of(python, checkout, Path(tmp) / "warm", env)
+        for n, (python, checkout) in enumerate(subjects.values()):  # prepare (bundled GSM8K), warm up once each
+            cpu_of(python, checkout, Path(tmp) / f"warm-{n}", env)
         seconds: dict[str, list[float]] = {name: [] for name in subjects}
         for run in range(args.runs):
             for name, (python, checkout) in subjects.items():

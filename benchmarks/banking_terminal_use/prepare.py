@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gym.episodes.tau2.banking_prepare import prepare_banking
+from gym.episodes.tau2 import prepare_banking
 
 if TYPE_CHECKING:
     from gym.data import PrepareContext

@@ -131,6 +131,8 @@ def mock_opening(task: dict, openings: Counter) -> str:
 
 
 def prepare_banking(ctx: "PrepareContext", variant: str, commit: str = COMMIT) -> Path:
+    """Prepare τ² banking_knowledge for one retrieval `variant` (VARIANT_TOOLS) from upstream at `commit`: the
+    environment file (policy, database, tools, documents) beside one row per task."""
     if variant not in VARIANT_TOOLS:
         raise GymError(f"banking retrieval variant {variant!r}: gym runs {', '.join(VARIANT_TOOLS)}")
     fetch = lambda path: ctx.fetch(url(path, commit))  # noqa: E731
