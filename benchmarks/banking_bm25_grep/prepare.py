@@ -1,6 +1,6 @@
 """τ²-bench `banking_knowledge` domain (sierra-research/tau2-bench, MIT) in its `bm25_grep` retrieval form:
 97 tasks of a bank's customer service, where the agent finds policy and procedures in a knowledge base of
-~700 documents with `KB_search` (BM25) and `grep`. See gym.episodes.tau2.banking_prepare."""
+~700 documents with `KB_search` (BM25) and `grep`. See gym.episodes.tau2.banking.prepare."""
 
 from __future__ import annotations
 

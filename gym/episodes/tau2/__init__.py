@@ -9,6 +9,6 @@ from __future__ import annotations
 from gym.core.faces import lazy_getattr
 
 FACE = {"DOMAINS": "gym.episodes.tau2.prepare", "prepare_domain": "gym.episodes.tau2.prepare",
-        "prepare_banking": "gym.episodes.tau2.banking_prepare"}
+        "prepare_banking": "gym.episodes.tau2.banking.prepare"}
 __all__ = sorted(FACE)
 __getattr__ = lazy_getattr(__name__, FACE)

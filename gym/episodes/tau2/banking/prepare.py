@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from gym.core.errors import GymError
 from gym.core.io import write_json_atomic
 from gym.episodes.messages import STOP_TOKENS
-from gym.episodes.tau2.banking_kb import VARIANT_TOOLS
+from gym.episodes.tau2.banking.kb import VARIANT_TOOLS
 from gym.episodes.tau2.prepare import COMMIT, REPO, _opening_key, first_agent_message, unique_opening, url
 from gym.episodes.tau2.upstream import (literal_aliases, module_constant, nl_judge_prompts, scenario_text,
                                         tool_schemas)
