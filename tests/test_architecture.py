@@ -131,3 +131,18 @@ def test_every_name_of_a_face_resolves():
         module = importlib.import_module(face)
         for name in module.__all__:
             assert getattr(module, name) is not None, f"{face}.{name}"
+
+
+def test_collect_starts_without_the_heavy_libraries():
+    """collect (and the CLI in front of it) loads numpy, pandas, plotting and the episode layer only where a run
+    uses them: resuming, the reference server, aggregate's statistics, an episode benchmark."""
+    import subprocess
+    import sys
+
+    code = ("import sys, gym.cli.main, gym.tasks.collect; "
+            "print(' '.join(sorted(sys.modules)))")
+    loaded = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                cwd=GYM.parent).stdout.split())
+    libraries = {"numpy", "pandas", "matplotlib", "scipy", "pyarrow", "polars", "sympy"}
+    assert sorted(name for name in loaded if name.split(".")[0] in libraries
+                  or name.split(".")[:2] in (["gym", "episodes"], ["gym", "mock"])) == []
