@@ -9,7 +9,8 @@ import json
 from gym.episodes.tau2.banking import agent
 from gym.episodes.tau2.banking.accounts import account_balance
 from gym.episodes.tau2.banking.dense import dense_index
-from gym.episodes.tau2.banking.db import BankDB, TODAY, add, by_field, deterministic_id, find, normalize, query_text, table
+from gym.episodes.tau2.banking.db import (BankDB, TODAY, add, by_field, deterministic_id, find, normalize, query_text,
+                                         table)
 from gym.episodes.tau2.banking.kb import ALL_RETRIEVAL_TOOLS, RETRIEVAL_TOOLS, knowledge_base
 from gym.episodes.tau2.banking.shell import knowledge_shell
 from gym.episodes.tau2.domain import Domain, Tool, Toolkit
