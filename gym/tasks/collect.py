@@ -18,7 +18,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from omegaconf import DictConfig
 
@@ -37,11 +37,13 @@ from gym.model.images import no_images
 from gym.model.replicas import replica_lines
 from gym.model.response_cache import open_cache
 from gym.rollouts import resume
-from gym.rollouts.episodes import EpisodeRun, check_solo, episode_lines
 from gym.rollouts.plan import Plan, task_rows
 from gym.rollouts.row import make_episode_rollout, make_rollout
 from gym.rollouts.runner import LIMIT_FLAGS, RolloutPool, Tally, WorkItem
 from gym.rollouts.settings import CollectSettings
+
+if TYPE_CHECKING:  # gym.rollouts.episodes (and gym.episodes below it) load only for an episode benchmark
+    from gym.rollouts.episodes import EpisodeRun
 
 log = logging.getLogger("gym.collect")
 
@@ -113,6 +115,7 @@ def prompt_maker(settings: CollectSettings) -> PromptOf:
     bench, path = settings.benchmark, settings.paths.data
     if bench.kind == "episode":
         from gym.episodes import make_environment
+        from gym.rollouts.episodes import check_solo
 
         env = make_environment(bench.environment or "", path)
         if user_kind(settings.endpoints.get("user"), {"default_user": bench.default_user}) == "none":  # solo mode
@@ -187,6 +190,8 @@ def start_endpoints(settings: CollectSettings, stack: ExitStack, row_of: Callabl
         client.limiter = AdaptiveLimit(limits.concurrency)
     judge_model = judge["model"] if judge else None
     if settings.benchmark.kind == "episode":
+        from gym.rollouts.episodes import EpisodeRun
+
         episodes = EpisodeRun(cfg, stack, client, verifier, limits.concurrency, cache, row_of)
         fingerprint["user"] = episodes.user_info
         if embedded is not None:  # another embedding model is another experiment: its rollouts get other keys
@@ -374,7 +379,10 @@ def _summary_text(s: dict[str, Any]) -> str:
     if cost.get("tokens") or cost.get("usd") is not None:
         lines.append(f"tokens {cost['tokens']}" + (f"; cost ${cost['usd']:.4f}" if cost.get("usd") is not None else ""))
     lines += model_time_lines(s) + replica_lines(s.get("replicas") or [])
-    lines += episode_lines(s)
+    if s.get("episodes"):
+        from gym.rollouts.episodes import episode_lines
+
+        lines += episode_lines(s)
     if s.get("resumes"):
         job, last = s.get("slurm"), s["resumes"][-1]
         lines.append(f"resumed: {last['rollouts_done']} rollouts were already done"

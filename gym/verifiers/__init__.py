@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gym.core.errors import GymError, did_you_mean
+from gym.core.faces import lazy_getattr
 from gym.verifiers.base import Verdict, Verifier
 
 # family -> "module:Class"
@@ -56,4 +57,9 @@ def strict_rewards(cfg: Any) -> bool:
     return value
 
 
-__all__ = ["FAMILIES", "Verdict", "Verifier", "make_verifier", "strict_rewards"]
+# What prepare scripts share with the verifiers (loaded on first use): the points imo_gradingbench's grade
+# labels stand for, and the sentence splitter RULER's haystacks use as IFEval does.
+FACE = {"GRADE_POINTS": "gym.verifiers.label", "punkt_sentences": "gym.verifiers.instructions.text"}
+__getattr__ = lazy_getattr(__name__, FACE)
+
+__all__ = ["FAMILIES", "Verdict", "Verifier", "make_verifier", "strict_rewards", *sorted(FACE)]

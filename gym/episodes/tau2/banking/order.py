@@ -3,7 +3,7 @@ fee charged and booked as a transaction, and the new card's deterministic number
 
 from __future__ import annotations
 
-from gym.episodes.tau2.banking_db import TODAY, add, deterministic_id, table
+from gym.episodes.tau2.banking.db import TODAY, add, deterministic_id, find, table
 from gym.episodes.tau2.domain import Tool
 
 DELIVERY = {"STANDARD": "7-10 business days", "EXPEDITED": "3-5 business days", "RUSH": "1-2 business days"}
@@ -83,11 +83,11 @@ def order_debit_card_5739(db: dict, account_id: str, user_id: str, delivery_opti
     if card_design.upper() not in DESIGNS:
         return f"Error: Invalid card_design. Must be one of: {DESIGNS}"
     delivery_option, card_design = delivery_option.upper(), card_design.upper()
-    accounts = table(db, "accounts")
-    if account_id not in accounts:
-        return f"Error: Account '{account_id}' not found."
+    account, missing = find(db, "accounts", account_id)
+    if missing:
+        return missing
     try:
-        holdings = float(str(accounts[account_id].get("current_holdings", "0")).replace(",", ""))
+        holdings = float(str(account.get("current_holdings", "0")).replace(",", ""))
     except ValueError:
         holdings = 0.0
     refused = _refused(db, account_id, user_id, holdings)
@@ -104,7 +104,7 @@ def order_debit_card_5739(db: dict, account_id: str, user_id: str, delivery_opti
     if not add(db, "debit_card_orders", order_id, order):
         return "Error: Failed to create debit card order. Order may already exist."
     if total > 0:
-        accounts[account_id]["current_holdings"] = f"{holdings - total:.2f}"
+        account["current_holdings"] = f"{holdings - total:.2f}"
         fee_id = f"btxn_dcfee_{order_id[-8:]}"
         add(db, "bank_account_transaction_history", fee_id, {
             "transaction_id": fee_id, "account_id": account_id, "date": TODAY,

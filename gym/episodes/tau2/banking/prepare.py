@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from gym.core.errors import GymError
 from gym.core.io import write_json_atomic
 from gym.episodes.messages import STOP_TOKENS
-from gym.episodes.tau2.banking_kb import VARIANT_TOOLS
+from gym.episodes.tau2.banking.kb import VARIANT_TOOLS
 from gym.episodes.tau2.prepare import COMMIT, REPO, _opening_key, first_agent_message, unique_opening, url
 from gym.episodes.tau2.upstream import (literal_aliases, module_constant, nl_judge_prompts, scenario_text,
                                         tool_schemas)
@@ -131,6 +131,8 @@ def mock_opening(task: dict, openings: Counter) -> str:
 
 
 def prepare_banking(ctx: "PrepareContext", variant: str, commit: str = COMMIT) -> Path:
+    """Prepare τ² banking_knowledge for one retrieval `variant` (VARIANT_TOOLS) from upstream at `commit`: the
+    environment file (policy, database, tools, documents) beside one row per task."""
     if variant not in VARIANT_TOOLS:
         raise GymError(f"banking retrieval variant {variant!r}: gym runs {', '.join(VARIANT_TOOLS)}")
     fetch = lambda path: ctx.fetch(url(path, commit))  # noqa: E731

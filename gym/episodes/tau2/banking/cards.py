@@ -7,7 +7,7 @@ import json
 from datetime import datetime
 from typing import Callable
 
-from gym.episodes.tau2.banking_db import TODAY, by_field, one_argument, query, table
+from gym.episodes.tau2.banking.db import TODAY, by_field, find, one_argument, query, table
 from gym.episodes.tau2.domain import Tool
 
 
@@ -82,10 +82,10 @@ def get_bank_account_transactions_9173(db: dict, account_id: str) -> str:
 def get_debit_cards_by_account_id_7823(db: dict, account_id: str) -> str:
     if not account_id:
         return "Error: Missing required parameter 'account_id'."
-    accounts = table(db, "accounts")
-    if account_id not in accounts:
-        return f"Error: Account '{account_id}' not found."
-    if accounts[account_id].get("class", "").lower() not in ("checking", "business_checking"):
+    account, missing = find(db, "accounts", account_id)
+    if missing:
+        return missing
+    if account.get("class", "").lower() not in ("checking", "business_checking"):
         return (f"Error: Account '{account_id}' is not a checking account. "
                 "Debit cards are only available for checking accounts.")
     cards = []
@@ -141,10 +141,9 @@ def close_debit_card_4721(db: dict, card_id: str, reason: str) -> str:
     if reason.lower() not in CLOSE_REASONS:
         return f"Error: Invalid reason. Must be one of: {CLOSE_REASONS}"
     reason = reason.lower()
-    cards = table(db, "debit_cards")
-    if card_id not in cards:
-        return f"Error: Debit card '{card_id}' not found."
-    card = cards[card_id]
+    card, missing = find(db, "debit_cards", card_id)
+    if missing:
+        return missing
     if card.get("status") not in ("ACTIVE", "PENDING"):
         return (f"Error: Debit card '{card_id}' cannot be closed. Current status: {card.get('status')}. "
                 "Only ACTIVE or PENDING cards can be closed.")
@@ -167,10 +166,9 @@ def close_debit_card_4721(db: dict, card_id: str, reason: str) -> str:
 def freeze_debit_card_3892(db: dict, card_id: str) -> str:
     if not card_id:
         return "Error: Missing required parameter: card_id."
-    cards = table(db, "debit_cards")
-    if card_id not in cards:
-        return f"Error: Debit card '{card_id}' not found."
-    card = cards[card_id]
+    card, missing = find(db, "debit_cards", card_id)
+    if missing:
+        return missing
     if card.get("status") == "FROZEN":
         return f"Error: Debit card '{card_id}' is already frozen."
     if card.get("status") != "ACTIVE":
@@ -188,10 +186,9 @@ def freeze_debit_card_3892(db: dict, card_id: str) -> str:
 def unfreeze_debit_card_3893(db: dict, card_id: str) -> str:
     if not card_id:
         return "Error: Missing required parameter: card_id."
-    cards = table(db, "debit_cards")
-    if card_id not in cards:
-        return f"Error: Debit card '{card_id}' not found."
-    card = cards[card_id]
+    card, missing = find(db, "debit_cards", card_id)
+    if missing:
+        return missing
     if card.get("status") == "ACTIVE":
         return f"Error: Debit card '{card_id}' is already active."
     if card.get("status") != "FROZEN":

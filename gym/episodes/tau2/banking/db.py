@@ -42,8 +42,8 @@ class BankDB(dict):
         self.unlocked: set[str] = set()  # agent tools unlocked in this episode
         self.read_log: set[str] = set()  # read tools whose calls are logged (set per task)
         self.catalog: dict = {}  # side -> discoverable tool -> its description (from the domain file)
-        self.kb: Any = None  # the knowledge base's index (gym.episodes.tau2.banking_kb)
-        self.dense: Any = None  # its embeddings, in the alltools form (gym.episodes.tau2.banking_dense)
+        self.kb: Any = None  # the knowledge base's index (gym.episodes.tau2.banking.kb)
+        self.dense: Any = None  # its embeddings, in the alltools form (gym.episodes.tau2.banking.dense)
 
 
 def normalize(data: dict, where: str) -> BankDB:
@@ -60,6 +60,17 @@ def normalize(data: dict, where: str) -> BankDB:
 def table(db: dict, name: str) -> dict:
     """A table's records, the episode's own copy (see gym.episodes.tau2.cow)."""
     return db[name]["data"]
+
+
+RECORD_NAMES = {"accounts": "Account", "debit_cards": "Debit card", "credit_card_accounts": "Credit card account"}
+
+
+def find(db: dict, name: str, key: Any, what: str | None = None) -> tuple[dict | None, str | None]:
+    """(the record `key` of table `name`, None), or (None, upstream's "Error: <what> '<key>' not found.")."""
+    records = table(db, name)
+    if key not in records:
+        return None, f"Error: {what or RECORD_NAMES[name]} '{key}' not found."
+    return records[key], None
 
 
 def deterministic_id(seed: str, length: int = 16) -> str:

@@ -164,7 +164,7 @@ _shells: dict[int, KnowledgeShell] = {}
 
 
 def knowledge_shell(kb: Any) -> KnowledgeShell:
-    """The shell over a knowledge base's documents (gym.episodes.tau2.banking_kb), made once per process."""
+    """The shell over a knowledge base's documents (gym.episodes.tau2.banking.kb), made once per process."""
     with _lock:
         runner = _shells.get(id(kb))
     if runner is None:

@@ -5,9 +5,9 @@ the top 10 by score, as upstream's bm25 pipeline); `grep` counts a regex's match
 insensitive; an invalid pattern is searched literally) and ranks the 10 with most. Both answer in
 upstream's format (title, id, score, full content), KB_search with its timing line. The alltools form's
 `KB_search_bm25(query, k)` is the same BM25 and `KB_search_dense(query, k)` cosine similarity over
-embeddings (gym.episodes.tau2.banking_dense); both rank the top 10, then keep the first `k`, as upstream's
+embeddings (gym.episodes.tau2.banking.dense); both rank the top 10, then keep the first `k`, as upstream's
 pipeline does. `shell` runs commands over the documents as files in gym's sandbox
-(gym.episodes.tau2.banking_shell). The indexes are built once per domain file and shared by every
+(gym.episodes.tau2.banking.shell). The indexes are built once per domain file and shared by every
 episode; the episode's database carries them as `kb` and `dense` (outside the hashed tables).
 """
 
@@ -18,7 +18,7 @@ import threading
 import time
 from typing import Any
 
-from gym.episodes.tau2.banking_shell import shell
+from gym.episodes.tau2.banking.shell import shell
 from gym.episodes.tau2.domain import Tool
 
 TOP_K = 10

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 
-from gym.episodes.tau2.airline_records import (CERTIFICATE, FLIGHT_INFO_ARGS, PASSENGER, PASSENGER_ARGS, PAYMENT,
+from gym.episodes.tau2.airline.records import (CERTIFICATE, FLIGHT_INFO_ARGS, PASSENGER, PASSENGER_ARGS, PAYMENT,
                                                PAYMENT_ARGS, RESERVATION, RESERVATION_ARGS, RESERVATION_FLIGHT, TABLES,
                                                as_models, attribute, direct_flights)
 from gym.episodes.tau2.arithmetic import calculate

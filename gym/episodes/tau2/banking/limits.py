@@ -3,8 +3,8 @@ upstream's eligibility checks) and its denial (upstream's KnowledgeTools methods
 
 from __future__ import annotations
 
-from gym.episodes.tau2.banking_accounts import balance
-from gym.episodes.tau2.banking_db import TODAY, add, deterministic_id, table
+from gym.episodes.tau2.banking.accounts import balance
+from gym.episodes.tau2.banking.db import TODAY, add, deterministic_id, table
 from gym.episodes.tau2.domain import Tool
 
 DENIAL_REASONS = ["insufficient_account_age", "cooldown_period_active", "pending_disputes", "pending_replacement_card",

@@ -30,7 +30,7 @@ from gym.episodes.base import ToolEndpointFailed
 if TYPE_CHECKING:
     import numpy as np  # imported where used: a τ² run without dense search never loads it
 
-log = logging.getLogger("gym.episodes.tau2.banking_dense")
+log = logging.getLogger("gym.episodes.tau2.banking.dense")
 RETRIEVER_TOP_K = 10  # upstream's PipelineSpec.top_k for both alltools searches
 QUERY_MEMORY = 10_000  # query vectors kept per index (upstream keeps every one for the process)
 

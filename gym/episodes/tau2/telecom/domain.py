@@ -1,5 +1,5 @@
-"""τ²-bench's `telecom` domain: tech support for a carrier (gym.episodes.tau2.telecom_carrier) while the user
-works their own phone (telecom_phone, telecom_user), and the sync that joins the two sides.
+"""τ²-bench's `telecom` domain: tech support for a carrier (gym.episodes.tau2.telecom.carrier) while the user
+works their own phone (telecom.phone, telecom.user), and the sync that joins the two sides.
 
 Upstream's environment syncs after its construction, after each tool call that succeeds, after each
 function a task names (set-up actions and checks) and at the end of replaying a trajectory, but not after
@@ -11,10 +11,8 @@ database hashes with values computed by upstream's code.
 
 from __future__ import annotations
 
-from gym.episodes.tau2 import telecom_carrier as carrier
-from gym.episodes.tau2 import telecom_phone as phone
-from gym.episodes.tau2 import telecom_user as user
 from gym.episodes.tau2.domain import Domain, Tool, Toolkit
+from gym.episodes.tau2.telecom import carrier, phone, user
 
 
 def sync(db: dict, user_db: dict) -> None:

@@ -1,4 +1,4 @@
-"""The telecom user's tools over the simulated phone (gym.episodes.tau2.telecom_phone), with upstream's
+"""The telecom user's tools over the simulated phone (gym.episodes.tau2.telecom.phone), with upstream's
 texts, and the functions tasks name to break the phone or check it (initialization_actions, env_assertions).
 """
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gym.episodes.tau2 import telecom_phone as phone
-from gym.episodes.tau2.telecom_phone import with_status_bar
+from gym.episodes.tau2.telecom import phone
+from gym.episodes.tau2.telecom.phone import with_status_bar
 
 ON_OFF = {True: "ON", False: "OFF"}
 SPEED_ADVICE = {

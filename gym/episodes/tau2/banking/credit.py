@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from gym.episodes.tau2.banking_accounts import account_balance, balance
-from gym.episodes.tau2.banking_db import TODAY, add, by_field, deterministic_id, table, update
+from gym.episodes.tau2.banking.accounts import account_balance, balance
+from gym.episodes.tau2.banking.db import TODAY, add, by_field, deterministic_id, table, update
 from gym.episodes.tau2.domain import Tool
 
 CLOSURE_REASONS = ["annual_fee", "not_using_card", "found_better_card", "unhappy_with_rewards", "simplifying_finances",

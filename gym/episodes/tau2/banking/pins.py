@@ -3,8 +3,8 @@ reports (upstream's KnowledgeTools methods of the same names; checks and texts a
 
 from __future__ import annotations
 
-from gym.episodes.tau2.banking_accounts import account_balance
-from gym.episodes.tau2.banking_db import TODAY, deterministic_id, table
+from gym.episodes.tau2.banking.accounts import account_balance
+from gym.episodes.tau2.banking.db import TODAY, deterministic_id, find, table
 from gym.episodes.tau2.domain import Tool
 
 SEQUENTIAL_PINS = ("0123", "1234", "2345", "3456", "4567", "5678", "6789", "9876", "8765", "7654", "6543", "5432",
@@ -32,10 +32,9 @@ def reset_debit_card_pin_6284(db: dict, card_id: str, last_4_digits: str, new_pi
     problem = pin_problem(new_pin)
     if problem:
         return f"Error: {problem}"
-    cards = table(db, "debit_cards")
-    if card_id not in cards:
-        return f"Error: Debit card '{card_id}' not found."
-    card = cards[card_id]
+    card, missing = find(db, "debit_cards", card_id)
+    if missing:
+        return missing
     if card.get("last_4_digits") != last_4_digits:
         return "Error: Card verification failed. The last 4 digits do not match our records."
     if card.get("status") != "ACTIVE":
@@ -56,10 +55,9 @@ def change_debit_card_pin_6285(db: dict, card_id: str, current_pin: str, new_pin
         return f"Error: {problem}"
     if current_pin == new_pin:
         return "Error: New PIN must be different from current PIN."
-    cards = table(db, "debit_cards")
-    if card_id not in cards:
-        return f"Error: Debit card '{card_id}' not found."
-    card = cards[card_id]
+    card, missing = find(db, "debit_cards", card_id)
+    if missing:
+        return missing
     if card.get("status") != "ACTIVE":
         return (f"Error: Cannot change PIN. Card status is {card.get('status')}. "
                 "Only ACTIVE cards can have their PIN changed.")
@@ -95,10 +93,9 @@ def apply_checking_account_credit_5829(db: dict, account_id: str, amount: float,
         return "Error: Credit amount must be positive."
     if credit_type not in ("rebate_credit", "fee_refund"):
         return "Error: Invalid credit_type. Must be one of: ['rebate_credit', 'fee_refund']"
-    accounts = table(db, "accounts")
-    if account_id not in accounts:
-        return f"Error: Account '{account_id}' not found."
-    account = accounts[account_id]
+    account, missing = find(db, "accounts", account_id)
+    if missing:
+        return missing
     if account.get("class", "").lower() != "checking":
         return (f"Error: Account '{account_id}' is not a checking account. "
                 "Credits can only be applied to checking accounts.")
@@ -131,10 +128,9 @@ def apply_savings_account_credit_6831(db: dict, account_id: str, amount: float, 
         return "Error: Credit amount must be positive."
     if credit_type not in SAVINGS_CREDITS:
         return f"Error: Invalid credit_type. Must be one of: {list(SAVINGS_CREDITS)}"
-    accounts = table(db, "accounts")
-    if account_id not in accounts:
-        return f"Error: Account '{account_id}' not found."
-    account = accounts[account_id]
+    account, missing = find(db, "accounts", account_id)
+    if missing:
+        return missing
     if account.get("class", "").lower() not in ("saving", "savings"):
         return (f"Error: Account '{account_id}' is not a savings account. "
                 "This tool only applies to savings accounts.")
@@ -151,12 +147,12 @@ def submit_interest_discrepancy_report_7294(db: dict, account_id: str, user_id: 
         expected_apy, actual_apy, amount_difference = float(expected_apy), float(actual_apy), float(amount_difference)
     except (ValueError, TypeError):
         return "Error: expected_apy, actual_apy, and amount_difference must be numbers."
-    account = table(db, "accounts").get(account_id)
-    if account is None:
-        return f"Error: Account '{account_id}' not found."
-    user = table(db, "users").get(user_id)
-    if user is None:
-        return f"Error: User '{user_id}' not found."
+    account, missing = find(db, "accounts", account_id)
+    if missing:
+        return missing
+    user, missing = find(db, "users", user_id, "User")
+    if missing:
+        return missing
     report_id = f"IDR_{deterministic_id(f'interest_report:{account_id}:{user_id}:{expected_apy}:{actual_apy}:{TODAY}')}"
     # upstream adds the report to a table its database does not have: nothing is stored, as there
     level = account.get("level", "Unknown")

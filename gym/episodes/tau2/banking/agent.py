@@ -8,7 +8,7 @@ Procedures the knowledge base names are *discoverable* tools: the agent unlocks 
 through `call_discoverable_user_tool`. Their descriptions come from upstream's docstrings (prepare puts
 them in the domain file as `discoverable`); the ones gym implements are in AGENT_DISCOVERABLE and
 USER_DISCOVERABLE, and a task whose gold actions need another is not sent (gym.episodes.tau2.env).
-The retrieval tools (KB_search, grep, ...) are gym.episodes.tau2.banking_kb's.
+The retrieval tools (KB_search, grep, ...) are gym.episodes.tau2.banking.kb's.
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from gym.episodes.tau2.banking_accounts import ACCOUNT_TOOLS
-from gym.episodes.tau2.banking_activation import ACTIVATION_TOOLS
-from gym.episodes.tau2.banking_cards import CARD_TOOLS
-from gym.episodes.tau2.banking_credit import CREDIT_TOOLS
-from gym.episodes.tau2.banking_db import BankDB, add, by_field, deterministic_id, one_argument, query_text, update
-from gym.episodes.tau2.banking_disputes import DISPUTE_TOOLS
-from gym.episodes.tau2.banking_limits import LIMIT_TOOLS
-from gym.episodes.tau2.banking_order import ORDER_TOOLS
-from gym.episodes.tau2.banking_pins import PIN_TOOLS
+from gym.episodes.tau2.banking.accounts import ACCOUNT_TOOLS
+from gym.episodes.tau2.banking.activation import ACTIVATION_TOOLS
+from gym.episodes.tau2.banking.cards import CARD_TOOLS
+from gym.episodes.tau2.banking.credit import CREDIT_TOOLS
+from gym.episodes.tau2.banking.db import BankDB, add, by_field, deterministic_id, one_argument, query_text, update
+from gym.episodes.tau2.banking.disputes import DISPUTE_TOOLS
+from gym.episodes.tau2.banking.limits import LIMIT_TOOLS
+from gym.episodes.tau2.banking.order import ORDER_TOOLS
+from gym.episodes.tau2.banking.pins import PIN_TOOLS
 from gym.episodes.tau2.domain import Tool
 
 TRANSFER_REASONS = (

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from gym.episodes.tau2.banking_db import TODAY, add, deterministic_id, table
+from gym.episodes.tau2.banking.db import TODAY, add, deterministic_id, find, table
 from gym.episodes.tau2.domain import Tool
 
 NOW = datetime(2025, 11, 14, 3, 40, 0)  # upstream's fixed "now" for every banking scenario
@@ -101,10 +101,9 @@ def close_bank_account_7392(db: dict, account_id: str, reason: str = "Customer r
                             waive_early_closure_fee: bool = False) -> str:
     if not account_id:
         return "Error: Missing required parameter (account_id)."
-    accounts = table(db, "accounts")
-    if account_id not in accounts:
-        return f"Error: Account '{account_id}' not found."
-    account = accounts[account_id]
+    account, missing = find(db, "accounts", account_id)
+    if missing:
+        return missing
     if account.get("status") == "CLOSED":
         return f"Error: Account '{account_id}' is already closed."
     held = account_balance(account)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from gym.episodes.tau2.records import REQUIRED, Record, Shape, dict_of
-from gym.episodes.tau2.telecom_carrier import choice
+from gym.episodes.tau2.telecom.carrier import choice
 
 SIGNALS = ("none", "poor", "fair", "good", "excellent")
 TECHNOLOGIES = ("none", "2G", "3G", "4G", "5G")

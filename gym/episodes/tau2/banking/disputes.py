@@ -3,7 +3,7 @@ KnowledgeTools methods of the same names; checks, record fields and texts as ups
 
 from __future__ import annotations
 
-from gym.episodes.tau2.banking_db import TODAY, add, by_field, deterministic_id, table
+from gym.episodes.tau2.banking.db import TODAY, add, by_field, deterministic_id, table
 from gym.episodes.tau2.domain import Tool
 
 CARD_ACTIONS = ["keep_active", "cancel_and_reissue"]

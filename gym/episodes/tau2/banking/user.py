@@ -6,12 +6,13 @@ from __future__ import annotations
 import hashlib
 import json
 
-from gym.episodes.tau2 import banking as agent
-from gym.episodes.tau2.banking_accounts import account_balance
-from gym.episodes.tau2.banking_dense import dense_index
-from gym.episodes.tau2.banking_db import TODAY, BankDB, add, by_field, deterministic_id, normalize, query_text, table
-from gym.episodes.tau2.banking_kb import ALL_RETRIEVAL_TOOLS, RETRIEVAL_TOOLS, knowledge_base
-from gym.episodes.tau2.banking_shell import knowledge_shell
+from gym.episodes.tau2.banking import agent
+from gym.episodes.tau2.banking.accounts import account_balance
+from gym.episodes.tau2.banking.dense import dense_index
+from gym.episodes.tau2.banking.db import (BankDB, TODAY, add, by_field, deterministic_id, find, normalize, query_text,
+                                         table)
+from gym.episodes.tau2.banking.kb import ALL_RETRIEVAL_TOOLS, RETRIEVAL_TOOLS, knowledge_base
+from gym.episodes.tau2.banking.shell import knowledge_shell
 from gym.episodes.tau2.domain import Domain, Tool, Toolkit
 
 CARD_TYPES = ("Bronze Rewards Card", "Business Bronze Rewards Card", "Business Gold Rewards Card",
@@ -171,10 +172,9 @@ def deposit_check_3847(db: dict, account_id: str, check_amount: float) -> str:
         return f"Error: Invalid check amount '{check_amount}'. Must be a number."
     if check_amount <= 0:
         return "Error: Check amount must be positive."
-    accounts = table(db, "accounts")
-    if account_id not in accounts:
-        return f"Error: Account '{account_id}' not found."
-    account = accounts[account_id]
+    account, missing = find(db, "accounts", account_id)
+    if missing:
+        return missing
     if account.get("status") not in ("ACTIVE", "OPEN"):
         return f"Error: Account '{account_id}' is not active."
     before = account_balance(account)

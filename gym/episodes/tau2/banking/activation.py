@@ -4,8 +4,8 @@ its tools that clear fraud alerts and raise a card's daily limit for a day."""
 
 from __future__ import annotations
 
-from gym.episodes.tau2.banking_db import TODAY, table
-from gym.episodes.tau2.banking_pins import pin_problem
+from gym.episodes.tau2.banking.db import TODAY, find, table
+from gym.episodes.tau2.banking.pins import pin_problem
 from gym.episodes.tau2.domain import Tool
 
 # issue reason -> the activation tool for it
@@ -26,10 +26,9 @@ def _checked(db: dict, name: str, card_id: str, last_4_digits: str, expiration_d
         return "Error: CVV must be exactly 3 digits.", None
     if not last_4_digits.isdigit() or len(last_4_digits) != 4:
         return "Error: Last 4 digits must be exactly 4 digits.", None
-    cards = table(db, "debit_cards")
-    if card_id not in cards:
-        return f"Error: Debit card '{card_id}' not found.", None
-    card = cards[card_id]
+    card, missing = find(db, "debit_cards", card_id)
+    if missing:
+        return missing, None
     reason = card.get("issue_reason", "new_account")
     if TOOL_FOR.get(reason) != name:
         return (f"Error: Wrong activation tool. This card has issue_reason='{reason}'. Please use "
@@ -124,10 +123,9 @@ def clear_debit_card_fraud_alert_4892(db: dict, card_id: str, reason: str) -> st
         return "Error: Missing required parameter: reason."
     if reason not in ("customer_verified", "velocity_clear"):
         return f"Error: Invalid reason '{reason}'. Must be one of: customer_verified, velocity_clear"
-    cards = table(db, "debit_cards")
-    if card_id not in cards:
-        return f"Error: Debit card '{card_id}' not found."
-    card = cards[card_id]
+    card, missing = find(db, "debit_cards", card_id)
+    if missing:
+        return missing
     if reason == "velocity_clear":
         if not card.get("velocity_blocked", False):
             return f"Error: Debit card '{card_id}' does not have an active velocity block."
@@ -192,10 +190,10 @@ def request_temporary_debit_card_limit_increase_8374(db: dict, card_id: str, lim
     new_limit = int(new_limit)
     if new_limit <= 0:
         return "Error: new_limit must be a positive amount."
-    cards, accounts = table(db, "debit_cards"), table(db, "accounts")
-    if card_id not in cards:
-        return f"Error: Debit card '{card_id}' not found."
-    card = cards[card_id]
+    accounts = table(db, "accounts")
+    card, missing = find(db, "debit_cards", card_id)
+    if missing:
+        return missing
     if card.get("status") != "ACTIVE":
         return (f"Error: Debit card '{card_id}' is not active. Current status: {card.get('status')}. "
                 "Only ACTIVE cards can have limit increases.")
@@ -265,14 +263,13 @@ def set_debit_card_recurring_block_7382(db: dict, card_id: str, block_recurring:
 
 
 def get_atm_deposit_images_8473(db: dict, transaction_id: str) -> str:
-    from gym.episodes.tau2.banking_scans import SCANS
+    from gym.episodes.tau2.banking.scans import SCANS
 
     if not transaction_id:
         return "Error: Missing required parameter: transaction_id"
-    history = table(db, "bank_account_transaction_history")
-    if transaction_id not in history:
-        return f"Error: Transaction '{transaction_id}' not found."
-    txn = history[transaction_id]
+    txn, missing = find(db, "bank_account_transaction_history", transaction_id, "Transaction")
+    if missing:
+        return missing
     if txn.get("type") != "atm_deposit":
         return (f"Error: Transaction '{transaction_id}' is not an ATM deposit. "
                 "This tool only works for ATM deposit transactions.")
