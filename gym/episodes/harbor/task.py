@@ -79,8 +79,15 @@ def task_folders(root: Path) -> list[Path]:
     return sorted(p.parent for p in root.glob("*/task.toml"))
 
 
+# a line that fetches: a URL elsewhere (a comment, an XML namespace) downloads nothing
+FETCHES = re.compile(r"curl|wget|\bgit\b|clone|download|fetch|urlopen|urlretrieve|requests\.|\bADD\b|\bpip\b|"
+                     r"\bnpm\b|install|from_pretrained|load_dataset|\| *(?:ba)?sh", re.IGNORECASE)
+
+
 def _hosts(text: str) -> set[str]:
-    return {host.lower() for host in URL.findall(text)}
+    lines = (line for line in text.splitlines() if not re.match(r"\s*(#|;|//|PREFIX\b)", line))
+    # a host without a dot is a service of the task's own (a compose name, localhost)
+    return {host.lower() for line in lines if FETCHES.search(line) for host in URL.findall(line) if "." in host}
 
 
 def _run_lines(dockerfile: str) -> str:
