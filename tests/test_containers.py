@@ -24,7 +24,7 @@ import pytest
 from tests.conftest import ROOT, run_gym, wait_until
 
 TASKS = ROOT / "tests" / "fixtures" / "harbor" / "terminal-bench-2"
-NAMES = ("cancel-async-tasks", "fix-git", "log-summary-date-ranges", "sqlite-db-truncate")
+NAMES = ("log-summary-date-ranges", "sqlite-db-truncate")
 STAND_IN = "python:3.13-slim-bookworm=python:3.13-slim-trixie"  # trixie's own Python 3.13: no compile
 
 
@@ -167,3 +167,83 @@ def test_search_shows_which_tasks_run_here(harbor):
     for name in NAMES:
         assert name in result.stdout
     assert "runs here" in result.stdout
+
+
+# -- without containers: the format, the scan, stand-ins, prepare from a mirror, the one-line errors --------
+
+def test_stand_ins_keep_the_release_and_the_python_minor():
+    from gym.runtime.bases import stand_in_for
+
+    assert stand_in_for("debian:13.0-slim").release == "trixie"
+    assert stand_in_for("debian:bullseye-slim").release == "bullseye"
+    assert (stand_in_for("ubuntu:24.04").distro, stand_in_for("ubuntu:24.04").release) == ("ubuntu", "noble")
+    bookworm = stand_in_for("python:3.13-slim-bookworm")
+    assert (bookworm.release, bookworm.python, bookworm.python_from) == ("bookworm", "3.13", "source")
+    trixie = stand_in_for("python:3.13-slim-trixie")
+    assert (trixie.release, trixie.python_from) == ("trixie", "archive")
+    assert stand_in_for("python:3.11").slim is False and stand_in_for("python:3.11").release == "trixie"
+    assert stand_in_for("python:3.10-slim-bookworm") is None  # no Debian release carries 3.10
+    assert stand_in_for("nvidia/cuda:12.4") is None
+
+
+def test_the_scan_names_what_cannot_run_here(tmp_path):
+    from gym.episodes.harbor.prepare import DEFAULT_REACHABLE, can_stand_in
+    from gym.episodes.harbor.task import read_task, scan
+
+    for name in NAMES:
+        assert scan(read_task(TASKS / name), set(DEFAULT_REACHABLE), can_stand_in) is None
+    task = tmp_path / "clones"
+    shutil.copytree(TASKS / NAMES[0], task)
+    (task / "environment" / "setup.sh").write_text("git clone https://github.com/o/r.git\n")
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) == "build downloads from github.com (unreachable here)"
+    (task / "environment" / "setup.sh").write_text("# see https://github.com/o/r for why\n")  # a comment fetches nothing
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) is None
+    (task / "environment" / "Dockerfile").write_text("FROM python:3.10-slim-bookworm\n")
+    assert "no stand-in" in scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in)
+
+
+def test_task_toml_is_honoured_with_harbors_defaults(tmp_path):
+    from gym.episodes.harbor.task import read_task
+
+    task = read_task(TASKS / "sqlite-db-truncate")
+    assert (task.agent_timeout, task.verifier_timeout, task.cpus, task.memory) == (900.0, 900.0, 1.0, "2G")
+    assert task.allow_internet is True  # Harbor's default
+    folder = tmp_path / "t"
+    shutil.copytree(TASKS / "sqlite-db-truncate", folder)
+    (folder / "task.toml").write_text('[environment]\nmemory_mb = 512\nallow_internet = false\n[agent]\ntimeout_sec = 5\n')
+    task = read_task(folder)
+    assert (task.memory, task.allow_internet, task.agent_timeout, task.verifier_timeout) == ("512m", False, 5.0, 600.0)
+
+
+def test_terminal_bench_2_prepares_from_a_mirror_of_its_snapshot(tmp_path):
+    import tarfile
+
+    from benchmarks.terminal_bench_2.prepare import SNAPSHOT
+
+    archive = tmp_path / "mirror" / SNAPSHOT.split("://", 1)[1]
+    archive.parent.mkdir(parents=True)
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(TASKS, arcname=f"skill-usage-{SNAPSHOT.rsplit('/', 1)[1]}/terminal-bench-2")
+    result = run_gym("task=prepare", "benchmark=terminal_bench_2", f"data.mirror={tmp_path / 'mirror'}",
+                     env={"GYM_DATA_DIR": str(tmp_path / "data")})
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for line in (tmp_path / "data" / "terminal_bench_2" / "terminal_bench_2.jsonl").open()]
+    assert sorted(row["id"] for row in rows) == sorted(NAMES)
+    assert all(row["task"]["evaluation_criteria"]["actions"][0]["name"] == "shell" for row in rows)
+    listing = json.loads((tmp_path / "data" / "terminal_bench_2" / "runnable.json").read_text())
+    assert [item["runs_here"] for item in listing] == [True] * len(NAMES)
+
+
+def test_a_missing_container_cli_is_one_line(tmp_path):
+    result = run_gym("task=e2e", "benchmark=harbor", f"benchmark.dataset.tasks={TASKS}", "agent=oracle", "model=mock",
+                     "runtime.binary=/nonexistent/podman", f"hydra.run.dir={tmp_path}",
+                     env={"GYM_DATA_DIR": str(tmp_path / "data")})
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    assert "runtime=podman: /nonexistent/podman is not on PATH" in result.stderr
+
+
+def test_harbor_without_its_folder_says_so(tmp_path):
+    result = run_gym("task=prepare", "benchmark=harbor", env={"GYM_DATA_DIR": str(tmp_path)})
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert "benchmark.dataset.tasks" in result.stderr

@@ -125,7 +125,9 @@ def scan(task: HarborTask, reachable: set[str], can_stand_in) -> str | None:
     missing = _copied_missing(task, dockerfile)
     if missing:
         return "files missing from the task folder: " + ", ".join(missing[:3])
-    places = [("build", _run_lines(dockerfile))]
+    scripts = sorted(p for p in (task.folder / "environment").rglob("*") if p.suffix in (".sh", ".py") and p.is_file())
+    places = [("build", "\n".join([_run_lines(dockerfile),
+                                    *(p.read_text(encoding="utf-8", errors="replace") for p in scripts)]))]
     for part, path in (("solution", task.folder / "solution" / "solve.sh"), ("tests", task.folder / "tests" / "test.sh")):
         places.append((part, path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""))
     for part, text in places:
