@@ -62,9 +62,13 @@ def harbor(tmp_path_factory):
     built = run_gym("task=prepare", *knobs[:2], env=env, timeout=120)
     assert built.returncode == 0, built.stderr
     yield {"knobs": knobs, "env": env, "home": home}
-    made = [image for image in _images() if image not in before and "/gym-" in image]
-    if made:
-        subprocess.run(["podman", "rmi", "-f", *made], capture_output=True)
+    # only what these tests made: their tasks' images and the stand-in they needed (others' images stay)
+    ours = tuple("/gym-task/" + name + ":" for name in NAMES)
+    made = [image for image in _images() if image not in before and (
+        any(image.split("localhost")[-1].startswith(prefix) for prefix in ours)
+        or "/gym-standin/python-3.13-slim-trixie:" in image or "/gym-base/debian:trixie-" in image)]
+    for image in made:
+        subprocess.run(["podman", "rmi", image], capture_output=True)
 
 
 def _images() -> list[str]:
@@ -218,16 +222,9 @@ def test_task_toml_is_honoured_with_harbors_defaults(tmp_path):
 
 
 def test_terminal_bench_2_prepares_from_a_mirror_of_its_snapshot(tmp_path):
-    import tarfile
-
-    from benchmarks.terminal_bench_2.prepare import SNAPSHOT
-
-    archive = tmp_path / "mirror" / SNAPSHOT.split("://", 1)[1]
-    archive.parent.mkdir(parents=True)
-    with tarfile.open(archive, "w:gz") as tar:
-        tar.add(TASKS, arcname=f"skill-usage-{SNAPSHOT.rsplit('/', 1)[1]}/terminal-bench-2")
-    result = run_gym("task=prepare", "benchmark=terminal_bench_2", f"data.mirror={tmp_path / 'mirror'}",
-                     env={"GYM_DATA_DIR": str(tmp_path / "data")})
+    # the snapshot archive in the loopback mirror's layout (tests/fixtures/make_fixtures_harbor.py)
+    result = run_gym("task=prepare", "benchmark=terminal_bench_2", f"data.mirror={ROOT / 'tests' / 'fixtures' / 'upstream'}",
+                     "data.offline=true", env={"GYM_DATA_DIR": str(tmp_path / "data")})
     assert result.returncode == 0, result.stderr
     rows = [json.loads(line) for line in (tmp_path / "data" / "terminal_bench_2" / "terminal_bench_2.jsonl").open()]
     assert sorted(row["id"] for row in rows) == sorted(NAMES)
