@@ -87,7 +87,8 @@ def rootfs_image(runtime: ContainerRuntime, distro: str, release: str) -> str:
     archive = settings.debian_archive if distro == "debian" else settings.ubuntu_archive
     args = ["--variant=minbase", "--include=ca-certificates" + (",apt" if distro == "ubuntu" else "")]
     if distro == "ubuntu":
-        args += ["--components=main,universe", f"--keyring={ubuntu_keyring(settings)}"]
+        # apt's own trust option: mmdebstrap's --keyring with a keyring file still leaves noble's key unknown
+        args += ["--components=main,universe", f'--aptopt=Dir::Etc::Trusted "{ubuntu_keyring(settings)}"']
     tag = f"localhost/gym-base/{distro}:{release}-{_digest(archive, *args)}"
     if runtime.image_exists(tag):
         return tag
