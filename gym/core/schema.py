@@ -46,6 +46,7 @@ class DatasetConfig:
     token_env: Optional[str] = None  # env var holding an access token for gated data
     columns: Optional[LocalColumns] = None  # your own file (benchmark=local): which column holds what
     checked_dir: Optional[str] = None  # your own file: where its checked copy in prepared-row shape goes
+    tasks: Optional[str] = None  # benchmark=harbor: your folder of Harbor-format task folders
     answer_format: Optional[str] = None  # your own file: auto (#### N, last \boxed{}, else as is) | gsm8k | boxed | bare
 
 
@@ -190,6 +191,9 @@ class TrackerConfig:
     tags: Any = None  # wandb: list of tags; mlflow: mapping of tags
 
 
+from gym.core.schema_runtime import AgentConfig, RuntimeConfig  # noqa: E402  (container tasks' groups)
+
+
 def register() -> None:
     store = ConfigStore.instance()
     store.store(group="schema", name="benchmark", node=BenchmarkConfig)
@@ -197,6 +201,8 @@ def register() -> None:
     store.store(group="schema", name="judge", node=JudgeConfig)
     store.store(group="schema", name="user", node=UserConfig)
     store.store(group="schema", name="tracker", node=TrackerConfig)
+    store.store(group="schema", name="runtime", node=RuntimeConfig)
+    store.store(group="schema", name="agent", node=AgentConfig)
 
 
 register()
