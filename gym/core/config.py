@@ -36,6 +36,20 @@ def family_prompt(family: Any) -> str:
     return str(OmegaConf.select(OmegaConf.load(path), "prompt.user", default="{question}"))
 
 
+def path_key(path: Any) -> str:
+    """<folder name>-<short hash of its absolute path>: a per-folder data directory (benchmark=harbor)."""
+    import hashlib
+
+    if path is None or str(path) in ("", "???"):
+        return "none"
+    folder = Path(str(path)).expanduser().resolve()
+    return f"{folder.name}-{hashlib.sha256(str(folder).encode()).hexdigest()[:8]}"
+
+
+if not OmegaConf.has_resolver("gym_path_key"):
+    OmegaConf.register_new_resolver("gym_path_key", path_key)
+
+
 if not OmegaConf.has_resolver("gym_family_prompt"):
     OmegaConf.register_new_resolver("gym_family_prompt", family_prompt)
 

@@ -46,6 +46,7 @@ class DatasetConfig:
     token_env: Optional[str] = None  # env var holding an access token for gated data
     columns: Optional[LocalColumns] = None  # your own file (benchmark=local): which column holds what
     checked_dir: Optional[str] = None  # your own file: where its checked copy in prepared-row shape goes
+    tasks: Optional[str] = None  # benchmark=harbor: your folder of Harbor-format task folders
     answer_format: Optional[str] = None  # your own file: auto (#### N, last \boxed{}, else as is) | gsm8k | boxed | bare
 
 
@@ -180,6 +181,36 @@ class TrackerConfig:
     tags: Any = None  # wandb: list of tags; mlflow: mapping of tags
 
 
+@dataclass
+class RuntimeConfig:
+    """Container runtime (conf/runtime/*.yaml; gym.runtime.RuntimeSettings is its typed form)."""
+
+    provider: str = "podman"  # podman | docker
+    binary: Optional[str] = None  # the CLI (a name on PATH or a path); null = the provider's name
+    oci_runtime: Optional[str] = None  # podman --runtime (runc | crun | auto); null = podman's default
+    ulimits: List[str] = field(default_factory=list)  # --ulimit per build and container
+    extra_ca_certs: List[str] = field(default_factory=list)  # PEM files trusted in every build (a TLS proxy's CA)
+    images: Dict[str, str] = field(default_factory=dict)  # image name -> local image used instead of it
+    pull: bool = False  # true: FROM images are pulled from a registry; false: local, mapped, or a stand-in
+    keep_images: bool = True  # false: a task's image is removed after its trial (stand-in bases stay cached)
+    cache_dir: str = "~/.cache/gym/runtime"  # root filesystems of stand-in bases, tools fetched for tests
+    debian_archive: str = "http://deb.debian.org/debian"  # where Debian stand-ins come from
+    ubuntu_archive: str = "http://archive.ubuntu.com/ubuntu"  # where Ubuntu stand-ins come from
+    ubuntu_keyring: Optional[str] = None  # the Ubuntu archive keyring; null = the host's, else from the archive
+    build_network: bool = True  # builds reach the network (apt, pip)
+    max_parallel: int = 2  # trials with a live container at once
+    run_label: str = ""  # set by gym per run (containers of one run share it)
+
+
+@dataclass
+class AgentConfig:
+    """Who works container tasks (conf/agent/*.yaml): terminal (the model) | oracle | nop."""
+
+    kind: str = "terminal"
+    command_timeout: float = 180.0  # default seconds per shell command
+    output_chars: int = 10000  # a command's output kept for the model
+
+
 def register() -> None:
     store = ConfigStore.instance()
     store.store(group="schema", name="benchmark", node=BenchmarkConfig)
@@ -187,6 +218,8 @@ def register() -> None:
     store.store(group="schema", name="judge", node=JudgeConfig)
     store.store(group="schema", name="user", node=UserConfig)
     store.store(group="schema", name="tracker", node=TrackerConfig)
+    store.store(group="schema", name="runtime", node=RuntimeConfig)
+    store.store(group="schema", name="agent", node=AgentConfig)
 
 
 register()
