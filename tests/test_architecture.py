@@ -54,7 +54,7 @@ def test_no_import_cycles_even_through_imports_inside_functions():
 
 # The layers, bottom first: a package may import only itself and the packages before it. The folder tree
 # is the architecture (docs/architecture.md draws it).
-LAYERS = ("core", "data", "swebench", "sandbox", "runtime", "toolcalls", "episodes", "verifiers", "mock", "model",
+LAYERS = ("core", "data", "sandbox", "runtime", "swebench", "toolcalls", "episodes", "verifiers", "mock", "model",
           "proxy", "rollouts", "metrics", "serve", "view", "cluster", "tasks", "cli")
 
 

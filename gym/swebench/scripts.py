@@ -36,7 +36,10 @@ def repository_source(repo: str, mirror: str | None) -> str:
     """Where the repository's git history comes from: `<mirror>/github.com/<repo>.git` (a local directory
     or URL, the layout of every gym mirror), else GitHub."""
     if mirror:
-        return f"{str(mirror).rstrip('/')}/github.com/{repo}.git"
+        root = str(mirror).rstrip("/")
+        if "://" not in root:  # a local directory: absolute, so git reads it from any working directory
+            root = str(Path(root).expanduser().resolve())
+        return f"{root}/github.com/{repo}.git"
     return f"https://github.com/{repo}.git"
 
 
@@ -59,13 +62,32 @@ def checkout(source: str, commit: str, dest: Path) -> None:
     _git("gc", "-q", "--prune=now", cwd=dest)
 
 
+def _show(source_dir: Path, commit: str, path: str) -> str | None:
+    done = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=source_dir, capture_output=True, text=True)
+    return done.stdout if done.returncode == 0 else None
+
+
 def requirements_text(source_dir: Path, commit: str, paths: list[str]) -> str | None:
-    """The first of `paths` that exists at `commit` (SWE-bench reads it from GitHub at that commit)."""
+    """The first of `paths` that exists at `commit`, its `-r` includes inlined one level deep (their lines
+    first), `-e .`, comments and `.[test` lines left out: SWE-bench's get_requirements_by_commit."""
     for path in paths:
-        done = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=source_dir, capture_output=True, text=True)
-        if done.returncode == 0:
-            return done.stdout.replace("types-pkg_resources", "types-setuptools")  # yanked; as upstream
-    return None
+        text = _show(source_dir, commit, path)
+        if text is not None:
+            break
+    else:
+        return None
+    folder = "/".join(path.split("/")[:-1])
+    skip = ("-e .", "#", ".[test")
+    own, included = [], []
+    for line in text.split("\n"):
+        if line.strip().startswith("-r"):
+            name = line[len("-r"):].strip()
+            extra = _show(source_dir, commit, f"{folder}/{name}" if folder else name)
+            included += [item for item in (extra or "").split("\n") if not item.strip().startswith(skip)]
+        elif not line.strip().startswith(skip):
+            own.append(line)
+    included.append("\n".join(own))
+    return "\n".join(included).replace("types-pkg_resources", "types-setuptools")  # yanked; as upstream
 
 
 def environment_yml_packages(text: str) -> list[str]:
