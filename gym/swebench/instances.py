@@ -6,7 +6,8 @@ split test, one parquet file each) have one instance a row: `instance_id`, `repo
 `environment_setup_commit`, and `FAIL_TO_PASS` / `PASS_TO_PASS` as JSON-encoded lists of test ids
 (Verified adds `difficulty`). A prepared row keeps every one of these fields under its own name, the
 two test lists decoded, plus gym's `question` (the problem statement: what the agent is given) and
-`environment` (what gym builds for it and whether the stand-in is faithful: gym.swebench.specs).
+`environment` (what gym builds for it and whether the stand-in is faithful: gym.swebench.specs) and
+`task` (the gold play as an episode's actions, for the reference server).
 """
 
 from __future__ import annotations
@@ -54,7 +55,16 @@ def instance_row(upstream: dict) -> dict:
     if upstream.get("difficulty") is not None:
         row["difficulty"] = upstream["difficulty"]
     row["question"] = row["problem_statement"]
+    # the episode's gold play: the gold patch applied through the shell tool (the reference server plays
+    # it with gym's terminal agent, as agent=oracle does without a model)
+    row["task"] = {"name": row["instance_id"], "evaluation_criteria": {"actions": [
+        {"name": "shell", "arguments": {"command": gold_command(row["patch"])}}]}}
     return row
+
+
+def gold_command(patch: str) -> str:
+    """The shell command that applies a patch in the repository (a quoted here-document)."""
+    return f"git apply -v - <<'GYM_GOLD_PATCH'\n{patch}\nGYM_GOLD_PATCH"
 
 
 def modified_files(patch: str) -> list[str]:

@@ -22,6 +22,7 @@ from typing import Any
 from gym.episodes.base import DONE_SCHEMA, DONE_TOOL, Score, ToolOutput, Turn
 from gym.episodes.harbor.env import SHELL, shell_schema
 from gym.episodes.harbor.trial import TrialFailed, clip
+from gym.swebench.instances import gold_command
 from gym.toolcalls import ToolCall
 
 AGENTS = ("terminal", "oracle", "nop")
@@ -137,8 +138,7 @@ class SweBenchEnvironment:
     def scripted_agent(self, row: dict) -> Any:
         """The oracle (applies the gold patch) or nop (no change), or None for a model-driven agent."""
         if self.agent == "oracle":
-            command = f"git apply -v - <<'GYM_GOLD_PATCH'\n{row['patch']}\nGYM_GOLD_PATCH"
-            return ScriptedAgent([command])
+            return ScriptedAgent([gold_command(row["patch"])])
         if self.agent == "nop":
             return ScriptedAgent([])
         return None
