@@ -60,6 +60,7 @@ def checkout(source: str, commit: str, dest: Path) -> None:
     _git("remote", "remove", "origin", cwd=dest)
     _git("reflog", "expire", "--expire=now", "--all", cwd=dest)
     _git("gc", "-q", "--prune=now", cwd=dest)
+    (dest / ".git" / "index").unlink()  # stat data, different each time: rebuilt in the image (setup_repo.sh)
 
 
 def _show(source_dir: Path, commit: str, path: str) -> str | None:
@@ -122,6 +123,7 @@ def setup_env_script(plan: EnvironmentPlan, requirements: str | None) -> str:
 
 def setup_repo_script(plan: EnvironmentPlan) -> str:
     lines = ["#!/bin/bash", "set -euxo pipefail", f"source {VENV}/bin/activate", f"cd {WORKDIR}",
+             "git reset -q",  # the index the build context left out
              *plan.pre_install, *([plan.install] if plan.install else []),
              "git config --global user.email setup@swebench.config", "git config --global user.name SWE-bench",
              "git commit --allow-empty -qam SWE-bench"]
