@@ -190,7 +190,7 @@ class RuntimeConfig:
     oci_runtime: Optional[str] = None  # podman --runtime (runc | crun | auto); null = podman's default
     ulimits: List[str] = field(default_factory=list)  # --ulimit per build and container
     extra_ca_certs: List[str] = field(default_factory=list)  # PEM files trusted in every build (a TLS proxy's CA)
-    images: Dict[str, str] = field(default_factory=dict)  # image name -> local image used instead of it
+    images: Any = None  # image name -> local image (or another name) used instead; on the command line a list: ['python:3.13-slim-bookworm=python:3.13-slim-trixie']
     pull: bool = False  # true: FROM images are pulled from a registry; false: local, mapped, or a stand-in
     keep_images: bool = True  # false: a task's image is removed after its trial (stand-in bases stay cached)
     cache_dir: str = "~/.cache/gym/runtime"  # root filesystems of stand-in bases, tools fetched for tests

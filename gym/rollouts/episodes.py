@@ -168,6 +168,12 @@ class EpisodeRun:
             answered.append((member, play(self.setup, client, self.verifier, row, member[1]), False))
         return answered, []
 
+    def stop(self) -> None:
+        """The run is interrupted: the environment lets go of what it holds (a container task's containers)."""
+        stop = getattr(self.setup.env, "stop", None)
+        if stop is not None:
+            stop()
+
     def count(self, rollout: dict) -> None:
         episode = rollout.get("episode") or {}
         termination = episode.get("termination") or "unfinished"

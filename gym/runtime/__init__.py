@@ -13,6 +13,7 @@ The API other layers use (stable; everything else in this package is an implemen
     result = runtime.exec(box, "cd /app && make", timeout=60)  # ExecResult(exit_code|None, output, seconds, timed_out)
     runtime.copy_in(box, Path("tests"), "/tests"); runtime.copy_out(box, "/logs/verifier/reward.txt", dest)
     runtime.remove(box)                                         # always; also at exit and by sweep_stale()
+    stop_all()                                                  # interrupted: remove every live container now
 
 Every container carries LABEL_MANAGED and LABEL_OWNER (host:pid), plus the caller's labels. Containers
 still alive at interpreter exit are removed (atexit); those of a process killed outright are removed by
@@ -43,7 +44,7 @@ from gym.core.errors import GymError, did_you_mean
 from gym.runtime.base import (LABEL_MANAGED, LABEL_OWNER, LABEL_RUN, LABEL_TRIAL, BuildFailed, Container,
                               ContainerError, ContainerRuntime, ExecResult, ResourceLimits, RuntimeSettings,
                               RuntimeUnavailable)
-from gym.runtime.cli import DockerRuntime, PodmanRuntime, remove_all_live
+from gym.runtime.cli import DockerRuntime, PodmanRuntime, Stopping, remove_all_live, stop_all
 from gym.runtime.images import BuiltImage, build_task_image, prune_images
 
 RUNTIMES: dict[str, type[ContainerRuntime]] = {"podman": PodmanRuntime, "docker": DockerRuntime}
@@ -75,13 +76,26 @@ def settings_from_config(node: Mapping[str, Any] | None, run_label: str = "") ->
         raise GymError(f"runtime: unknown knob {unknown[0]!r}{did_you_mean(unknown[0], known)}")
     for name in ("ulimits", "extra_ca_certs"):
         knobs[name] = tuple(str(item) for item in (knobs.get(name) or ()))
-    knobs["images"] = {str(k): str(v) for k, v in (knobs.get("images") or {}).items()}
+    knobs["images"] = image_map(knobs.get("images"))
     if run_label:
         knobs["run_label"] = run_label
     return RuntimeSettings(**knobs)
 
 
+def image_map(value: Any) -> dict[str, str]:
+    """runtime.images as a mapping: a mapping, or a list of "name=image" (the command line's spelling)."""
+    if not value:
+        return {}
+    if isinstance(value, Mapping):
+        return {str(k): str(v) for k, v in value.items()}
+    pairs = [str(item).partition("=") for item in value] if not isinstance(value, str) else [value.partition("=")]
+    bad = [name for name, eq, used in pairs if not (name and eq and used)]
+    if bad:
+        raise GymError(f"runtime.images: {bad[0]!r} is not name=image (e.g. python:3.13-slim-bookworm=my/python:3.13)")
+    return {name.strip(): used.strip() for name, _, used in pairs}
+
+
 __all__ = ["LABEL_MANAGED", "LABEL_OWNER", "LABEL_RUN", "LABEL_TRIAL", "RUNTIMES", "BuildFailed", "BuiltImage",
            "Container", "ContainerError", "ContainerRuntime", "ExecResult", "ResourceLimits", "RuntimeSettings",
            "RuntimeUnavailable", "build_task_image", "make_runtime", "prune_images", "remove_all_live",
-           "settings_from_config"]
+           "settings_from_config", "stop_all", "Stopping"]

@@ -156,5 +156,13 @@ class ContainerRuntime(ABC):
         """Containers (running or not) with all of `labels`: [{id, labels...}]."""
 
     @abstractmethod
+    def sweep_stale(self) -> int:
+        """Remove gym's containers whose owning process is gone (a run killed outright); how many."""
+
+    @abstractmethod
+    def remove_labelled(self, labels: Mapping[str, str]) -> int:
+        """Remove gym's containers carrying all of `labels` (a run's leftovers); how many."""
+
+    @abstractmethod
     def image_info(self, image: str) -> dict:
         """The image's config as `inspect` gives it ({} when absent): WorkingDir, Env, Size..."""

@@ -144,7 +144,7 @@ def _python_lines(spec: StandIn, archive: str) -> list[str]:
     return [f"RUN echo 'deb-src {archive} {release} main' > /etc/apt/sources.list.d/gym-src.list "
             f"&& apt-get update && apt-get install -y --no-install-recommends {deps} "
             f"&& mkdir /tmp/py && cd /tmp/py && apt-get source --download-only python{spec.python} "
-            "&& tar xf python*.orig.tar.* && cd Python-* "
+            "&& tar xf python*.orig.tar.xz && cd Python-* "
             "&& ./configure --prefix=/usr/local --with-ensurepip=install >/dev/null "
             "&& make -j\"$(nproc)\" >/dev/null && make install >/dev/null "
             "&& cd / && rm -rf /tmp/py /etc/apt/sources.list.d/gym-src.list "

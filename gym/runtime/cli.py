@@ -26,6 +26,8 @@ from gym.runtime.base import (LABEL_MANAGED, LABEL_OWNER, BuildFailed, Container
 
 _LIVE: dict[str, "CliRuntime"] = {}  # container id -> the runtime that started it (removed at exit)
 _LIVE_LOCK = threading.Lock()
+_STOPPING = threading.Event()  # set when the run is interrupted: no container starts after it
+_STARTING = [0]  # `run` calls in flight (their containers may appear after a stop)
 TAIL = 4000  # characters of a failing command's output kept in errors
 
 
@@ -49,6 +51,21 @@ def remove_all_live() -> int:
         count = len(_LIVE)
     _remove_live()
     return count
+
+
+def stop_all(wait: float = 60.0) -> int:
+    """The run is being interrupted: start no more containers, remove those alive (their trials' commands
+    then fail at once), and wait for starts in flight so that their containers go too. How many went."""
+    _STOPPING.set()
+    removed = remove_all_live()
+    deadline = time.monotonic() + wait
+    while _STARTING[0] > 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return removed + remove_all_live()
+
+
+class Stopping(ContainerError):
+    """gym is stopping (interrupted): no new container, build or command."""
 
 
 class CliRuntime(ContainerRuntime):
@@ -117,6 +134,8 @@ class CliRuntime(ContainerRuntime):
         if not self.settings.build_network:
             args += ["--network", "none"]
         args.append(str(context))
+        if _STOPPING.is_set():
+            raise Stopping("gym is stopping")
         process = subprocess.Popen(self.command(*args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                    errors="replace", start_new_session=True)
         try:
@@ -158,10 +177,22 @@ class CliRuntime(ContainerRuntime):
             args += ["--network", "none"]
         if workdir:
             args += ["--workdir", workdir]
-        container_id = self.call(*args, image, "infinity", timeout=180).strip().splitlines()[-1]
+        if _STOPPING.is_set():
+            raise Stopping("gym is stopping")
         with _LIVE_LOCK:
-            _LIVE[container_id] = self
-        return Container(container_id, image, labels)
+            _STARTING[0] += 1
+        try:
+            container_id = self.call(*args, image, "infinity", timeout=180).strip().splitlines()[-1]
+            with _LIVE_LOCK:
+                _LIVE[container_id] = self
+        finally:
+            with _LIVE_LOCK:
+                _STARTING[0] -= 1
+        container = Container(container_id, image, labels)
+        if _STOPPING.is_set():
+            self.remove(container)
+            raise Stopping("gym is stopping")
+        return container
 
     def exec(self, container: Container, command: str, timeout: float | None = None, workdir: str | None = None,
              env: Mapping[str, str] | None = None, user: str | None = None) -> ExecResult:
@@ -177,6 +208,8 @@ class CliRuntime(ContainerRuntime):
         if timeout is not None:
             shell = f"exec timeout -k 5 {max(1, int(timeout + 0.999))} sh -c {shlex.quote(shell)}"
         started = time.monotonic()
+        if _STOPPING.is_set():
+            return ExecResult(None, "gym is stopping", 0.0)
         try:
             done = subprocess.run(self.command(*args, container.id, "sh", "-c", shell), stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, text=True, errors="replace",

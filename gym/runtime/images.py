@@ -45,8 +45,12 @@ class BuiltImage:
 def resolve_base(runtime: ContainerRuntime, image: str, timeout: float | None = None) -> dict:
     """{image, used, how} for one FROM image (BuildFailed when nothing can give it)."""
     settings = runtime.settings
-    if image in settings.images:
-        return {"image": image, "used": settings.images[image], "how": "runtime.images"}
+    if image in settings.images:  # a local image, or another name resolved in turn (a cheaper stand-in's)
+        mapped = settings.images[image]
+        if mapped == image or runtime.image_exists(mapped):
+            return {"image": image, "used": mapped, "how": "runtime.images"}
+        made = resolve_base(runtime, mapped, timeout)
+        return {"image": image, "used": made["used"], "how": f"runtime.images -> {mapped}: {made['how']}"}
     if runtime.image_exists(image):
         return {"image": image, "used": image, "how": "local"}
     if settings.pull:

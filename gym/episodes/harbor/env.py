@@ -55,6 +55,7 @@ class HarborEnvironment:
         self.runtime = make_runtime(runtime if not isinstance(runtime, dict) and runtime is not None
                                     else settings_from_config(runtime))
         self.runtime.check()  # one line before any trial when the CLI is absent or broken
+        self.runtime.sweep_stale()  # containers of a run killed outright (its process is gone)
         self.slots = threading.BoundedSemaphore(max(1, self.runtime.settings.max_parallel))
         self.identity = {"agent": agent}
 
@@ -77,6 +78,12 @@ class HarborEnvironment:
         if isinstance(trial, Trial):
             release(trial)
             self.slots.release()
+
+    def stop(self) -> None:
+        """Interrupted: every container of this process goes now (trials in flight then fail fast)."""
+        from gym.runtime import stop_all
+
+        stop_all()
 
     def initial_messages(self, row: dict, solo: bool = True) -> list[dict]:
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": row["question"]}]

@@ -79,8 +79,15 @@ def task_folders(root: Path) -> list[Path]:
     return sorted(p.parent for p in root.glob("*/task.toml"))
 
 
+# a line that fetches: a URL elsewhere (a comment, an XML namespace) downloads nothing
+FETCHES = re.compile(r"curl|wget|\bgit\b|clone|download|fetch|urlopen|urlretrieve|requests\.|\bADD\b|\bpip\b|"
+                     r"\bnpm\b|install|from_pretrained|load_dataset|\| *(?:ba)?sh", re.IGNORECASE)
+
+
 def _hosts(text: str) -> set[str]:
-    return {host.lower() for host in URL.findall(text)}
+    lines = (line for line in text.splitlines() if not re.match(r"\s*(#|;|//|PREFIX\b)", line))
+    # a host without a dot is a service of the task's own (a compose name, localhost)
+    return {host.lower() for line in lines if FETCHES.search(line) for host in URL.findall(line) if "." in host}
 
 
 def _run_lines(dockerfile: str) -> str:
@@ -118,7 +125,9 @@ def scan(task: HarborTask, reachable: set[str], can_stand_in) -> str | None:
     missing = _copied_missing(task, dockerfile)
     if missing:
         return "files missing from the task folder: " + ", ".join(missing[:3])
-    places = [("build", _run_lines(dockerfile))]
+    scripts = sorted(p for p in (task.folder / "environment").rglob("*") if p.suffix in (".sh", ".py") and p.is_file())
+    places = [("build", "\n".join([_run_lines(dockerfile),
+                                    *(p.read_text(encoding="utf-8", errors="replace") for p in scripts)]))]
     for part, path in (("solution", task.folder / "solution" / "solve.sh"), ("tests", task.folder / "tests" / "test.sh")):
         places.append((part, path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""))
     for part, text in places:
