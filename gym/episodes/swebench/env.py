@@ -128,7 +128,7 @@ class SweBenchEnvironment:
         environment = final["plan"]
         details = {"trial_status": "ok", "resolved": bool(report.get("resolved")), "patch": patch,
                    "patch_applied": report.get("patch_successfully_applied"), "tests": summary(report),
-                   "tests_status": report.get("tests_status"), "test_output": clip(result.log),
+                   "tests_status": report.get("tests_status"), "test_log": result.log,  # whole: what the parser read
                    "test_seconds": round(result.seconds, 2), "faithful": environment.faithful,
                    "environment_notes": environment.notes, **final["record"]}
         if result.timed_out:
