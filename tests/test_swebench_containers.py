@@ -78,3 +78,17 @@ def test_terminal_agent_with_the_reference_server_resolves(swebench, tmp_path):
     assert row["reward"] == 1.0 and row["verifier"]["resolved"] is True
     calls = [m for m in row["trajectory"] if m["role"] == "assistant" and m.get("tool_calls")]
     assert calls[0]["tool_calls"][0]["function"]["name"] == "shell"
+
+
+def test_mini_swe_agent_resolves_through_the_model_proxy(swebench, tmp_path):
+    """mini-swe-agent from PyPI, installed into the instance's container, driven by the reference server in
+    its own text protocol; every one of its model calls is in the proxy's record, no key in the row."""
+    row = _run(swebench, tmp_path, "mini_swe_agent")
+    record = row["verifier"]["cli_agent"]
+    assert row["reward"] == 1.0 and row["verifier"]["resolved"] is True
+    assert (record["agent"], record["version"], record["exit_code"]) == ("mini-swe-agent", "2.4.6", 0)
+    assert record["proxy"]["calls"] == len(record["model_calls"]) == 2  # the gold command, then the submit
+    assert all(call["dialect"] == "chat" and call["status"] == "ok" for call in record["model_calls"])
+    assert "mswea_bash_command" in record["model_calls"][0]["response"]["output"][-1]["content"][0]["text"]
+    assert [m["role"] for m in record["trajectory"]][-1] == "assistant"
+    assert "Authorization" not in json.dumps(row) and "[token]" not in record["output"]

@@ -209,6 +209,11 @@ class AgentConfig:
     kind: str = "terminal"
     command_timeout: float = 180.0  # default seconds per shell command
     output_chars: int = 10000  # a command's output kept for the model
+    # kind=cli: a third-party CLI agent installed into the task's container (conf/agent/<name>.yaml says how)
+    cli: Optional[Dict[str, Any]] = None
+    max_model_calls: Optional[int] = None  # the model proxy's call budget per trial (CLI agents)
+    max_model_tokens: Optional[int] = None  # its token budget per trial (prompt + generated)
+    timeout: float = 1800.0  # seconds a CLI agent may run
 
 
 def register() -> None:

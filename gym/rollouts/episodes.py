@@ -143,6 +143,9 @@ class EpisodeRun:
                                **({"max_steps_per_turn": limits.max_steps_per_turn}
                                   if limits.max_steps_per_turn is not None else {})}}
         self.setup = EpisodeSetup(verifier.env, user, limits, user_model=self.user_info.get("model"), identity=identity)
+        from gym.cliagents import attach
+
+        attach(verifier.env, client)  # a CLI agent (agent=mini_swe_agent ...) works through gym's model proxy
         self.client, self.verifier, self.cache = client, verifier, cache
         self.row_of = row_of  # a live task's opening messages -> its row
         self.terminations: dict[str, int] = {}

@@ -25,7 +25,7 @@ from gym.episodes.harbor.trial import TrialFailed, clip
 from gym.swebench.instances import gold_command
 from gym.toolcalls import ToolCall
 
-AGENTS = ("terminal", "oracle", "nop")
+AGENTS = ("terminal", "oracle", "nop", "cli")
 SYSTEM = ("You are a software engineer fixing an issue in the repository at /testbed, in a container without "
           "network access. Run commands with the `shell` tool (each call is a fresh `bash -c` in /testbed). Edit the "
           "source to resolve the issue; do not change the tests. When you are done, call `done`: the diff of "
@@ -40,7 +40,8 @@ class SweBenchEnvironment:
 
     def __init__(self, data_path: Any, agent: str = "terminal", runtime: Any = None, mirror: str | None = None,
                  command_timeout: float = 180, output_chars: int = 10000, test_timeout: float = 1800,
-                 build_timeout: float = 3600, **_: Any):
+                 build_timeout: float = 3600, cli: dict | None = None, max_model_calls: int | None = None,
+                 max_model_tokens: int | None = None, agent_timeout: float = 1800, **_: Any):
         from gym.core.errors import GymError
         from gym.runtime import make_runtime, settings_from_config
 
@@ -54,6 +55,14 @@ class SweBenchEnvironment:
         self.runtime.check()
         self.slots = threading.BoundedSemaphore(max(1, self.runtime.settings.max_parallel))
         self.identity = {"agent": agent}
+        self.local = threading.local()  # the state of the episode this thread plays (a CLI agent's turn needs it)
+        self.runner: Any = None  # a CLI agent's runner (gym.cliagents.attach gives it the policy)
+        if agent == "cli":
+            if not cli:
+                raise GymError("agent.kind=cli needs agent.cli (name, version, install, launch): see docs/cli_agents.md")
+            self.cli_agent = {"cli": cli, "max_model_calls": max_model_calls, "max_model_tokens": max_model_tokens,
+                              "timeout": agent_timeout}
+            self.identity = {"agent": f"{cli.get('name')}=={cli.get('version')}"}
 
     def reset(self, row: dict, seed: int | None = None, solo: bool = True) -> dict:
         from gym.runtime import LABEL_RUN, LABEL_TRIAL, BuildFailed, ContainerError, ResourceLimits
@@ -71,7 +80,13 @@ class SweBenchEnvironment:
             state["record"] = {"build_seconds": round(built.seconds, 2), "build_cached": built.cached,
                                "image": built.tag, "substitutions": built.substitutions}
             labels = {LABEL_RUN: self.runtime.settings.run_label, LABEL_TRIAL: f"{row['instance_id']}-{seed}"}
-            state["container"] = self.runtime.run(built.tag, ResourceLimits(network=False), labels=labels)
+            work_image, network = built.tag, False
+            if self.runner is not None:  # the agent installed on top; an internal network to the proxy
+                with_agent = self.runner.image(self.runtime, built.tag, timeout=self.build_timeout)
+                work_image, (network, state["gateway"]) = with_agent.tag, self.runner.network(self.runtime)
+                state["record"]["agent_image"] = with_agent.tag
+            state["container"] = self.runtime.run(work_image, ResourceLimits(network=network), labels=labels)
+            self.local.state = state
             return state
         except BuildFailed as exc:
             self.release(state)
@@ -141,6 +156,10 @@ class SweBenchEnvironment:
             return ScriptedAgent([gold_command(row["patch"])])
         if self.agent == "nop":
             return ScriptedAgent([])
+        if self.agent == "cli":
+            if self.runner is None:
+                raise TrialFailed("not_runnable", "a CLI agent runs under collect, which gives it the policy")
+            return CliAgentTurn(self, row)
         return None
 
 
@@ -156,3 +175,24 @@ class ScriptedAgent:
             return Turn(tool_calls=[ToolCall(SHELL, {"command": self.commands[done]}, None, f"script-{done}")],
                         finish_reason="tool_calls")
         return Turn(tool_calls=[ToolCall(DONE_TOOL, {}, None, "script-done")], finish_reason="tool_calls")
+
+
+class CliAgentTurn:
+    """A third-party CLI agent as one turn of gym's loop: it runs to its end in the episode's container
+    (gym.cliagents), its record joins the trial's, then the episode is done and its diff is graded."""
+
+    def __init__(self, env: SweBenchEnvironment, row: dict):
+        self.env, self.row = env, row
+
+    def __call__(self, messages: list[dict], tools: list[dict]) -> Turn:
+        state = self.env.local.state
+        record = self.env.runner.run(self.env.runtime, state["container"], state["gateway"],
+                                     self.row["problem_statement"], "/testbed")
+        state["record"]["cli_agent"] = record
+        summary = (f"{record['agent']} {record['version']} ended (exit code {record['exit_code']}, "
+                   f"{record['proxy']['calls']} model calls)")
+        return Turn(text=summary, tool_calls=[ToolCall(DONE_TOOL, {}, None, "cli-done")], finish_reason="tool_calls",
+                    usage={"prompt_tokens": sum((r["response"].get("usage") or {}).get("input_tokens") or 0
+                                                for r in record["model_calls"]),
+                           "completion_tokens": sum((r["response"].get("usage") or {}).get("output_tokens") or 0
+                                                    for r in record["model_calls"])})
