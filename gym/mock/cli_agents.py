@@ -7,6 +7,8 @@ finishing. Protocols:
 
   mini-swe-agent (text-based config): one fenced block ```mswea_bash_command``` per reply; the task ends
   with the command `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT` run on its own.
+  OpenCode: native tool calls; its `bash` tool takes {command, description} (it offers `todowrite` too,
+  which tells it apart); the task ends with a reply without calls.
 
 So an agent nobody here wrote completes a task end to end offline, every one of its calls going through
 gym's model proxy.
@@ -17,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from gym.episodes.base import Turn
+from gym.toolcalls import ToolCall
 
 MSWEA_BLOCK = "mswea_bash_command"
 MSWEA_SUBMIT = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
@@ -40,16 +43,24 @@ def _row_quoted(index: Any, user_texts: list[str]) -> dict | None:
     return None
 
 
-def cli_agent_turn(index: Any, messages: list[dict]) -> Turn | None:
+def cli_agent_turn(index: Any, messages: list[dict], tools: list[dict] | None = None) -> Turn | None:
     """The scripted reply for a CLI agent's request, or None when the request is not one."""
     texts = _texts(messages)
-    if not index or not any(MSWEA_BLOCK in text for text in texts[:2]):
+    offered = {str((tool.get("function") or tool).get("name")) for tool in tools or [] if isinstance(tool, dict)}
+    opencode = {"bash", "todowrite"} <= offered
+    if not index or not (opencode or any(MSWEA_BLOCK in text for text in texts[:2])):
         return None
     row = _row_quoted(index, [t for m, t in zip(messages, texts) if m.get("role") == "user"])
     if row is None:
         return None
     actions = (row["task"].get("evaluation_criteria") or {}).get("actions") or []
     commands = [str((a.get("arguments") or {}).get("command")) for a in actions if a.get("name") == "shell"]
+    if opencode:
+        done = sum(1 for message in messages if message.get("role") == "tool")
+        if done < len(commands):
+            return Turn(tool_calls=[ToolCall("bash", {"command": commands[done], "description": "reference step"},
+                                             None, f"gold-{done}")], finish_reason="tool_calls")
+        return Turn(text="Done: the change is in place.", finish_reason="stop")
     done = sum(1 for message in messages if message.get("role") == "assistant")
     command = commands[done] if done < len(commands) else MSWEA_SUBMIT
     thought = "THOUGHT: the next step of the reference solution." if done < len(commands) else \

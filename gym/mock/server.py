@@ -233,7 +233,7 @@ class MockServer:
         if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 1):
             raise ApiError(400, f"max tokens must be a positive integer, got {max_tokens!r}", "invalid_request_error", None)
         if self.episodes and kind != "completions":  # a CLI agent's protocol (gym.mock.cli_agents)
-            turn = cli_agent_turn(self.episodes, request_messages(kind, request))
+            turn = cli_agent_turn(self.episodes, request_messages(kind, request), request.get("tools"))
             if turn is not None:
                 with self._lock:
                     self._stats["answers"]["cli_agent_turn"] += 1
