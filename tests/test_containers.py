@@ -62,9 +62,13 @@ def harbor(tmp_path_factory):
     built = run_gym("task=prepare", *knobs[:2], env=env, timeout=120)
     assert built.returncode == 0, built.stderr
     yield {"knobs": knobs, "env": env, "home": home}
-    made = [image for image in _images() if image not in before and "/gym-" in image]
-    if made:
-        subprocess.run(["podman", "rmi", "-f", *made], capture_output=True)
+    # only what these tests made: their tasks' images and the stand-in they needed (others' images stay)
+    ours = tuple("/gym-task/" + name + ":" for name in NAMES)
+    made = [image for image in _images() if image not in before and (
+        any(image.split("localhost")[-1].startswith(prefix) for prefix in ours)
+        or "/gym-standin/python-3.13-slim-trixie:" in image or "/gym-base/debian:trixie-" in image)]
+    for image in made:
+        subprocess.run(["podman", "rmi", image], capture_output=True)
 
 
 def _images() -> list[str]:
@@ -93,20 +97,6 @@ def _by_task(rows: list[dict]) -> dict[str, dict]:
     return {row["trajectory"][1]["content"][:60]: row for row in rows}
 
 
-def test_oracle_scores_one_on_every_task(harbor, tmp_path):
-    result, rows = _e2e(harbor, tmp_path, "agent=oracle", "model=mock")
-    assert len(rows) == len(NAMES)
-    for row in rows:
-        assert row["status"] == "ok" and row["reward"] == 1.0, (row.get("error"), row["verifier"].get("test_output"))
-        record = row["verifier"]
-        assert record["trial_status"] == "ok"
-        assert record["substitutions"][0]["image"] == "python:3.13-slim-bookworm"  # the stand-in is on record
-        assert "runtime.images -> python:3.13-slim-trixie" in record["substitutions"][0]["how"]
-        assert record["build_seconds"] >= 0 and record["verifier_seconds"] > 0
-    assert not _containers("gym.managed=1") or all(
-        "gym.owner" not in c for c in _containers(f"gym.owner={os.uname().nodename}:{os.getpid()}"))
-
-
 def test_nop_scores_zero_on_every_task(harbor, tmp_path):
     result, rows = _e2e(harbor, tmp_path, "agent=nop", "model=mock")
     assert [row["status"] for row in rows] == ["ok"] * len(NAMES)
@@ -126,29 +116,45 @@ def test_terminal_agent_against_the_reference_server_reaches_one(harbor, tmp_pat
     assert row["episode"]["termination"] == "agent_stop"
 
 
-def test_a_killed_run_resumes_without_duplicates_and_leaves_no_container(harbor, tmp_path):
-    out = tmp_path / "rollouts.jsonl"
-    args = ["task=collect", *harbor["knobs"], "agent=oracle", "model=mock", f"output={out}",
-            f"hydra.run.dir={tmp_path / 'first'}"]
-    process = subprocess.Popen([sys.executable, "-m", "gym", *args], cwd=ROOT, env={**os.environ, **harbor["env"]},
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def test_oracle_scores_one_on_every_task_through_a_killed_and_resumed_run(harbor, tmp_path):
+    # killed outright (SIGKILL) once its first container runs, then resumed: every task once, each scoring 1
+    out = tmp_path / "run" / "rollouts.jsonl"
+    args = ["task=collect", *harbor["knobs"], "agent=oracle", "model=mock", f"output={out}"]
+    process = subprocess.Popen([sys.executable, "-m", "gym", *args, f"hydra.run.dir={tmp_path / 'run'}"], cwd=ROOT,
+                               env={**os.environ, **harbor["env"]}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     owner = f"gym.owner={os.uname().nodename}:{process.pid}"
     try:
         wait_until(lambda: _containers(owner), "the run's first container", seconds=600)
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait()
-    resumed = run_gym(*args[:-1], "resume=true", f"hydra.run.dir={tmp_path / 'second'}", env=harbor["env"],
-                      timeout=900)
+    resumed = run_gym(*args, "resume=true", f"hydra.run.dir={tmp_path / 'run'}", env=harbor["env"], timeout=900)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    rows = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
-    keys = [row["key"] for row in rows if row["status"] in ("ok", "model_error")]
-    assert len(keys) == len(set(keys)) == len(NAMES)
     assert not _containers(owner), "the killed run's container outlived it"
+    rows = _rows(tmp_path / "run")
+    assert sorted(row["key"] for row in rows) == sorted({row["key"] for row in rows})  # no duplicates
+    assert len(rows) == len(NAMES)
+    for row in rows:
+        assert row["status"] == "ok" and row["reward"] == 1.0, (row.get("error"), row["verifier"].get("test_output"))
+        record = row["verifier"]
+        assert record["trial_status"] == "ok"
+        assert record["substitutions"][0]["image"] == "python:3.13-slim-bookworm"  # the stand-in is on record
+        assert "runtime.images -> python:3.13-slim-trixie" in record["substitutions"][0]["how"]
+        assert record["build_seconds"] >= 0 and record["verifier_seconds"] > 0
+    # the viewer's page of a trial: the instruction, each command and its output, the tests' output, the reward
+    site = tmp_path / "site"
+    shown = run_gym("task=view", f"rollouts={tmp_path / 'run'}", f"view.export={site}", "view.progress=false",
+                    env=harbor["env"])
+    assert shown.returncode == 0, shown.stderr
+    pages = [p.read_text() for p in site.rglob("*.html") if 'id="trial"' in p.read_text()]
+    assert len(pages) == len(NAMES)
+    assert any("log_generator" in page or "summary" in page for page in pages)  # an instruction
+    assert all("solve.sh" in page and 'id="test-output"' in page and "passed" in page for page in pages)
+    assert all("<th>reward</th><td>1.0</td>" in page for page in pages)
 
 
 def test_sigterm_removes_the_runs_containers(harbor, tmp_path):
-    args = ["task=collect", *harbor["knobs"], "agent=oracle", "model=mock", f"output={tmp_path / 'r.jsonl'}",
+    args = ["task=collect", *harbor["knobs"], "agent=nop", "model=mock", f"output={tmp_path / 'r.jsonl'}",
             f"hydra.run.dir={tmp_path}"]
     process = subprocess.Popen([sys.executable, "-m", "gym", *args], cwd=ROOT, env={**os.environ, **harbor["env"]},
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -216,16 +222,9 @@ def test_task_toml_is_honoured_with_harbors_defaults(tmp_path):
 
 
 def test_terminal_bench_2_prepares_from_a_mirror_of_its_snapshot(tmp_path):
-    import tarfile
-
-    from benchmarks.terminal_bench_2.prepare import SNAPSHOT
-
-    archive = tmp_path / "mirror" / SNAPSHOT.split("://", 1)[1]
-    archive.parent.mkdir(parents=True)
-    with tarfile.open(archive, "w:gz") as tar:
-        tar.add(TASKS, arcname=f"skill-usage-{SNAPSHOT.rsplit('/', 1)[1]}/terminal-bench-2")
-    result = run_gym("task=prepare", "benchmark=terminal_bench_2", f"data.mirror={tmp_path / 'mirror'}",
-                     env={"GYM_DATA_DIR": str(tmp_path / "data")})
+    # the snapshot archive in the loopback mirror's layout (tests/fixtures/make_fixtures_harbor.py)
+    result = run_gym("task=prepare", "benchmark=terminal_bench_2", f"data.mirror={ROOT / 'tests' / 'fixtures' / 'upstream'}",
+                     "data.offline=true", env={"GYM_DATA_DIR": str(tmp_path / "data")})
     assert result.returncode == 0, result.stderr
     rows = [json.loads(line) for line in (tmp_path / "data" / "terminal_bench_2" / "terminal_bench_2.jsonl").open()]
     assert sorted(row["id"] for row in rows) == sorted(NAMES)

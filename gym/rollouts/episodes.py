@@ -141,7 +141,8 @@ class EpisodeRun:
                     "limits": {"max_steps": limits.max_steps, "max_errors": limits.max_errors,
                                "max_agent_steps": limits.max_agent_steps,
                                **({"max_steps_per_turn": limits.max_steps_per_turn}
-                                  if limits.max_steps_per_turn is not None else {})}}
+                                  if limits.max_steps_per_turn is not None else {})},
+                    **getattr(verifier.env, "identity", {})}  # the environment's own (a container task's agent)
         self.setup = EpisodeSetup(verifier.env, user, limits, user_model=self.user_info.get("model"), identity=identity)
         from gym.cliagents import attach
 

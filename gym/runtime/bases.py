@@ -149,7 +149,8 @@ def _python_lines(spec: StandIn, archive: str) -> list[str]:
             "&& make -j\"$(nproc)\" >/dev/null && make install >/dev/null "
             "&& cd / && rm -rf /tmp/py /etc/apt/sources.list.d/gym-src.list "
             # slim images carry no compiler: the toolchain goes again (the libraries Python links stay)
-            + ("&& apt-get purge -y --auto-remove build-essential dpkg-dev gcc g++ make cpp " if spec.slim else "")
+            + ("&& (apt-get purge -y --auto-remove build-essential dpkg-dev gcc g++ make cpp || true) "
+               if spec.slim else "")
             + "&& rm -rf /var/lib/apt/lists/*",
             f"RUN ln -sf /usr/local/bin/python{spec.python} /usr/local/bin/python "
             f"&& ln -sf /usr/local/bin/python{spec.python} /usr/local/bin/python3 "

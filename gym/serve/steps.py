@@ -72,6 +72,7 @@ class StepSession:
     pending: Turn | None = None
     done: bool = False
     result: dict | None = None
+    released: bool = False  # the episode's world given back (release)
 
     @classmethod
     def start(cls, served: Served, row: dict, seed: int | None, user: Any, limits: Limits) -> "StepSession":
@@ -118,6 +119,15 @@ class StepSession:
         observation, self.seen = view[self.seen:], len(view)
         return {"observation": observation, **self._finish()}
 
+    def release(self) -> None:
+        """Give back what the episode's world holds (a container task's container): once graded, or when the
+        session is closed or expires unfinished."""
+        release = getattr(self.served.env, "release", None) if self.served.kind == "episode" else None
+        state = self.episode.state if self.episode else None
+        if release is not None and state is not None and not self.released:
+            self.released = True
+            release(state)
+
     def _flags(self) -> dict[str, Any]:
         return {"reward": None, "terminated": False, "truncated": False, "info": {}}
 
@@ -129,10 +139,14 @@ class StepSession:
         if not episode.termination and episode.status == "ok":
             return {"reward": None, "terminated": False, "truncated": False, "info": info}
         self.done = True
-        if episode.status == "ok":
-            self.result = self.served.episode_verdict(self.row, episode.trajectory, episode.termination, episode.state)
-        else:
-            self.result = {"status": episode.status, "reward": None, "error": episode.error}
+        try:
+            if episode.status == "ok":
+                self.result = self.served.episode_verdict(self.row, episode.trajectory, episode.termination,
+                                                          episode.state)
+            else:
+                self.result = {"status": episode.status, "reward": None, "error": episode.error}
+        finally:
+            self.release()
         info.update(_verdict_info(self.result))
         truncated = episode.termination in TRUNCATIONS
         return {"reward": self.result["reward"], "terminated": not truncated, "truncated": truncated, "info": info}

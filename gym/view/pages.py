@@ -139,6 +139,7 @@ def rollout_page(run: Run, number: int, task_row_of: Callable[[dict, Path], tupl
         return _env.get_template("episode.html").render(
             title=f"{benchmark} task {task} #{rollout}", turns=episode_view.turns(row["trajectory"]),
             checks=episode_view.checks(row.get("verifier") or {}), counters=row.get("episode") or {},
+            trial=episode_view.trial(row),
             diff=episode_view.database_diff(row, None if task_row_of is None else lambda r: task_row_of(r, run.path)), **common)
     messages = [{"role": m.get("role"), "content": episode_view.content_text(m.get("content"))}
                 for m in row.get("prompt") or [] if isinstance(m, dict)]

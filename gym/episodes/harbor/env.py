@@ -18,16 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from gym.episodes.base import DONE_SCHEMA, DONE_TOOL, Score, ToolOutput, Turn
-from gym.episodes.harbor.task import read_task
+from gym.episodes.harbor.task import read_task, system_prompt
 from gym.episodes.harbor.trial import Trial, TrialFailed, clip, release, start_trial, verify
 from gym.toolcalls import ToolCall
 
 SHELL = "shell"
 AGENTS = ("terminal", "oracle", "nop")
-SYSTEM = ("You are an expert at the Linux command line, working alone on a task in a container. Run commands "
-          "with the `shell` tool (each call is a fresh `bash -c` in the task's working directory: `cd` and "
-          "variables do not carry over, files do). Nobody will answer questions: work until the task is done, "
-          "check your work, then call `done`. Tests run after you finish.")
 
 
 def shell_schema(default_timeout: float) -> dict:
@@ -86,7 +82,9 @@ class HarborEnvironment:
         stop_all()
 
     def initial_messages(self, row: dict, solo: bool = True) -> list[dict]:
-        return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": row["question"]}]
+        # the system prompt names the task (the reference server finds the row by it, as for τ²'s solo mode)
+        return [{"role": "system", "content": row.get("solo_system_prompt") or system_prompt(row["question"])},
+                {"role": "user", "content": row["question"]}]
 
     def tools(self, state: Any, requestor: str = "assistant") -> list[dict]:
         return [shell_schema(self.command_timeout), DONE_SCHEMA]

@@ -17,7 +17,7 @@ from typing import Any, Iterable
 
 from gym.core.errors import GymError
 from gym.core.io import write_json_atomic
-from gym.episodes.harbor.task import read_task, scan, task_folders
+from gym.episodes.harbor.task import read_task, scan, system_prompt, task_folders
 
 RUNNABLE = "runnable.json"
 # hosts reachable from builds on an air-gapped machine with distribution and package mirrors
@@ -63,7 +63,8 @@ def prepare_tasks(ctx: Any, root: Path, reachable: Iterable[str] = DEFAULT_REACH
             shutil.copytree(folder, copy, symlinks=True)
         task = read_task(copy)
         why = scan(task, set(reachable), can_stand_in)
-        row = {"id": task.name, "question": task.instruction, "subset": str(task.metadata.get("category") or "all"),
+        row = {"id": task.name, "question": task.instruction, "solo_system_prompt": system_prompt(task.instruction),
+               "subset": str(task.metadata.get("category") or "all"),
                "difficulty": task.metadata.get("difficulty"),
                "task": {"name": task.name, "path": f"tasks/{task.name}", "settings": task.settings(),
                         "evaluation_criteria": {"actions": []}}}

@@ -70,6 +70,36 @@ def provide_test_tools(trial: Any) -> list[str]:
             got = trial.exec(f"apt-get update -qq >/dev/null 2>&1; DEBIAN_FRONTEND=noninteractive apt-get install -y "
                              f"-qq --no-install-recommends {python} >/dev/null 2>&1 && command -v {python}",
                              timeout=600)
-            supplied.append(f"{python} from the distribution archive" if got.exit_code == 0
-                            else f"{python}: not in this image's archive (uv will try to download one)")
+            if got.exit_code == 0:
+                supplied.append(f"{python} from the distribution archive")
+            else:
+                supplied.append(portable_python(trial, wanted[1]))
     return supplied
+
+
+def portable_python(trial: Any, version: str) -> str:
+    """CPython X.Y as built for the python:X.Y-slim-bookworm stand-in (once; minutes), copied into the container
+    at /opt/gym-python<X.Y> with pythonX.Y on PATH: it runs on any newer glibc (Ubuntu noble's too)."""
+    from gym.runtime import BuildFailed, ContainerError, ResourceLimits
+    from gym.runtime.bases import ensure_stand_in, stand_in_for
+
+    runtime, folder = trial.runtime, trial.runtime.settings.cache() / "tools" / f"cpython-{version}-bookworm"
+    with _FETCH:
+        if not (folder / "bin" / f"python{version}").is_file():
+            try:
+                image = ensure_stand_in(runtime, stand_in_for(f"python:{version}-slim-bookworm"))
+                box = runtime.run(image, ResourceLimits())
+                try:
+                    if not runtime.copy_out(box, "/usr/local", folder):
+                        return f"python{version}: could not be copied out of {image}"
+                finally:
+                    runtime.remove(box)
+            except (BuildFailed, ContainerError) as exc:
+                return f"python{version}: none here ({exc}); uv will try to download one"
+    target = f"/opt/gym-python{version}"
+    runtime.copy_in(trial.container, folder, target)
+    linked = trial.exec(f"ln -sf {target}/bin/python{version} /usr/local/bin/python{version} && "
+                        f"python{version} -c 'import ssl, sqlite3, ctypes'", timeout=60)
+    if linked.exit_code != 0:
+        return f"python{version}: bookworm's build does not run in this image ({linked.output.strip()[-200:]})"
+    return f"python{version} (CPython built on Debian bookworm) at {target}"

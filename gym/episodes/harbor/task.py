@@ -23,6 +23,17 @@ URL = re.compile(r"(?:https?|git)://([A-Za-z0-9.-]+)")
 SUPPLIED = {"astral.sh"}
 
 
+SYSTEM = ("You are an expert at the Linux command line, working alone on a task in a container. Run commands "
+          "with the `shell` tool (each call is a fresh `bash -c` in the task's working directory: `cd` and "
+          "variables do not carry over, files do). Nobody will answer questions: work until the task is done, "
+          "check your work, then call `done`. Tests run after you finish.")
+
+
+def system_prompt(instruction: str) -> str:
+    """The terminal agent's system prompt for a task: how to work, then the task itself."""
+    return f"{SYSTEM}\n\n# The task\n\n{instruction.strip()}"
+
+
 @dataclass
 class HarborTask:
     name: str
