@@ -59,8 +59,8 @@ def test_no_import_cycles_even_through_imports_inside_functions():
 
 # The layers, bottom first: a package may import only itself and the packages before it. The folder tree
 # is the architecture (docs/architecture.md draws it).
-LAYERS = ("core", "data", "sandbox", "runtime", "toolcalls", "episodes", "verifiers", "mock", "model", "rollouts", "metrics",
-          "serve", "view", "cluster", "tasks", "cli")
+LAYERS = ("core", "data", "sandbox", "runtime", "swebench", "toolcalls", "episodes", "verifiers", "mock", "model",
+          "proxy", "cliagents", "rollouts", "metrics", "serve", "view", "cluster", "tasks", "cli")
 
 
 def package_of(module: str) -> str:

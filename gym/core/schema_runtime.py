@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional
 
 
 @dataclass
@@ -29,8 +29,13 @@ class RuntimeConfig:
 
 @dataclass
 class AgentConfig:
-    """Who works container tasks (conf/agent/*.yaml): terminal (the model) | oracle | nop."""
+    """Who works container tasks (conf/agent/*.yaml): terminal (the model) | oracle | nop | cli (a CLI agent)."""
 
     kind: str = "terminal"
     command_timeout: float = 180.0  # default seconds per shell command
     output_chars: int = 10000  # a command's output kept for the model
+    # kind=cli: a third-party CLI agent installed into the task's container (conf/agent/<name>.yaml says how)
+    cli: Optional[Dict[str, Any]] = None
+    max_model_calls: Optional[int] = None  # the model proxy's call budget per trial (CLI agents)
+    max_model_tokens: Optional[int] = None  # its token budget per trial (prompt + generated)
+    timeout: float = 1800.0  # seconds a CLI agent may run

@@ -17,7 +17,8 @@ ENVIRONMENTS: dict[str, str] = {"tau2": "gym.episodes.tau2.env:Tau2Environment",
                                  "bfcl": "gym.episodes.bfcl.env:BfclEnvironment",
                                  "scicode": "gym.episodes.scicode.env:SciCodeEnvironment",
                                  "toolsandbox": "gym.episodes.toolsandbox.env:ToolSandboxEnvironment",
-                                 "harbor": "gym.episodes.harbor.env:HarborEnvironment"}
+                                 "harbor": "gym.episodes.harbor.env:HarborEnvironment",
+                                 "swebench": "gym.episodes.swebench.env:SweBenchEnvironment"}
 
 
 def make_environment(name: str, data_path: Any, **options: Any) -> Any:

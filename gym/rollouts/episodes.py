@@ -144,6 +144,9 @@ class EpisodeRun:
                                   if limits.max_steps_per_turn is not None else {})},
                     **getattr(verifier.env, "identity", {})}  # the environment's own (a container task's agent)
         self.setup = EpisodeSetup(verifier.env, user, limits, user_model=self.user_info.get("model"), identity=identity)
+        from gym.cliagents import attach
+
+        attach(verifier.env, client)  # a CLI agent (agent=mini_swe_agent ...) works through gym's model proxy
         self.client, self.verifier, self.cache = client, verifier, cache
         self.row_of = row_of  # a live task's opening messages -> its row
         self.terminations: dict[str, int] = {}

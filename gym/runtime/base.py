@@ -53,7 +53,7 @@ class ResourceLimits:
     memory: str | None = None
     pids: int | None = 4096
     storage: str | None = None
-    network: bool = False
+    network: bool | str = False  # a string: the named network (gym.cliagents' internal one)
 
 
 @dataclass

@@ -175,6 +175,8 @@ class CliRuntime(ContainerRuntime):
             args += ["--pids-limit", str(limits.pids)]
         if not limits.network:
             args += ["--network", "none"]
+        elif isinstance(limits.network, str):
+            args += ["--network", limits.network]
         if workdir:
             args += ["--workdir", workdir]
         if _STOPPING.is_set():
