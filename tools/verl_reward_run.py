@@ -78,7 +78,7 @@ def main() -> None:
     tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
     config = verl_config({"format_score": 0.1})
     manager = load_reward_manager(config, tokenizer)
-    cases = [(rows[0], f"Step by step ... #### {rows[0]['reward_model']['ground_truth']}"),
+    cases = [(rows[0], f"Step by step ...\n#### {rows[0]['reward_model']['ground_truth']}"),
              (rows[1], f"She has {rows[1]['reward_model']['ground_truth']}"),  # unmarked: strict mode scores it 0
              (rows[2], f"So the answer is \\boxed{{{rows[2]['reward_model']['ground_truth']}}}.")]
     scored = []
