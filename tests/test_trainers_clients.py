@@ -169,3 +169,23 @@ def test_collect_honours_strict_rewards(data, tmp_path):
     rows = rows_of(run / "rollouts.jsonl")
     cut = [row for row in rows if row["finish_reason"] == "length"]
     assert cut and all(row["reward"] == 0.0 and row["verifier"] == {"strict": "truncated"} for row in cut)
+
+
+def test_a_client_that_disconnects_stops_its_rollout(data, tmp_path):
+    """A /run whose client hangs up mid-rollout is counted and makes no further model call."""
+    import socket
+    import time
+
+    from tests.conftest import wait_until
+
+    with served(tmp_path / "run", data, "benchmark=tau2_mock", "user=mock", "model=mock",
+                "model.mock.latency=1.0") as url:
+        host, port = url.removeprefix("http://").split(":")
+        body = json.dumps({"task_index": 0}).encode()
+        client = socket.create_connection((host, int(port)))
+        client.sendall(b"POST /run HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: "
+                       + str(len(body)).encode() + b"\r\n\r\n" + body)
+        time.sleep(0.3)
+        client.close()
+        wait_until(lambda: requests.get(url + "/health").json()["counts"].get("disconnected") == 1, "disconnect", 30)
+        assert requests.get(url + "/health").json()["status"] == "ok"

@@ -62,7 +62,8 @@ def _load(name: str, overrides: Sequence[str], settings: RewardSettings) -> Serv
         cfg.reward.strict = settings.strict or bool(cfg.reward.strict)
         options = cfg.benchmark.verifier.options
         if str(cfg.benchmark.verifier.family) == "math":  # the family whose checks run in worker processes
-            options.workers = options.get("workers") or settings.workers
+            if not any(o.lstrip("+").startswith("benchmark.verifier.options.workers=") for o in overrides):
+                options.workers = settings.workers  # an override naming the workers wins
             if settings.timeout is not None:
                 options.timeout = settings.timeout
     pid = os.getpid()

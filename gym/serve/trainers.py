@@ -33,6 +33,8 @@ UNFINISHED = ("verifier_error", "infra_error")
 # Keyword arguments TRL passes beside the dataset's columns.
 TRL_EXTRAS = frozenset({"prompts", "completions", "completion_ids", "trainer_state", "log_extra", "log_metric",
                         "environments"})
+
+
 def _reward(verdict: dict, on_verifier_error: float | None) -> float | None:
     return on_verifier_error if verdict["status"] in UNFINISHED else verdict["reward"]
 
