@@ -49,10 +49,13 @@ def test_budget_stops_collect_in_one_line_and_resume_finishes(tmp_path, data_dir
     assert "gsm8k: tokens policy" in again.stdout and "a task)" in again.stdout
 
 
-def test_budget_knobs_fail_in_one_line(tmp_path):
-    no_price = run_gym("task=collect", "benchmark=gsm8k", "model=mock", "budget.usd=1", f"hydra.run.dir={tmp_path / 'a'}")
+def test_budget_knobs_fail_in_one_line(tmp_path, data_dir):
+    no_price = run_gym("task=e2e", "benchmark=gsm8k", "model=mock", "budget.usd=1", f"data.mirror={UPSTREAM}",
+                       f"hydra.run.dir={tmp_path / 'a'}")
     assert_clean_failure(no_price, "budget.usd needs the model's price")
-    bad = run_gym("task=collect", "benchmark=gsm8k", "model=mock", "budget.tokens=-5", f"hydra.run.dir={tmp_path / 'b'}")
+    bad = run_gym("task=e2e", "benchmark=gsm8k", "model=mock", "budget.tokens=-5", f"data.mirror={UPSTREAM}",
+                  f"hydra.run.dir={tmp_path / 'b'}")
     assert_clean_failure(bad, "budget.tokens=-5 must be a positive number of tokens")
-    typo = run_gym("task=collect", "benchmark=gsm8k", "model=mock", "model.price.inptu=1", f"hydra.run.dir={tmp_path / 'c'}")
+    typo = run_gym("task=collect", "benchmark=gsm8k", "model=mock", "model.price.inptu=1",
+                   f"hydra.run.dir={tmp_path / 'c'}")
     assert_clean_failure(typo, "model.price.inptu")

@@ -160,3 +160,11 @@ def test_t_quantile_and_wilson_match_scipy_and_statsmodels_everywhere():
         for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
             low, high = proportion_confint(k, n, alpha=0.05, method="wilson")
             assert intervals.wilson(k, n) == pytest.approx((low, high), abs=1e-9)
+
+
+def test_family_bootstrap_never_collapses_to_a_point():
+    from gym.metrics.family import bootstrap_ci
+
+    all_wins = bootstrap_ci([1.0] * 5)  # pairwise win rate over 5 tasks, every one won
+    assert all_wins["ci_high"] == 100.0 and all_wins["ci_low"] < 100.0 and all_wins["method"] == "wilson"
+    assert bootstrap_ci([0.5] * 4)["ci_high"] - bootstrap_ci([0.5] * 4)["ci_low"] > 0

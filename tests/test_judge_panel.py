@@ -150,10 +150,13 @@ def test_an_unparseable_verdict_is_a_judge_error_that_resume_asks_again(tmp_path
     assert len(final) == 3 and all(r["status"] == "ok" and r["reward"] == 1.0 for r in final.values())
 
 
-def test_bad_panel_knobs_fail_in_one_line(tmp_path):
-    one = run_gym("task=collect", "benchmark=simpleqa", "model=mock", "judge=mock", "judges=[a]",
+def test_bad_panel_knobs_fail_in_one_line(tmp_path, data_dir):
+    one = run_gym("task=e2e", "benchmark=simpleqa", "model=mock", "judge=mock", "judges=[a]",
                   f"data.mirror={UPSTREAM}", f"hydra.run.dir={tmp_path / 'a'}")
     assert_clean_failure(one, "judges=[...] needs at least two judges")
-    rule = run_gym("task=collect", "benchmark=simpleqa", "model=mock", "judge=mock", "judges=[gym-mock,gym-mock]",
+    rule = run_gym("task=e2e", "benchmark=simpleqa", "model=mock", "judge=mock", "judges=[gym-mock,gym-mock]",
                    "judges_rule=loudest", f"data.mirror={UPSTREAM}", f"hydra.run.dir={tmp_path / 'b'}")
     assert_clean_failure(rule, "judges_rule='loudest' is not one of majority, unanimous, any, mean")
+    unjudged = run_gym("task=e2e", "benchmark=gsm8k", "model=mock", "judges=[a,b]", f"data.mirror={UPSTREAM}",
+                       f"hydra.run.dir={tmp_path / 'c'}")
+    assert_clean_failure(unjudged, "judges=[...]: gsm8k is not graded by an LLM judge")

@@ -37,7 +37,7 @@ def test_noise_floor_matches_simulated_runs_of_one_model():
     assert np.quantile(np.abs(diffs), 0.95) == pytest.approx(floor, rel=0.12)
 
 
-def test_task_noise_on_a_tau2_run_reports_its_floor(tmp_path):
+def test_task_noise_on_a_tau2_run_reports_its_floor(tmp_path, data_dir):
     run = tmp_path / "tau"
     made = run_gym("task=e2e", "benchmark=tau2_mock", "model=mock", "user=mock", "num_repeats=4", "progress=false",
                    f"hydra.run.dir={run}")

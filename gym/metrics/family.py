@@ -64,6 +64,10 @@ def bootstrap_ci(values: list[float], samples: int = BOOTSTRAP_SAMPLES, seed: in
     if arr.size < 2:
         return {"value": round(100 * mean, 4), "ci_low": None, "ci_high": None}
     distinct, counts = np.unique(arr, return_counts=True)
+    if distinct.size == 1 and 0 <= mean <= 1:  # every resample is the same: never a zero-width interval
+        from gym.metrics.intervals import interval
+
+        return {key: value for key, value in interval(arr).items() if key in ("value", "ci_low", "ci_high", "method")}
     rng = np.random.default_rng(seed)
     draws = rng.multinomial(arr.size, counts / arr.size, size=samples)
     means = draws @ distinct / arr.size

@@ -149,8 +149,8 @@ def _entry_rows(entry: dict[str, Any]) -> list[tuple[str, Any, str, Any, Any]]:
         out.extend((f"tokens/{kind}/{stat}", value, "tokens", None, None) for stat, value in stats.items())
     out.extend((f"latency_s/{stat}", value, "seconds", None, None) for stat, value in entry["latency_s"].items())
     cost = entry.get("cost") or {}
-    out.extend((f"tokens/{role}/total", count, "tokens", None, None) for role, count in (cost.get("tokens") or {}).items()
-               if count)
+    out.extend((f"tokens/{role}/total", count, "count", None, None) for role, count in (cost.get("tokens") or {}).items()
+               if count)  # a count of tokens: shown whole
     out.extend((f"cost/{name}", cost[name], "usd", None, None) for name in ("usd", "usd_per_task") if name in cost)
     if (entry.get("clustering") or {}).get("design_effect") is not None:
         out.append(("design_effect", entry["clustering"]["design_effect"], "ratio", None, None))

@@ -248,6 +248,8 @@ def connect_judge(cfg: Any, stack: ExitStack, verifier: Any, policy_base_url: st
     from gym.verifiers.judge import judge_kind, require_judge
 
     if not getattr(verifier, "needs_judge", False):
+        if cfg.get("judges"):
+            raise GymError(f"judges=[...]: {cfg.benchmark.name} is not graded by an LLM judge; drop judges=")
         return None
     require_judge(cfg)
     judge, kind = cfg.judge, judge_kind(cfg)
