@@ -42,14 +42,13 @@ class HarborEnvironment:
     def __init__(self, data_path: Any, agent: str = "terminal", runtime: Any = None, command_timeout: float = 180,
                  output_chars: int = 10000, **_: Any):
         from gym.core.errors import GymError
-        from gym.runtime import make_runtime, settings_from_config
+        from gym.runtime import RuntimeSettings, make_runtime, settings_from_config
 
         if agent not in AGENTS:
             raise GymError(f"agent={agent} is not one of: {', '.join(AGENTS)}")
         self.agent, self.data_dir = agent, Path(str(data_path)).parent
         self.command_timeout, self.output_chars = float(command_timeout), int(output_chars)
-        self.runtime = make_runtime(runtime if not isinstance(runtime, dict) and runtime is not None
-                                    else settings_from_config(runtime))
+        self.runtime = make_runtime(runtime if isinstance(runtime, RuntimeSettings) else settings_from_config(runtime))
         self.runtime.check()  # one line before any trial when the CLI is absent or broken
         self.runtime.sweep_stale()  # containers of a run killed outright (its process is gone)
         self.slots = threading.BoundedSemaphore(max(1, self.runtime.settings.max_parallel))

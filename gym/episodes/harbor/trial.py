@@ -24,7 +24,7 @@ from gym.runtime import (LABEL_RUN, LABEL_TRIAL, BuildFailed, Container, Contain
 
 # kind -> the rollout status it becomes (both unscored; resume redoes them)
 KINDS = {"not_runnable": "verifier_error", "build_error": "infra_error", "start_error": "infra_error",
-         "agent_timeout": "infra_error", "verifier_timeout": "verifier_error", "verifier_error": "verifier_error",
+         "agent_timeout": "verifier_error", "verifier_timeout": "verifier_error", "verifier_error": "verifier_error",
          "reward_missing": "verifier_error"}
 CLIP = 4000  # characters of a test log kept in the row
 
