@@ -21,6 +21,7 @@ from tests.conftest import ROOT, run_gym
 from tests.test_containers import _ca_bundle, _images, _why_not
 
 MIRROR = ROOT / "tests" / "fixtures" / "upstream"
+pytestmark = pytest.mark.timeout(900)  # the first run builds the instance's image, the CLI agent's its layer
 
 
 @pytest.fixture(scope="module")
