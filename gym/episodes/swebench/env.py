@@ -59,7 +59,7 @@ class SweBenchEnvironment:
         self.runner: Any = None  # a CLI agent's runner (gym.cliagents.attach gives it the policy)
         if agent == "cli":
             if not cli:
-                raise GymError("agent.kind=cli needs agent.cli (name, version, install, launch): see docs/cli_agents.md")
+                raise GymError("agent.kind=cli needs agent.cli (name, version, install, launch): see docs/cli-agents.md")
             self.cli_agent = {"cli": cli, "max_model_calls": max_model_calls, "max_model_tokens": max_model_tokens,
                               "timeout": agent_timeout}
             self.identity = {"agent": f"{cli.get('name')}=={cli.get('version')}"}
