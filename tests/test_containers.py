@@ -246,3 +246,32 @@ def test_harbor_without_its_folder_says_so(tmp_path):
     result = run_gym("task=prepare", "benchmark=harbor", env={"GYM_DATA_DIR": str(tmp_path)})
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert "benchmark.dataset.tasks" in result.stderr
+
+
+def test_serve_gives_each_session_its_own_container_and_removes_it(harbor, tmp_path):
+    # task=serve's reset/step for a trainer: one container per session, gone once graded or closed
+    import requests
+
+    from gym.episodes.harbor.prepare import gold_command
+    from gym.toolcalls import ToolCall
+    from tests.serve_helpers import served
+
+    def post(url: str, path: str, body: dict) -> requests.Response:  # a reset may build the task's image
+        return requests.post(url + path, json=body, timeout=900)
+
+    knobs = [k for k in harbor["knobs"] if not k.startswith("progress=")]
+    trial = "gym.trial=log-summary-date-ranges-4242"  # the session's seed names its container
+    with served(tmp_path / "serve", Path(harbor["env"]["GYM_DATA_DIR"]), *knobs, "agent=terminal") as url:
+        reset = post(url, "/harbor/reset", {"task_index": 0, "seed": 4242}).json()
+        assert {tool["name"] for tool in reset["tools"]} == {"shell", "done"}, reset
+        assert len(_containers(trial)) == 1
+        command = gold_command(TASKS / "log-summary-date-ranges")
+        for number, call in enumerate([ToolCall("shell", {"command": command}), ToolCall("done", {})]):
+            message = {"role": "assistant", "content": None, "tool_calls": [call.to_chat(number)]}
+            step = post(url, "/harbor/step", {"session_id": reset["session_id"], "message": message}).json()
+        assert (step["reward"], step["info"]["termination"]) == (1.0, "agent_stop"), step
+        assert not _containers(trial)  # graded: removed
+        again = post(url, "/harbor/reset", {"task_index": 0, "seed": 4242}).json()
+        assert len(_containers(trial)) == 1
+        assert post(url, "/harbor/close", {"session_id": again["session_id"]}).status_code == 200
+        assert not _containers(trial)  # closed unfinished: removed

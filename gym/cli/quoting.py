@@ -7,7 +7,8 @@ import os
 import re
 
 # Knobs that hold a file or directory (by their last name): `~` there means the home directory, as in a shell.
-PATH_KNOBS = {"dir", "root", "mirror", "output", "output_dir", "rollouts", "path", "checked_dir", "prepared"}
+PATH_KNOBS = {"dir", "root", "mirror", "output", "output_dir", "rollouts", "path", "checked_dir", "prepared", "tasks",
+              "tasks_dir", "cache_dir"}
 # Characters a value may hold unquoted in Hydra's grammar (besides letters and digits); the rest need quotes.
 PLAIN = re.compile(r"[\w\-+./:\\*%$@?|]")
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import re
+import shutil
 import subprocess
 import tempfile
 import urllib.request
@@ -86,17 +87,26 @@ def rootfs_image(runtime: ContainerRuntime, distro: str, release: str) -> str:
     settings = runtime.settings
     archive = settings.debian_archive if distro == "debian" else settings.ubuntu_archive
     args = ["--variant=minbase", "--include=ca-certificates" + (",apt" if distro == "ubuntu" else "")]
-    if distro == "ubuntu":
-        args += ["--components=main,universe", f"--keyring={ubuntu_keyring(settings)}"]
-    tag = f"localhost/gym-base/{distro}:{release}-{_digest(archive, *args)}"
+    keyring = Path(ubuntu_keyring(settings)) if distro == "ubuntu" else None
+    if keyring is not None:
+        args.append("--components=main,universe")
+    digest = _digest(archive, *args, *([hashlib.sha256(keyring.read_bytes()).hexdigest()] if keyring else []))
+    tag = f"localhost/gym-base/{distro}:{release}-{digest}"
     if runtime.image_exists(tag):
         return tag
-    tarball = settings.cache() / "rootfs" / f"{distro}-{release}-{_digest(archive, *args)}.tar"
+    tarball = settings.cache() / "rootfs" / f"{distro}-{release}-{digest}.tar"
     if not tarball.exists():
         tarball.parent.mkdir(parents=True, exist_ok=True)
         partial = tarball.with_suffix(".partial.tar")
-        done = subprocess.run(["mmdebstrap", *args, release, str(partial), archive], capture_output=True, text=True,
-                              errors="replace")
+        with tempfile.TemporaryDirectory(prefix="gym-keyring-") as tmp:
+            if keyring is not None:  # apt reads it as its own unprivileged user: a world-readable copy
+                Path(tmp).chmod(0o755)
+                readable = Path(tmp) / "ubuntu-archive-keyring.gpg"
+                shutil.copyfile(keyring, readable)
+                readable.chmod(0o644)
+                args.append(f'--aptopt=Dir::Etc::Trusted "{readable}"')
+            done = subprocess.run(["mmdebstrap", *args, release, str(partial), archive], capture_output=True,
+                                  text=True, errors="replace")
         if done.returncode != 0:
             raise BuildFailed(f"mmdebstrap {release} failed", (done.stderr or done.stdout)[-4000:])
         partial.rename(tarball)

@@ -52,6 +52,7 @@ def uv_binaries(cache: Path, version: str) -> Path:
 def provide_test_tools(trial: Any) -> list[str]:
     """Supply uv and the tests' Python where the tests would download them; what was supplied."""
     script = (trial.task.folder / "tests" / "test.sh").read_text(encoding="utf-8", errors="replace")
+    script = script.replace("\\\n", " ")  # continuation lines joined: `uvx \\n  -p 3.13 ...` is one command
     supplied: list[str] = []
     if not re.search(r"\buvx?\b", script):
         return supplied
