@@ -38,6 +38,8 @@ def test_prepare_collect_aggregate(name, tmp_path, data_dir, mirror_url):
     cfg = composed(*CATALOG_RUN, f"benchmark={name}")
     if cfg.benchmark.get("environment") == "harbor":
         pytest.skip("container tasks: tests/test_containers.py runs them end to end in podman")
+    if cfg.benchmark.get("environment") == "swebench":
+        pytest.skip("SWE-bench in containers: tests/test_swebench_containers.py runs it end to end in podman")
     offline_user(cfg)
     cfg = OmegaConf.merge(cfg, OmegaConf.from_dotlist([f"data.mirror={mirror_url}", f"data.root={data_dir}",
                                                        *FIXTURE_ARGS.get(name, [])]))

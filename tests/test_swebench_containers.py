@@ -21,6 +21,7 @@ from tests.conftest import ROOT, run_gym
 from tests.test_containers import _ca_bundle, _images, _why_not
 
 MIRROR = ROOT / "tests" / "fixtures" / "upstream"
+pytestmark = pytest.mark.timeout(900)  # the first run builds the instance's image, the CLI agent's its layer
 
 
 @pytest.fixture(scope="module")
@@ -90,5 +91,14 @@ def test_mini_swe_agent_resolves_through_the_model_proxy(swebench, tmp_path):
     assert record["proxy"]["calls"] == len(record["model_calls"]) == 2  # the gold command, then the submit
     assert all(call["dialect"] == "chat" and call["status"] == "ok" for call in record["model_calls"])
     assert "mswea_bash_command" in record["model_calls"][0]["response"]["output"][-1]["content"][0]["text"]
-    assert [m["role"] for m in record["trajectory"]][-1] == "assistant"
-    assert "Authorization" not in json.dumps(row) and "[token]" not in record["output"]
+    steps = row["trajectory"]  # the agent's own conversation, as the proxy saw it
+    assert [m["role"] for m in steps][-1] == "assistant" and "COMPLETE_TASK_AND_SUBMIT" in steps[-1]["content"]
+    assert "Authorization" not in json.dumps(row) and "gym-" + "agents" not in record["output"]
+    exported = run_gym("task=export", f"rollouts={tmp_path / 'rollouts.jsonl'}", f"output_dir={tmp_path / 'nemo'}",
+                       f"hydra.run.dir={tmp_path / 'export'}")
+    assert exported.returncode == 0, exported.stderr
+    (rollouts,) = [p for p in (tmp_path / "nemo").glob("*.jsonl") if not p.stem.endswith(("_inputs", "_failures"))]
+    (nemo,) = [json.loads(line) for line in rollouts.open()]
+    texts = [part["text"] for item in nemo["response"]["output"] if item.get("type") == "message"
+             for part in item["content"]]
+    assert nemo["reward"] == 1.0 and any("mswea_bash_command" in text for text in texts)

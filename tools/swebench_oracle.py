@@ -38,7 +38,8 @@ def one(runtime, row: dict, mirror: str | None, keep: bool) -> dict:
     except BuildFailed as exc:
         return {**out, "outcome": "build_error", "build_seconds": round(time.monotonic() - started, 1),
                 "why": exc.output.strip().splitlines()[-3:] if exc.output else str(exc)}
-    out.update(build_seconds=round(built.seconds, 1), image_mb=round(runtime.image_info(built.tag).get("Size", 0) / 1e6))
+    size = runtime.call("image", "inspect", "--format", "{{.Size}}", built.tag, timeout=60).strip()
+    out.update(build_seconds=round(built.seconds, 1), build_cached=built.cached, image_mb=round(int(size or 0) / 1e6))
     try:
         gold = evaluate(runtime, built.tag, row, environment, row["patch"], timeout=1800)
         empty = evaluate(runtime, built.tag, row, environment, "", timeout=1800)

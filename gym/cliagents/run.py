@@ -35,7 +35,7 @@ class AgentSpec:
         node = dict(node or {})
         missing = [key for key in ("name", "version", "install", "launch") if not node.get(key)]
         if missing:
-            raise GymError(f"agent.cli needs {', '.join(missing)} (see docs/cli_agents.md)")
+            raise GymError(f"agent.cli needs {', '.join(missing)} (see docs/cli-agents.md)")
         install = node["install"] if isinstance(node["install"], (list, tuple)) else [node["install"]]
         return cls(str(node["name"]), str(node["version"]), tuple(str(line) for line in install),
                    str(node["launch"]), {str(k): str(v) for k, v in (node.get("env") or {}).items()},

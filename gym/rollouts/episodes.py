@@ -64,6 +64,8 @@ def play(setup: EpisodeSetup, client: Any, verifier: Any, row: dict, seed: int |
         if episode.status == "ok":
             verdict = verify_answer(verifier, row, {"trajectory": episode.trajectory,
                                                     "termination": episode.termination, "state": episode.state})
+            own = getattr(setup.env, "agent_trajectory", None)  # a CLI agent's own calls, from the proxy
+            episode.trajectory = (own(episode.state) if own else None) or episode.trajectory
         else:
             details = episode.state if isinstance(episode.state, dict) else {}
             verdict = {"status": episode.status, "reward": None, "scores": None, "extracted_answer": None,

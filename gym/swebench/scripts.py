@@ -17,6 +17,7 @@ Each mirrors SWE-bench's harness (v4.1.0's test_spec/python.py and run_evaluatio
 from __future__ import annotations
 
 import shlex
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -153,11 +154,14 @@ def build_context(row: dict, plan: EnvironmentPlan, mirror: str | None, dest: Pa
     dest.mkdir(parents=True, exist_ok=True)
     checkout(repository_source(row["repo"], mirror), row["base_commit"], dest / "repo")
     requirements = None
-    if plan.packages in ("requirements.txt", "environment.yml"):
-        source = dest / "source"
-        _git("clone", "-q", "--bare", repository_source(row["repo"], mirror), str(source))
+    if plan.packages in ("requirements.txt", "environment.yml"):  # read at the environment-setup commit
+        origin = repository_source(row["repo"], mirror)
+        source = Path(origin) if Path(origin).is_dir() else dest / "source"
+        if source != Path(origin):
+            _git("clone", "-q", "--bare", "--filter=blob:none", origin, str(source))
         requirements = requirements_text(source, row["environment_setup_commit"], plan.requirements_paths)
-        subprocess.run(["rm", "-rf", str(source)], check=True)
+        if source != Path(origin):
+            shutil.rmtree(source)
     (dest / "requirements.txt").write_text(requirements or "", encoding="utf-8")
     (dest / "setup_env.sh").write_text(setup_env_script(plan, requirements), encoding="utf-8")
     (dest / "setup_repo.sh").write_text(setup_repo_script(plan), encoding="utf-8")

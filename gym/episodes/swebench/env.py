@@ -59,7 +59,7 @@ class SweBenchEnvironment:
         self.runner: Any = None  # a CLI agent's runner (gym.cliagents.attach gives it the policy)
         if agent == "cli":
             if not cli:
-                raise GymError("agent.kind=cli needs agent.cli (name, version, install, launch): see docs/cli_agents.md")
+                raise GymError("agent.kind=cli needs agent.cli (name, version, install, launch): see docs/cli-agents.md")
             self.cli_agent = {"cli": cli, "max_model_calls": max_model_calls, "max_model_tokens": max_model_tokens,
                               "timeout": agent_timeout}
             self.identity = {"agent": f"{cli.get('name')}=={cli.get('version')}"}
@@ -149,6 +149,12 @@ class SweBenchEnvironment:
         if result.timed_out:
             raise TrialFailed("verifier_timeout", f"tests ran past {self.test_timeout:.0f} s", details)
         return Score(1.0 if report.get("resolved") else 0.0, details)
+
+    def agent_trajectory(self, state: Any) -> list[dict] | None:
+        """A CLI agent's own conversation (its last call and reply, token ids on the policy's turns), which
+        the row keeps as its trajectory in place of the one-turn stand-in gym's loop saw; None otherwise."""
+        record = (state.get("record") or {}).get("cli_agent") if isinstance(state, dict) else None
+        return record.pop("trajectory", None) if isinstance(record, dict) else None
 
     def scripted_agent(self, row: dict) -> Any:
         """The oracle (applies the gold patch) or nop (no change), or None for a model-driven agent."""

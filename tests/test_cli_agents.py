@@ -1,0 +1,68 @@
+"""CLI agents without containers: their configs, and the reference server playing each agent's own protocol
+(mini-swe-agent's fenced commands, OpenCode's bash tool) over HTTP, as the agents ask it through the proxy.
+(tests/test_swebench_containers.py runs mini-swe-agent itself in a container end to end.)"""
+
+from __future__ import annotations
+
+import json
+
+import openai
+import pytest
+from omegaconf import OmegaConf
+
+from gym.cliagents import AgentSpec
+from gym.core.errors import GymError
+from gym.mock.server import MockServer
+from gym.model.client import ModelClient
+from gym.proxy import Budget, ModelProxy
+from gym.swebench.instances import instance_row
+from tests.conftest import ROOT
+
+ROW = instance_row(json.loads((ROOT / "tests/fixtures/real/swebench/pallets__flask-5014.json").read_text()))
+
+
+@pytest.mark.parametrize("name", ["mini_swe_agent", "opencode"])
+def test_shipped_agents_are_pinned_and_complete(name):
+    node = OmegaConf.to_container(OmegaConf.load(ROOT / "conf" / "agent" / f"{name}.yaml"))
+    spec = AgentSpec.from_config(node["cli"])
+    assert node["kind"] == "cli" and spec.version[0].isdigit() and spec.launch
+    assert any(spec.version in spec.fill(line) for line in spec.install)  # the pin reaches the install line
+    filled = {k: spec.fill(v, base_url="http://10.89.0.1:5000", api_key="gym-t", model="gym-policy")
+              for k, v in spec.env.items()}
+    assert "gym-t" in filled.values() and any("http://10.89.0.1:5000" in v for v in filled.values())
+
+
+def test_an_incomplete_agent_config_is_one_clear_error():
+    with pytest.raises(GymError, match="agent.cli needs launch"):
+        AgentSpec.from_config({"name": "x", "version": "1", "install": ["true"]})
+
+
+@pytest.fixture(scope="module")
+def proxied():
+    with MockServer(rows=[ROW]) as mock:
+        client = ModelClient(mock.base_url, model="gym-mock", max_retries=0)
+        with ModelProxy.for_trial(client, Budget()) as proxy:
+            yield openai.OpenAI(base_url=proxy.base_url + "/v1", api_key=proxy.token, max_retries=0)
+
+
+def test_reference_server_plays_mini_swe_agent_text_protocol(proxied):
+    system = {"role": "system", "content": "Reply with one ```mswea_bash_command``` block."}
+    ask = [system, {"role": "user", "content": f"Please solve this issue: {ROW['problem_statement']}"}]
+    first = proxied.chat.completions.create(model="m", messages=ask).choices[0].message.content
+    assert "```mswea_bash_command\ngit apply -v - <<'GYM_GOLD_PATCH'" in first
+    ask += [{"role": "assistant", "content": first}, {"role": "user", "content": "<returncode>0</returncode>"}]
+    second = proxied.chat.completions.create(model="m", messages=ask).choices[0].message.content
+    assert "```mswea_bash_command\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```" in second
+
+
+def test_reference_server_plays_opencode_bash_tool(proxied):
+    tools = [{"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": {}}}}
+             for name in ("bash", "edit", "todowrite")]
+    ask = [{"role": "system", "content": "You are opencode."}, {"role": "user", "content": ROW["problem_statement"]}]
+    streamed = list(proxied.chat.completions.create(model="m", messages=ask, tools=tools, stream=True))
+    call = next(c.choices[0].delta.tool_calls[0] for c in streamed if c.choices and c.choices[0].delta.tool_calls)
+    assert call.function.name == "bash" and "GYM_GOLD_PATCH" in json.loads(call.function.arguments)["command"]
+    ask += [{"role": "assistant", "content": None, "tool_calls": [call.model_dump(exclude={"index"})]},
+            {"role": "tool", "tool_call_id": call.id, "content": "Applied patch"}]
+    final = proxied.chat.completions.create(model="m", messages=ask, tools=tools).choices[0]
+    assert final.finish_reason == "stop" and final.message.content.startswith("Done")
