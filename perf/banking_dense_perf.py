@@ -33,9 +33,9 @@ def timed(fn, repeat: int = 1) -> tuple[float, float]:
 
 def main() -> None:
     from gym.data.prepare_context import PrepareContext
-    from gym.episodes.tau2.banking_dense import DenseIndex, document_vectors
-    from gym.episodes.tau2.banking_kb import kb_search_bm25, kb_search_dense, knowledge_base
-    from gym.episodes.tau2.banking_prepare import prepare_banking
+    from gym.episodes.tau2.banking.dense import DenseIndex, document_vectors
+    from gym.episodes.tau2.banking.kb import kb_search_bm25, kb_search_dense, knowledge_base
+    from gym.episodes.tau2.banking.prepare import prepare_banking
     from gym.mock.server import MockServer
     from gym.model.embeddings import MOCK_EMBEDDING_MODEL, EmbeddingsClient
 

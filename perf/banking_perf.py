@@ -32,8 +32,8 @@ def main() -> None:
     from gym.episodes.agents import GoldAgent
     from gym.episodes.base import Limits
     from gym.episodes.loop import EpisodeRunner
-    from gym.episodes.tau2.banking_kb import KnowledgeBase
-    from gym.episodes.tau2.banking_prepare import prepare_banking
+    from gym.episodes.tau2.banking.kb import KnowledgeBase
+    from gym.episodes.tau2.banking.prepare import prepare_banking
     from gym.episodes.tau2.env import Tau2Environment
     from gym.episodes.users import MockUser
 

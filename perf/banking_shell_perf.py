@@ -36,7 +36,7 @@ def documents(git: str | None) -> list[dict]:
 
 
 def main() -> None:
-    from gym.episodes.tau2.banking_shell import KnowledgeShell, knowledge_folder
+    from gym.episodes.tau2.banking.shell import KnowledgeShell, knowledge_folder
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--tau2-git", default=None)

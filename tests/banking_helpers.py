@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gym.data.prepare_context import PrepareContext
-from gym.episodes.tau2.banking_prepare import prepare_banking
+from gym.episodes.tau2.banking.prepare import prepare_banking
 
 MIRROR = Path(__file__).resolve().parent / "fixtures" / "upstream"
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 GYM = Path(__file__).resolve().parents[1] / "gym"
+BENCHMARKS = GYM.parent / "benchmarks"
 
 
 def module_name(path: Path) -> str:
@@ -28,6 +30,9 @@ def imports(top_level_only: bool) -> dict[str, set[str]]:
                 found.update(f"{node.module}.{alias.name}" for alias in node.names)
             elif isinstance(node, ast.Import):
                 found.update(alias.name for alias in node.names if alias.name.startswith("gym"))
+        if any(isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["FACE"]
+               for node in tree.body):  # a lazy face (gym.core.faces): the modules it names are its imports
+            found.update(importlib.import_module(module_name(path)).FACE.values())
         graph[module_name(path)] = found
     known = set(graph)
     return {module: {name for name in names if name in known and name != module} for module, names in graph.items()}
@@ -54,8 +59,8 @@ def test_no_import_cycles_even_through_imports_inside_functions():
 
 # The layers, bottom first: a package may import only itself and the packages before it. The folder tree
 # is the architecture (docs/architecture.md draws it).
-LAYERS = ("core", "data", "sandbox", "toolcalls", "episodes", "verifiers", "mock", "model", "rollouts", "metrics",
-          "serve", "view", "cluster", "tasks", "cli")
+LAYERS = ("core", "data", "sandbox", "runtime", "swebench", "toolcalls", "episodes", "verifiers", "mock", "model",
+          "proxy", "cliagents", "rollouts", "metrics", "serve", "view", "cluster", "tasks", "cli")
 
 
 def package_of(module: str) -> str:
@@ -92,3 +97,52 @@ def test_no_task_imports_another_task():
 def test_no_module_is_much_over_400_lines():
     long = {module_name(p): n for p in GYM.rglob("*.py") if (n := len(p.read_text(encoding="utf-8").splitlines())) > 450}
     assert long == {}
+
+
+def gym_imports_of_benchmarks() -> list[tuple[str, str, str]]:
+    """(script, module, name) of every gym import in benchmarks/, inside functions and TYPE_CHECKING too."""
+    found = []
+    for path in sorted(BENCHMARKS.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "gym":
+                found += [(str(path.relative_to(BENCHMARKS)), node.module, alias.name) for alias in node.names]
+            elif isinstance(node, ast.Import):
+                found += [(str(path.relative_to(BENCHMARKS)), alias.name, "")
+                          for alias in node.names if alias.name.split(".")[0] == "gym"]
+    return found
+
+
+def test_prepare_scripts_import_gym_only_through_its_faces():
+    from gym.data import PREPARE_FACES
+
+    found = gym_imports_of_benchmarks()
+    assert len({script for script, _, _ in found}) >= 89  # every prepare script imports gym somewhere
+    outside = [(script, module) for script, module, _ in found if module not in PREPARE_FACES]
+    assert outside == [], "a prepare script reaching past gym.data and the families' faces"
+    unlisted = [(script, module, name) for script, module, name in found
+                if name not in importlib.import_module(module).__all__]
+    assert unlisted == [], "a name missing from its face's __all__"
+
+
+def test_every_name_of_a_face_resolves():
+    from gym.data import PREPARE_FACES
+
+    for face in PREPARE_FACES:
+        module = importlib.import_module(face)
+        for name in module.__all__:
+            assert getattr(module, name) is not None, f"{face}.{name}"
+
+
+def test_collect_starts_without_the_heavy_libraries():
+    """collect (and the CLI in front of it) loads numpy, pandas, plotting and the episode layer only where a run
+    uses them: resuming, the reference server, aggregate's statistics, an episode benchmark."""
+    import subprocess
+    import sys
+
+    code = ("import sys, gym.cli.main, gym.tasks.collect; "
+            "print(' '.join(sorted(sys.modules)))")
+    loaded = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                cwd=GYM.parent).stdout.split())
+    libraries = {"numpy", "pandas", "matplotlib", "scipy", "pyarrow", "polars", "sympy"}
+    assert sorted(name for name in loaded if name.split(".")[0] in libraries
+                  or name.split(".")[:2] in (["gym", "episodes"], ["gym", "mock"])) == []

@@ -139,6 +139,11 @@ NOT_HERE = {  # what a command needs that the suite has not: the reason it only 
     "benchmark=glob(*)": "the whole catalog (tests/test_catalog_dry_run.py, tests/test_benchmarks_e2e.py)",
     "benchmark.dataset.prepare_args.environment=build": "PyPI and a few GB of libraries",
     "benchmark.dataset.prepare_args.split=full": "BigCodeBench's full file (the fixture holds the hard subset)",
+    "agent=oracle": "containers (tests/test_containers.py runs the oracle, nop and terminal agents in podman)",
+    "agent=nop": "containers (tests/test_containers.py runs them)",
+    "agent=terminal": "containers (tests/test_containers.py runs them)",
+    "benchmark=swebench_verified": "containers and an image build per instance (tests/test_swebench_containers.py runs them)",
+    "benchmark=swebench_lite": "SWE-bench Lite's instance file and containers (its layout is Verified's, tested there)",
 }
 HUB_NAME = re.compile(r"[\w.-]+/[\w.-]+")  # a Hugging Face model name, not a path
 API_KEY_PREFIX = re.compile(r"^\s*[A-Z][A-Z0-9_]*_API_KEY=")  # `OPENAI_API_KEY=... python -m gym ...`

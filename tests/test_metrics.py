@@ -157,10 +157,12 @@ def test_k_values():
 
 
 def test_t_critical():
-    assert E.t_critical(1) == pytest.approx(12.706)
-    assert E.t_critical(30) == pytest.approx(2.042, abs=1e-3)
-    assert E.t_critical(60) == pytest.approx(2.000, abs=1e-3)
-    assert E.t_critical(10_000) == pytest.approx(1.960, abs=1e-3)
+    from gym.metrics.intervals import t_critical
+
+    assert t_critical(1) == pytest.approx(12.706, abs=1e-3)  # printed tables of Student's t
+    assert t_critical(30) == pytest.approx(2.042, abs=1e-3)
+    assert t_critical(60) == pytest.approx(2.000, abs=1e-3)
+    assert t_critical(10_000) == pytest.approx(1.960, abs=1e-3)
 
 
 def test_no_answer_tokens_latency():

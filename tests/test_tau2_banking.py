@@ -103,7 +103,7 @@ def test_prepare_keeps_every_task_and_offers_the_variants_tools(prepared):
 def test_retrieval_ranks_as_upstreams_pipelines(prepared, tool):
     """KB_search (BM25) and grep rank the knowledge base as upstream's bm25 and grep pipelines: the same
     documents with the same scores in the same order (up to the order of equal scores at the cut-off)."""
-    from gym.episodes.tau2.banking_kb import knowledge_base
+    from gym.episodes.tau2.banking.kb import knowledge_base
 
     path, _ = prepared
     data = json.loads((path.parent / "banking_bm25_grep.env.json").read_text())

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gym.episodes.tau2.banking_dense import document_vectors
+from gym.episodes.tau2.banking.dense import document_vectors
 from gym.episodes.tau2.env import Tau2Environment
 from gym.mock.embeddings import embed_text
 from gym.mock.server import MockServer
@@ -99,7 +99,7 @@ def test_searches_answer_as_upstreams_pipelines(prepared, scheme):
 def test_dense_ranking_breaks_ties_as_upstreams_cosine_retriever(scheme):
     """With the documents in upstream's order, the dense ranking is upstream's exactly, equal scores and
     zero vectors included (numpy's argsort, reversed, then the stable sort by score)."""
-    from gym.episodes.tau2.banking_dense import DenseIndex
+    from gym.episodes.tau2.banking.dense import DenseIndex
 
     documents = {doc["id"]: doc["content"] for doc in (json.loads(p.read_text()) for p in
                                                         next(MIRROR.rglob("banking_knowledge/documents")).glob("*.json"))}

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gym.episodes.tau2.banking_shell import KnowledgeShell, knowledge_folder, shell_answer
+from gym.episodes.tau2.banking.shell import KnowledgeShell, knowledge_folder, shell_answer
 from gym.episodes.tau2.env import Tau2Environment
 from gym.sandbox.host import probe_isolation
 from tests.banking_helpers import prepare_form
@@ -102,7 +102,7 @@ def test_e2e_offline_through_the_command_line(tmp_path):
 def test_no_isolating_sandbox_refuses_the_shell(prepared, monkeypatch):
     import gym.sandbox.host as host
     from gym.core.errors import GymError
-    from gym.episodes.tau2 import banking_shell
+    from gym.episodes.tau2.banking import shell as banking_shell
 
     monkeypatch.setattr(host, "probe_isolation", lambda mechanism="auto": (False, "no user namespaces"))
     monkeypatch.setattr(banking_shell, "_shells", {})

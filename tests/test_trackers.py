@@ -23,7 +23,7 @@ def rollouts(path: Path, benchmark: str = "gsm8k", shift: int = 0) -> Path:
             rows.append({"schema_version": 2, "benchmark": benchmark, "model": "m", "task_index": task,
                          "rollout_index": rollout, "key": f"{benchmark}-{task}-{rollout}", "status": "ok",
                          "reward": reward, "extracted_answer": str(reward), "latency_s": 0.1,
-                         "usage": {"prompt_tokens": 10, "completion_tokens": 5},
+                         "usage": {"prompt_tokens": 10, "completion_tokens": 5}, "cost_usd": 0.0001,
                          "subsets": {"level": "easy" if task < 3 else "hard"}})
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -138,6 +138,8 @@ def test_mlflow_headline_metrics_and_bad_tracker(tmp_path, monkeypatch):
     metrics = json.loads((out / "metrics.json").read_text())["benchmarks"]["gsm8k"]
     assert run.data.metrics["gsm8k/pass_at_1"] == metrics["pass@1"]["value"]
     assert run.data.metrics["gsm8k/pass_at_1_ci_high"] == metrics["pass@1"]["ci_high"]
+    assert run.data.metrics["gsm8k/cost/usd"] == pytest.approx(24 * 0.0001)  # what the priced rows cost
+    assert run.data.metrics["gsm8k/tokens/policy"] == 24 * 15
     assert {a.path for a in client.list_artifacts(run.info.run_id)} >= {"metrics.json", "metrics.csv",
                                                                         "per_subset.json"}
     bad = run_gym("task=aggregate", f"rollouts={source}", "tracker=mlflow", "tracker.kind=neptune",

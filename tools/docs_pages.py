@@ -1,12 +1,13 @@
 """Write the documentation site's generated pages from conf/ and the schemas.
 
-    .venv/bin/python tools/docs_pages.py           # rewrite docs/catalog.md and docs/configuration.md
+    .venv/bin/python tools/docs_pages.py           # rewrite docs/catalog.md, configuration.md, prepare-api.md
     .venv/bin/python tools/docs_pages.py --check   # exit 1 naming the pages that are out of date
 
 docs/catalog.md: every benchmark of the catalog (conf/benchmark/*.yaml, read as `task=search` reads it, so a
 new option file shows up by itself), the verifier families with how each decides, and the reference's
 benchmarks gym does not run yet (gym/data/not_run.yaml, when it exists). docs/configuration.md: every knob of
-conf/ with its default and comment (tools/docs_reference.py). Never edit these pages by hand.
+conf/ with its default and comment (tools/docs_reference.py). docs/prepare-api.md: every name a prepare script
+may import (gym.data's face and the families' faces). Never edit these pages by hand.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
 
 import yaml  # noqa: E402
 
-from docs_reference import configuration_page  # noqa: E402
+from docs_reference import configuration_page, prepare_api_page  # noqa: E402
 from gym.data.catalog import load_catalog  # noqa: E402
 
 DOCS = ROOT / "docs"
@@ -195,7 +196,7 @@ def catalog_page() -> str:
     return "\n".join(lines) + "\n"
 
 
-PAGES = {"catalog.md": catalog_page, "configuration.md": configuration_page}
+PAGES = {"catalog.md": catalog_page, "configuration.md": configuration_page, "prepare-api.md": prepare_api_page}
 
 
 def main() -> int:

@@ -25,11 +25,10 @@ import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.core.errors import GymError
-from gym.data.multilingual import hf_converted_parquet
+from gym.data import GymError, hf_converted_parquet
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 QUESTIONS_URL = hf_converted_parquet("ArtificialAnalysis/AA-LCR", "default", "test")
 DOCUMENTS_URL = "https://huggingface.co/datasets/ArtificialAnalysis/AA-LCR/resolve/main/extracted_text/AA-LCR_extracted-text.zip"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gym.data.multilingual import prepare_translated_math
+from gym.data import prepare_translated_math
 
 REPO = "nvidia/Nemotron-Multilinugual-Eval-AIME25"
 LANGUAGES = ("de", "es", "fr", "ja")

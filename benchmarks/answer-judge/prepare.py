@@ -18,10 +18,10 @@ import ast
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.core.errors import GymError
+from gym.data import GymError
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 COMMIT = "a2fbe87435a92ec604cec6e6bf9c3d4223577a04"
 URL = f"https://raw.githubusercontent.com/NVIDIA-NeMo/Gym/{COMMIT}/benchmarks/answer-judge/prepare.py"

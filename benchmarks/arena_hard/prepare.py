@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from gym.data.arena import convert, read_baselines
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 BASE = "https://raw.githubusercontent.com/lmarena/arena-hard-auto/main/data/arena-hard-v0.1"
 QUESTIONS = f"{BASE}/question.jsonl"

@@ -1,13 +1,13 @@
 """τ²-bench `banking_knowledge` domain (sierra-research/tau2-bench, MIT) in its `terminal_use` retrieval form:
 97 tasks of a bank's customer service, where the agent finds policy and procedures in a knowledge base of
-~700 documents laid out as files with a `shell` tool (ls, grep, cat, awk, sed ...) run in gym's sandbox. See gym.episodes.tau2.banking_prepare."""
+~700 documents laid out as files with a `shell` tool (ls, grep, cat, awk, sed ...) run in gym's sandbox. See gym.episodes.tau2.banking.prepare."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gym.episodes.tau2.banking_prepare import prepare_banking
+from gym.episodes.tau2 import prepare_banking
 
 if TYPE_CHECKING:
     from gym.data import PrepareContext

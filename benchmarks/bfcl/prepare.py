@@ -34,13 +34,11 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
-from gym.core.errors import GymError
-from gym.core.prompts import ROLES
-from gym.toolcalls import chat_tool, openai_name, render_calls
-from gym.toolcalls.gold import gold_calls, language_of
+from gym.data import GymError, ROLES
+from gym.toolcalls import chat_tool, gold_calls, language_of, openai_name, render_calls
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 COMMIT = "6ea57973c7a6097fd7c5915698c54c17c5b1b6c8"
 BASE = f"https://raw.githubusercontent.com/ShishirPatil/gorilla/{COMMIT}/berkeley-function-call-leaderboard/bfcl_eval/data"

@@ -26,16 +26,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
-from gym.core.errors import GymError
-from gym.core.io import write_json_atomic
-from gym.data.converters import sibling_script
-from gym.episodes.bfcl.apis import API_CLASSES
-from gym.episodes.bfcl.calls import parameter_names
-from gym.episodes.bfcl.upstream import (ADDED_FUNCTIONS_MESSAGE, COMMIT, DOC_FILES, LONG_CONTEXT_PY, SOURCE,
-                                        gold_call, long_context_constants)
+from gym.data import GymError, sibling_script, write_json_atomic
+from gym.episodes.bfcl import (ADDED_FUNCTIONS_MESSAGE, API_CLASSES, COMMIT, DOC_FILES, LONG_CONTEXT_PY, SOURCE,
+                               gold_call, long_context_constants, parameter_names)
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 CATEGORIES = ("base", "miss_func", "miss_param", "long_context")
 SINGLE_TURN = sibling_script(__file__, "bfcl", "the function docs as BFCL's models read them and its category check")

@@ -25,11 +25,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.core.errors import GymError
-from gym.core.io import write_text_atomic
+from gym.data import GymError, write_text_atomic
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 VERSION = "v0.1.4"
 DATASETS = {"hard": "bigcode/bigcodebench-hard", "full": "bigcode/bigcodebench"}

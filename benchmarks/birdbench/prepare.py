@@ -21,12 +21,10 @@ import zipfile
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from gym.core.errors import GymError
-from gym.core.io import replace_dir
-from gym.data.sql_schema import schema_text
+from gym.data import GymError, replace_dir, schema_text
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 URL = "https://bird-bench.oss-cn-beijing.aliyuncs.com/dev.zip"
 

@@ -41,11 +41,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.core.errors import GymError
-from gym.core.io import atomic_path
+from gym.data import GymError, atomic_path
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 REPO = "https://huggingface.co/datasets/nvidia/bunsen-bench"
 VERSION = "0.1.4"

@@ -20,10 +20,10 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.core.errors import GymError
+from gym.data import GymError
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 URL_TEMPLATE = "https://huggingface.co/datasets/openlanguagedata/flores_plus/resolve/main/devtest/{code}.jsonl"
 SOURCE = "eng_Latn"

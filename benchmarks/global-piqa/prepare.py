@@ -13,10 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.data.multilingual import hf_converted_parquet
+from gym.data import hf_converted_parquet
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 REPO = "mrlbenchmarks/global-piqa-nonparallel"
 # Every language variety of the dataset (its config names but the dev ones, as lm-evaluation-harness lists

@@ -15,10 +15,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.data.multilingual import chosen_languages, hf_converted_parquet
+from gym.data import chosen_languages, hf_converted_parquet
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 REPO = "CohereLabs/Global-MMLU-Lite"
 LANGUAGES = ("ar", "bn", "de", "en", "es", "fr", "hi", "id", "it", "ja", "ko", "my", "pt", "sw", "yo", "zh")

@@ -23,11 +23,10 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.data.converters import prepare_parquet_files
-from gym.data.tokens import token_cap
+from gym.data import prepare_parquet_files, token_cap
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 BASE = "https://huggingface.co/datasets/openai/graphwalks/resolve/main"
 FILES = ("graphwalks_128k_and_shorter.parquet", "graphwalks_256k_to_1mil.parquet")

@@ -16,11 +16,10 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.core.answer_text import number_text
-from gym.core.errors import GymError
+from gym.data import GymError, number_text
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 URL_TEMPLATE = "https://raw.githubusercontent.com/openai/grade-school-math/master/grade_school_math/data/{split}.jsonl"
 SPLITS = ("test", "train")

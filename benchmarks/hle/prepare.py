@@ -21,12 +21,10 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.core.errors import GymError
-from gym.core.images import decode_data_url, save_image
-from gym.data.converters import text_row
+from gym.data import GymError, decode_data_url, save_image, text_row
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 URL = "https://huggingface.co/datasets/cais/hle/resolve/main/data/test-00000-of-00001.parquet"
 TOKEN_ENV = "HF_TOKEN"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gym.data.converters import prepare_matharena
+from gym.data import prepare_matharena
 
 URL = "https://huggingface.co/datasets/MathArena/hmmt_nov_2025/resolve/main/data/train-00000-of-00001.parquet"
 

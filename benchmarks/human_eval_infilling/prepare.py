@@ -19,10 +19,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.core.errors import GymError
+from gym.data import GymError
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 BASE = "https://github.com/openai/human-eval-infilling/raw/master/data"
 FILES = {"single_line": "HumanEval-SingleLineInfilling.jsonl.gz", "multi_line": "HumanEval-MultiLineInfilling.jsonl.gz",

@@ -20,10 +20,10 @@ import zipfile
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from gym.core.errors import GymError
+from gym.data import GymError
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 COMMIT = "726a62924c3050045954df94347d53fe2bd1090d"
 URL = f"https://github.com/ytyz1307zzh/IHEval/archive/{COMMIT}.zip"

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from gym.data.converters import stripped_text, text_row
+from gym.data import stripped_text, text_row
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 COMMIT = "326a740a6877d5ec098035c534d2fbd931fe83ee"
 URL = f"https://raw.githubusercontent.com/google-deepmind/superhuman/{COMMIT}/imobench/proofbench.csv"

@@ -18,11 +18,10 @@ from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.core.errors import GymError
-from gym.core.io import write_text_atomic
+from gym.data import GymError, write_text_atomic
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 PROBLEMS_URL = "https://huggingface.co/datasets/open-r1/ioi/resolve/main/data/test-00000-of-00001.parquet"
 TESTS_URLS = tuple(f"https://huggingface.co/datasets/open-r1/ioi-test-cases/resolve/main/2024/train-0000{i}-of-00002.parquet"

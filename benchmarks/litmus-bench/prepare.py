@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 REVISION = "dab852b1fd2085f60c49af85fcb7d58ead4bf1c1"
 URL = f"https://huggingface.co/datasets/nvidia/Nemotron-RL-litmus-bench-v0.1/resolve/{REVISION}/test.jsonl"
@@ -127,7 +127,7 @@ def adme_rows(ctx: PrepareContext, subset: str, source_dir: str | None, split: s
     """One ADME Tier-5 subset: the reference's committed 10-row example, or a local export's
     <source_dir>/<subset dir>/nemo_gym_data/<split>.jsonl. A float row without a match rule can only score 0
     (no regression lands within 1e-6), so it is left out, as the reference does."""
-    from gym.core.errors import GymError
+    from gym.data import GymError
 
     if source_dir is None:
         raw = ctx.fetch(f"{EXAMPLES}adme-tier5-{subset}_example.jsonl")
@@ -146,7 +146,7 @@ def adme_rows(ctx: PrepareContext, subset: str, source_dir: str | None, split: s
 def tier12_rows(ctx: PrepareContext, methods: list[str]) -> list[dict[str, Any]]:
     """The paired Tier 1/2 example: each question once answered directly and once with a Python tool
     (method mcp-python). gym runs the direct arm; the tool arm's rows are left out unless asked for."""
-    from gym.core.errors import GymError
+    from gym.data import GymError
 
     unknown = sorted(set(methods) - {"direct"})
     if unknown:

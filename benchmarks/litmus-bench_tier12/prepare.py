@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gym.data.converters import sibling_script
+from gym.data import sibling_script
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 LITMUS = sibling_script(__file__, "litmus-bench", "Litmus export reader")
 

@@ -21,11 +21,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.data.converters import sibling_script
-from gym.data.multilingual import chosen_languages, hf_converted_parquet
+from gym.data import chosen_languages, hf_converted_parquet, sibling_script
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 REPO = "nvidia/Nemotron-Multilinugual-Eval-LCB"
 LANGUAGES = ("de", "es", "fr", "ja")

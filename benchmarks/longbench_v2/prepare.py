@@ -17,11 +17,10 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.core.errors import GymError
-from gym.data.tokens import token_cap
+from gym.data import GymError, token_cap
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 URL = "https://huggingface.co/datasets/THUDM/LongBench-v2/resolve/main/data.json"
 CHOICES = ("choice_A", "choice_B", "choice_C", "choice_D")

@@ -23,11 +23,10 @@ import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.core.errors import GymError
-from gym.data.tokens import token_cap
+from gym.data import GymError, token_cap
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 URL = "https://huggingface.co/datasets/Steefano/LCB/resolve/main/LongCodeQA.zip"
 POSTFIX = ("\n\nThe last line of your response should be in the following format: "

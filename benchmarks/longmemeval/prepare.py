@@ -18,10 +18,10 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.core.errors import GymError
+from gym.data import GymError
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 BASE = "https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned/resolve/main"
 RULES = {

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from gym.data.arena import LANGUAGES, prepare_multilingual, read_baselines
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 REPO = "https://huggingface.co/datasets/CohereLabs/m-ArenaHard/resolve/main"
 BASELINE = "https://raw.githubusercontent.com/lmarena/arena-hard-auto/main/data/arena-hard-v0.1/model_answer/gpt-4-0314.jsonl"

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from gym.data.arena import LANGUAGES, prepare_multilingual, read_baselines
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 REPO = "https://huggingface.co/datasets/CohereLabs/m-ArenaHard-v2.0/resolve/main"
 BASE = "https://raw.githubusercontent.com/lmarena/arena-hard-auto/main/data/arena-hard-v2.0/model_answer"

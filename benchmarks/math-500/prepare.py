@@ -13,10 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gym.data.converters import prepare_math
+from gym.data import prepare_math
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 URL = "https://github.com/openai/prm800k/raw/main/prm800k/math_splits/test.jsonl"
 

@@ -13,11 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gym.data.converters import math_row
-from gym.data.multilingual import chosen_languages, math_instruction
+from gym.data import chosen_languages, math_instruction, math_row
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 URL = "https://openaipublic.blob.core.windows.net/simple-evals/mgsm_{language}.tsv"
 LANGUAGES = ("bn", "de", "en", "es", "fr", "ja", "ru", "sw", "te", "th", "zh")

@@ -27,11 +27,10 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.data.converters import sibling_script
-from gym.core.errors import GymError
+from gym.data import GymError, sibling_script
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 URL_TEMPLATE = "https://huggingface.co/datasets/edinburgh-dawg/mmlu-redux-2.0/resolve/main/{subject}/data-00000-of-00001.arrow"
 LETTERS = ("A", "B", "C", "D")

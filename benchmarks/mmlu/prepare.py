@@ -24,10 +24,10 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.core.errors import GymError
+from gym.data import GymError
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 URL = "https://people.eecs.berkeley.edu/~hendrycks/data.tar"
 SPLITS = ("test", "val", "dev")

@@ -28,11 +28,10 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.core.errors import GymError
-from gym.data.multilingual import chosen_languages, hf_converted_parquet
+from gym.data import GymError, chosen_languages, hf_converted_parquet
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 REPO = "li-lab/MMLU-ProX"
 LANG_LIBS_URL = ("https://raw.githubusercontent.com/EleutherAI/lm-evaluation-harness/refs/heads/main/"

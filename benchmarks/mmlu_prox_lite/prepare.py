@@ -7,11 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gym.data.converters import sibling_script
-from gym.data.multilingual import chosen_languages
+from gym.data import chosen_languages, sibling_script
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 REPO = "li-lab/MMLU-ProX-Lite"
 PROX = sibling_script(__file__, "mmlu_prox", "MMLU-ProX reader")

@@ -25,11 +25,10 @@ import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.data.converters import sibling_script
-from gym.core.errors import GymError
+from gym.data import GymError, sibling_script
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 URL_TEMPLATE = "https://openaipublic.blob.core.windows.net/simple-evals/mmlu_{language}.csv"
 ENGLISH_URL = "https://openaipublic.blob.core.windows.net/simple-evals/mmlu.csv"

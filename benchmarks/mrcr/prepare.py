@@ -20,12 +20,10 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.data.converters import prepare_parquet_files
-from gym.data.tokens import token_cap
-from gym.core.prompts import ROLES
+from gym.data import ROLES, prepare_parquet_files, token_cap
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 BASE = "https://huggingface.co/datasets/openai/mrcr/resolve/main"
 FILES = tuple(f"{n}needle/{n}needle_{k}.parquet" for n in (2, 4, 8) for k in (0, 1))

@@ -14,10 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.data.multilingual import hf_converted_parquet
+from gym.data import hf_converted_parquet
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 URL = hf_converted_parquet("ArtificialAnalysis/AA-Omniscience-Public", "default", "train")
 

@@ -15,11 +15,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.data.converters import math_row
-from gym.data.multilingual import chosen_languages, math_instruction
+from gym.data import chosen_languages, math_instruction, math_row
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 URL = "https://huggingface.co/datasets/Qwen/PolyMath/resolve/main/{language}/{level}.parquet"
 LANGUAGES = ("ar", "bn", "de", "en", "es", "fr", "id", "it", "ja", "ko", "ms", "pt", "ru", "sw", "te", "th", "vi", "zh")

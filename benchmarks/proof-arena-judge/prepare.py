@@ -26,11 +26,10 @@ import random
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.core.errors import GymError
-from gym.data.tokens import token_cap
+from gym.data import GymError, token_cap
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 HF = "https://huggingface.co/datasets/MathArena"
 PARQUET = "data/train-00000-of-00001.parquet"

@@ -19,10 +19,10 @@ import random
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.data.tokens import token_cap
+from gym.data import token_cap
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 URL = "https://huggingface.co/datasets/wenjiema02/ProofBench/resolve/main/data/train-00000-of-00001.parquet"
 QUESTION = "Problem:\n{problem}\n\nProof:\n{proof}"

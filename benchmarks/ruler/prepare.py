@@ -22,15 +22,12 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gym.core.errors import GymError
-from gym.data.ruler import generation_args
-from gym.data.ruler.sources import sources
-from gym.data.ruler.tasks import MATCH_TYPE, TASKS, Generator
-from gym.data.tokens import token_counter
-from gym.verifiers.instructions.text import punkt_sentences
+from gym.data import GymError, token_counter
+from gym.data.ruler import Generator, MATCH_TYPE, TASKS, generation_args, read_sources
+from gym.verifiers import punkt_sentences
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 
 def check_args(max_length: int, num_samples: int, tasks: list[str], template_tokens: int) -> list[str]:
@@ -44,7 +41,7 @@ def prepare(ctx: PrepareContext, tokenizer: str = "words", max_length: int = 409
             tasks: list[str] | tuple[str, ...] = tuple(TASKS), template_tokens: int = 50) -> Path:
     tasks = check_args(max_length, num_samples, tasks, template_tokens)
     count = token_counter(ctx, tokenizer)
-    inputs = sources(ctx, punkt_sentences)
+    inputs = read_sources(ctx, punkt_sentences)
     rows = []
     for task in tasks:
         generator = Generator(task, count, inputs)

@@ -25,12 +25,12 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gym.data import token_counter
 from gym.data.ruler import generation_args
-from gym.data.ruler2 import ROUTING, TASKS, Sources, generate
-from gym.data.tokens import token_counter
+from gym.data.ruler2 import ROUTING, Sources, TASKS, generate
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 
 def gold(task: str, value: object) -> str:

@@ -23,10 +23,10 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.core.errors import GymError
+from gym.data import GymError
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 SPLITS = ("test", "dev")
 REVISION = "4510f6a6aa27c43fad7b43da2c59602a86e88480"

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 REVISION = "894196b8764a9326be8d51d5689b63e68462dae2"  # the dataset's files, pinned
 BASE = f"https://huggingface.co/datasets/nogabenyoash/SecQue/resolve/{REVISION}"

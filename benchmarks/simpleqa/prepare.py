@@ -14,10 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.data.converters import text_row
+from gym.data import text_row
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 URL = "https://huggingface.co/datasets/codelion/SimpleQA-Verified/resolve/main/simpleqa_verified.csv"
 FLAGS = ("multi_step", "requires_reasoning")

@@ -24,12 +24,10 @@ import zipfile
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from gym.core.errors import GymError
-from gym.core.io import replace_dir
-from gym.data.sql_schema import schema_text
+from gym.data import GymError, replace_dir, schema_text
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 REPO = "https://raw.githubusercontent.com/xlang-ai/Spider2/main/spider2-lite"
 TASKS = f"{REPO}/spider2-lite.jsonl"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gym.episodes.tau2.prepare import DOMAINS, prepare_domain
+from gym.episodes.tau2 import DOMAINS, prepare_domain
 
 if TYPE_CHECKING:
     from gym.data import PrepareContext

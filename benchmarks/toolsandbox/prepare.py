@@ -27,11 +27,11 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gym.core.errors import GymError
-from gym.episodes.toolsandbox.gold import gold_play
+from gym.data import GymError
+from gym.episodes.toolsandbox import gold_play
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 HERE = Path(__file__).resolve().parent
 SCENARIOS = HERE / "scenarios.json.gz"

@@ -16,11 +16,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.data.converters import joined_answers, stripped_text, text_row
-from gym.data.multilingual import chosen_languages, hf_converted_parquet
+from gym.data import chosen_languages, hf_converted_parquet, joined_answers, stripped_text, text_row
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 REPO = "UGPhysics/ugphysics"
 SUBJECTS = ("AtomicPhysics", "ClassicalElectromagnetism", "ClassicalMechanics", "Electrodynamics", "GeometricalOptics",

@@ -22,10 +22,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gym.core.errors import GymError
+from gym.data import GymError
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 URL_TEMPLATE = "https://huggingface.co/datasets/google/wmt24pp/resolve/main/en-{target}.jsonl"
 TARGETS = ("ar_EG", "ar_SA", "bg_BG", "bn_IN", "ca_ES", "cs_CZ", "da_DK", "de_DE", "el_GR", "es_MX", "et_EE", "fa_IR",

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gym.data.prepare_context import PrepareContext
+    from gym.data import PrepareContext
 
 COMMIT = "475f10bf0a3d6a9dfb174b6de1a38afbfdff98a5"
 URL = f"https://raw.githubusercontent.com/paul-rottger/xstest/{COMMIT}/xstest_prompts.csv"

@@ -107,6 +107,10 @@ def own_data_missing(cfg: Any) -> str | None:
     from gym.data import local
 
     bench = cfg.get("benchmark")
+    if bench is not None and bench.get("environment") == "harbor" and "tasks" in (bench.dataset.get("prepare_args") or {}):
+        if bench.dataset.get("tasks") is None:
+            return f"benchmark={bench.name} runs your own folder of Harbor tasks and none was given (benchmark.dataset.tasks=<dir>)"
+        return None
     if not local.is_local(bench) or local.path_given(bench):
         return None
     return (f"benchmark={bench.name} runs your own file and none was given "

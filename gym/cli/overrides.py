@@ -285,7 +285,7 @@ def known_keys(task: str) -> tuple[frozenset[str], frozenset[str]]:
     """(every key path a config of `task` has, the paths under which any key may be added).
 
     From the dataclass schemas (gym.core.schema) and the option files they describe: the primary config,
-    the task's file (with the files it includes), and the model/judge/user/benchmark/tracker schemas."""
+    the task's file (with the files it includes), and the model/judge/user/benchmark/tracker/runtime/agent schemas."""
     from gym.core import schema
     from gym.core.paths import CONF_DIR
 
@@ -298,7 +298,8 @@ def known_keys(task: str) -> tuple[frozenset[str], frozenset[str]]:
     if knobs is not None:
         _walk_dataclass(knobs, "", leaves, open_nodes)
     for prefix, node in (("model", schema.ModelConfig), ("judge", schema.JudgeConfig), ("user", schema.UserConfig),
-                         ("benchmark", schema.BenchmarkConfig), ("tracker", schema.TrackerConfig)):
+                         ("benchmark", schema.BenchmarkConfig), ("tracker", schema.TrackerConfig),
+                         ("runtime", schema.RuntimeConfig), ("agent", schema.AgentConfig)):
         _walk_dataclass(node, prefix + ".", leaves, open_nodes)
     return frozenset(leaves), frozenset(open_nodes)
 

@@ -36,6 +36,22 @@ def family_prompt(family: Any) -> str:
     return str(OmegaConf.select(OmegaConf.load(path), "prompt.user", default="{question}"))
 
 
+def path_key(path: Any) -> str:
+    """<folder name>-<short hash of its absolute path and what it holds (names, times)>: a data directory per
+    folder and version of it (benchmark=harbor prepares a changed folder anew)."""
+    import hashlib
+
+    if path is None or str(path) in ("", "???"):
+        return "none"
+    folder = Path(str(path)).expanduser().resolve()
+    held = sorted(f"{p.name}:{p.stat().st_mtime_ns}" for p in folder.glob("*/*")) if folder.is_dir() else []
+    return f"{folder.name}-{hashlib.sha256(chr(0).join([str(folder), *held]).encode()).hexdigest()[:8]}"
+
+
+if not OmegaConf.has_resolver("gym_path_key"):
+    OmegaConf.register_new_resolver("gym_path_key", path_key)
+
+
 if not OmegaConf.has_resolver("gym_family_prompt"):
     OmegaConf.register_new_resolver("gym_family_prompt", family_prompt)
 

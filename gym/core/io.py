@@ -99,11 +99,13 @@ def replace_dir(built: Path, target: Path) -> None:
 
 
 def write_text_atomic(target: str | Path, text: str) -> None:
+    """Write `text` (UTF-8) to `target` atomically (a reader sees the old file or the new one)."""
     with atomic_path(target) as tmp:
         tmp.write_text(text, encoding="utf-8")
 
 
 def write_json_atomic(target: str | Path, obj: Any) -> None:
+    """Write `obj` as indented JSON to `target` atomically (a reader sees the old file or the new one)."""
     write_text_atomic(target, json.dumps(obj, indent=2, ensure_ascii=False, default=str) + "\n")
 
 

@@ -19,7 +19,8 @@ _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 # Token ids and log-probabilities of one model call, named as NeMo Gym's training items name them: kept on
 # the assistant's turn and sent back unchanged on the next request (the reference's on-policy correction).
-TOKEN_KEYS = ("prompt_token_ids", "generation_token_ids", "generation_log_probs")
+# `routed_experts` (a mixture-of-experts policy's routing, for routing replay) travels with them unchanged.
+TOKEN_KEYS = ("prompt_token_ids", "generation_token_ids", "generation_log_probs", "routed_experts")
 
 
 def derived_fields(row: dict[str, Any]) -> dict[str, Any]:

@@ -46,6 +46,7 @@ class DatasetConfig:
     token_env: Optional[str] = None  # env var holding an access token for gated data
     columns: Optional[LocalColumns] = None  # your own file (benchmark=local): which column holds what
     checked_dir: Optional[str] = None  # your own file: where its checked copy in prepared-row shape goes
+    tasks: Optional[str] = None  # benchmark=harbor: your folder of Harbor-format task folders
     answer_format: Optional[str] = None  # your own file: auto (#### N, last \boxed{}, else as is) | gsm8k | boxed | bare
 
 
@@ -76,6 +77,7 @@ class BenchmarkConfig:
     needs_judge: bool = False
     needs_sandbox: bool = False
     subsets: List[str] = field(default_factory=lambda: ["subset"])  # grouping columns for per-subset metrics
+    cluster_by: Optional[str] = None  # column tasks share (passage, repository, domain): clustered standard errors
     languages: List[str] = field(default_factory=lambda: ["en"])  # languages of the tasks (search facet)
     max_tokens: Optional[int] = None  # default output cap; model.sampling.max_tokens overrides it
     kind: str = "answer"  # answer (one reply per rollout) | episode (a multi-turn episode, gym.episodes)
@@ -127,6 +129,13 @@ class ServeConfig:
 
 
 @dataclass
+class PriceConfig:
+    input: Optional[float] = None  # USD per million prompt tokens
+    output: Optional[float] = None  # USD per million completion tokens
+    cached_input: Optional[float] = None  # USD per million cached prompt tokens (null: billed as input)
+
+
+@dataclass
 class ModelConfig:
     kind: str = "openai_compatible"  # openai_compatible | mock | local | vllm_local
     base_url: Any = MISSING  # one URL, or a list of replicas of the same model
@@ -143,6 +152,7 @@ class ModelConfig:
     path: Optional[str] = None  # local: GGUF file (null = packaged SmolLM2); vllm_local: model to serve
     serve: ServeConfig = field(default_factory=ServeConfig)  # local / vllm_local server settings
     mock: MockServerConfig = field(default_factory=MockServerConfig)
+    price: PriceConfig = field(default_factory=PriceConfig)  # cost in the summary, metrics.json; budget.usd
 
 
 @dataclass
@@ -157,6 +167,7 @@ class SideEndpointConfig:
     timeout: float = 300.0  # seconds per request
     max_retries: int = 5  # attempts after the first
     sampling: SamplingConfig = field(default_factory=lambda: SamplingConfig(temperature=0.0, max_tokens=2048))
+    price: PriceConfig = field(default_factory=PriceConfig)  # USD per million tokens, for the run's cost
 
 
 @dataclass
@@ -180,6 +191,9 @@ class TrackerConfig:
     tags: Any = None  # wandb: list of tags; mlflow: mapping of tags
 
 
+from gym.core.schema_runtime import AgentConfig, RuntimeConfig  # noqa: E402  (container tasks' groups)
+
+
 def register() -> None:
     store = ConfigStore.instance()
     store.store(group="schema", name="benchmark", node=BenchmarkConfig)
@@ -187,6 +201,8 @@ def register() -> None:
     store.store(group="schema", name="judge", node=JudgeConfig)
     store.store(group="schema", name="user", node=UserConfig)
     store.store(group="schema", name="tracker", node=TrackerConfig)
+    store.store(group="schema", name="runtime", node=RuntimeConfig)
+    store.store(group="schema", name="agent", node=AgentConfig)
 
 
 register()
@@ -291,6 +307,18 @@ class AggregateKnobs:
 
 
 @dataclass
+class NoiseOptions:
+    runs: Dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class NoiseKnobs:
+    rollouts: Any = None
+    noise: NoiseOptions = field(default_factory=NoiseOptions)
+    format: str = "table"
+
+
+@dataclass
 class BucketEdges:
     hard_max: float = 0.25
     easy_min: float = 0.75
@@ -330,6 +358,8 @@ class ExportKnobs:
     rollouts: Any = None
     format: str = "nemo_gym"
     output_dir: Optional[str] = None
+    select: SelectKnobs = field(default_factory=SelectKnobs)
+    buckets: BucketEdges = field(default_factory=BucketEdges)
 
 
 @dataclass
@@ -359,6 +389,7 @@ class ServerKnobs:
     allow_unauthenticated: bool = False
     on_verifier_error: Optional[float] = 0.0
     threads: int = 64
+    rollout_threads: int = 4096
 
 
 @dataclass
@@ -369,7 +400,7 @@ class ServeKnobs:
 
 
 TASK_KNOBS = {"search": SearchKnobs, "prepare": PrepareKnobs, "collect": CollectKnobs, "e2e": E2EKnobs,
-              "aggregate": AggregateKnobs, "profile": ProfileKnobs, "reverify": ReverifyKnobs, "export": ExportKnobs,
+              "aggregate": AggregateKnobs, "noise": NoiseKnobs, "profile": ProfileKnobs, "reverify": ReverifyKnobs, "export": ExportKnobs,
               "serve": ServeKnobs, "view": ViewKnobs}
 
 

@@ -16,6 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__ = ["LANGUAGES", "baseline_text", "convert", "prepare_multilingual", "question_id", "question_text",
+           "read_baseline_file", "read_baselines"]
+
 
 def baseline_text(item: dict[str, Any]) -> str | None:
     """The assistant answer of one baseline row, in either layout; None when it has none."""
@@ -32,11 +35,13 @@ def baseline_text(item: dict[str, Any]) -> str | None:
 
 
 def question_id(item: dict[str, Any]) -> str | None:
+    """A question's uid (`uid`, else the older `question_id`) as text; None without one."""
     value = item.get("uid", item.get("question_id"))
     return None if value is None else str(value)
 
 
 def question_text(item: dict[str, Any]) -> str | None:
+    """A question's prompt text, in either layout; None when it has none."""
     prompt = item.get("prompt")
     if isinstance(prompt, str) and prompt.strip():
         return prompt

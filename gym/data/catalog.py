@@ -67,7 +67,7 @@ def active_config_dirs() -> list[Path]:
 
 # benchmark options over the user's own file (gym/data/local.py): chosen like benchmarks, but not in the
 # catalog (nothing to search, download or prepare from upstream)
-OWN_DATA_OPTIONS = ("local",)
+OWN_DATA_OPTIONS = ("harbor", "local")  # read the user's own file or folder: not in the catalog
 
 
 def benchmark_files(dirs: Iterable[Path] | None = None) -> dict[str, Path]:

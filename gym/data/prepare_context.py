@@ -286,6 +286,8 @@ class PrepareContext:
 
 
 def read_manifest(data_path: Path) -> dict[str, Any] | None:
+    """The manifest written beside a prepared file (counts, sources, arguments); None when there is none or it is
+    unreadable."""
     path = Path(data_path).parent / MANIFEST
     try:
         return json.loads(path.read_text())

@@ -16,7 +16,9 @@ from gym.core.errors import GymError, did_you_mean
 ENVIRONMENTS: dict[str, str] = {"tau2": "gym.episodes.tau2.env:Tau2Environment",
                                  "bfcl": "gym.episodes.bfcl.env:BfclEnvironment",
                                  "scicode": "gym.episodes.scicode.env:SciCodeEnvironment",
-                                 "toolsandbox": "gym.episodes.toolsandbox.env:ToolSandboxEnvironment"}
+                                 "toolsandbox": "gym.episodes.toolsandbox.env:ToolSandboxEnvironment",
+                                 "harbor": "gym.episodes.harbor.env:HarborEnvironment",
+                                 "swebench": "gym.episodes.swebench.env:SweBenchEnvironment"}
 
 
 def make_environment(name: str, data_path: Any, **options: Any) -> Any:

@@ -73,6 +73,16 @@ class ToolEndpointFailed(Exception):
     unfinished (infra_error, redone on resume), never an error the agent is shown."""
 
 
+class EpisodeFailed(Exception):
+    """An episode that cannot be graded, with its own kind (a container task's build_error, agent_timeout,
+    verifier_error ...), the rollout status it becomes (unscored: infra_error or verifier_error, redone on
+    resume) and details for the row; never a reward of 0."""
+
+    def __init__(self, kind: str, message: str, status: str = "verifier_error", details: dict | None = None):
+        super().__init__(f"{kind}: {message}")
+        self.kind, self.status, self.details = kind, status, details or {}
+
+
 class JudgeFailed(Exception):
     """An environment's LLM judge gave no verdict: `transport` when its endpoint failed (the episode is
     unfinished, like any infrastructure failure), else its reply could not be read."""

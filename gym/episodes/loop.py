@@ -90,6 +90,7 @@ class EpisodeRunner:
         self.env, self.agent, self.user, self.limits = env, agent, user, limits
         self.solo = user is None
         self.max_steps_per_turn = limits.max_steps_per_turn or getattr(env, "max_steps_per_turn", None)
+        self.live_state: Any = None  # the world of the episode being run (released by the caller if it is cut short)
 
     def run(self, row: dict, seed: int | None = None) -> Episode:
         episode, who = self.start(row, seed)
@@ -103,10 +104,10 @@ class EpisodeRunner:
     def start(self, row: dict, seed: int | None = None) -> tuple[Episode, str]:
         """A fresh episode of the row and who speaks first (`run` drives it; a trainer's step loop too)."""
         if self.solo:
-            state = self.env.reset(row, seed, solo=True)
+            state = self.live_state = self.env.reset(row, seed, solo=True)
             episode = Episode(self.env.initial_messages(row, solo=True), state=state)
         else:
-            state = self.env.reset(row, seed)
+            state = self.live_state = self.env.reset(row, seed)
             episode = Episode(self.env.initial_messages(row), state=state)
         who = _next_role(episode.trajectory)
         if who == "agent_tools" or who == "user_tools":
@@ -250,4 +251,7 @@ class EpisodeRunner:
             episode.termination = Termination.MAX_STEPS.value
         if (self.limits.timeout is not None and not episode.termination
                 and time.monotonic() - started >= self.limits.timeout):
+            episode.termination = Termination.TIMEOUT.value
+        expired = getattr(self.env, "timed_out", None)  # an environment's own clock (a container task's agent timeout)
+        if not episode.termination and expired is not None and expired(episode.state):
             episode.termination = Termination.TIMEOUT.value

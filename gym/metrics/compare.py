@@ -8,9 +8,11 @@ from typing import Any
 from gym.core.errors import GymError
 
 
-def compare(spec_a: Any, spec_b: Any, k: int | list[int] | None = None) -> dict[str, Any]:
+def compare(spec_a: Any, spec_b: Any, k: int | list[int] | None = None,
+            target_delta: float | None = None) -> dict[str, Any]:
     """compare.json content: per benchmark both runs share, B − A with a paired bootstrap."""
     from gym.metrics.compute import COMPARE_TEST, SOLVED_RULE, compare_groups
+    from gym.metrics.paired import MCNEMAR, POWER_METHOD
     from gym.metrics.estimators import SCALE
     from gym.rollouts.load import load_rollouts
 
@@ -31,7 +33,10 @@ def compare(spec_a: Any, spec_b: Any, k: int | list[int] | None = None) -> dict[
                        f"B: {', '.join(sorted(by_bench[1]))})")
     return {
         "scale": SCALE, "difference": "B - A (percent points)", "test": COMPARE_TEST, "solved_rule": SOLVED_RULE,
+        "paired_t": "paired t-interval: mean difference ± t(0.975, T-1)·sd(d)/√T (se, t_low, t_high)",
+        "mcnemar_test": MCNEMAR, "power_method": POWER_METHOD,
         "a": runs[0].summary(), "b": runs[1].summary(),
         "unpaired_benchmarks": sorted(set(by_bench[0]) ^ set(by_bench[1])),
-        "benchmarks": {bench: compare_groups(by_bench[0][bench], by_bench[1][bench], k) for bench in shared},
+        "benchmarks": {bench: compare_groups(by_bench[0][bench], by_bench[1][bench], k, target_delta=target_delta)
+                       for bench in shared},
     }

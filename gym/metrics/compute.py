@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from gym.metrics.estimators import (CI_METHOD, MAJORITY_RULE, PASS_AT_K_METHOD, SCALE, TaskArrays, _pct, k_values,
                                     mean_ci, metric_name, pass_at_k_per_task, score_metrics)
-from gym.rollouts.row import STATUSES
+from gym.rollouts.row import SCORED, STATUSES
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -45,14 +45,21 @@ def _stats(series: "pd.Series", names: tuple[str, str, str]) -> dict[str, float 
             names[2]: round(float(values.quantile(0.95)), 4)}
 
 
-def group_metrics(group: "pd.DataFrame", k: int | Sequence[int] | None = None) -> dict[str, Any]:
-    """The metrics.json entry of one (benchmark, model) group."""
+def group_metrics(group: "pd.DataFrame", k: int | Sequence[int] | None = None,
+                  labels: "np.ndarray | None" = None, cluster_key: str | None = None) -> dict[str, Any]:
+    """The metrics.json entry of one (benchmark, model) group; `labels` (a cluster label per row of the
+    group, named by `cluster_key`) makes every interval cluster-robust."""
     import numpy as np
     import pandas as pd
 
     status = group["status"]
     counts = {name: int((status == name).sum()) for name in STATUSES}
     arrays = TaskArrays(group)
+    clusters = None
+    if labels is not None:
+        from gym.metrics.intervals import task_clusters
+
+        clusters = task_clusters(labels[status.isin(SCORED).to_numpy()], arrays.task_codes, arrays.n_tasks)
     all_tasks = group["task_index"].nunique()
     entry: dict[str, Any] = {
         "benchmark": str(group["benchmark"].iloc[0]), "model": str(group["model"].iloc[0]),
@@ -68,9 +75,18 @@ def group_metrics(group: "pd.DataFrame", k: int | Sequence[int] | None = None) -
     per_task = arrays.per_task(ks)
     pass1 = per_task["pass@k"][:, 0] if ks and ks[0] == 1 else \
         pass_at_k_per_task(arrays.task_codes, arrays.reward, arrays.n_tasks, [1])[:, 0]  # k list without 1
-    entry["pass@1"] = mean_ci(pass1)
+    entry["pass@1"] = mean_ci(pass1, clusters)
     for name, table in per_task.items():
-        entry[name] = {str(kv): mean_ci(table[:, col]) for col, kv in enumerate(ks)}
+        entry[name] = {str(kv): mean_ci(table[:, col], clusters) for col, kv in enumerate(ks)}
+    if clusters is not None:  # one cluster: nothing to cluster by, the intervals stay over tasks
+        entry["clustering"] = {"by": cluster_key, "clusters": int(np.unique(clusters).size),
+                               "design_effect": entry["pass@1"].get("design_effect")}
+    from gym.metrics.repeats import variance_split
+
+    adaptive = "adaptive" in group.columns and group["adaptive"].notna().any()  # rounds of adaptive repeats
+    split = None if adaptive else variance_split(arrays.task_codes, arrays.reward, arrays.n_tasks)
+    if split is not None:  # (an adaptive run's repeats depend on the rewards: no unbiased split)
+        entry["repeats"] = split
     ok = (status == "ok").to_numpy()  # columns are taken one at a time: no copy of the ok rows' frame
     if ok.any():
         ok_codes, _ = pd.factorize(group["task_index"].to_numpy()[ok])
@@ -82,15 +98,16 @@ def group_metrics(group: "pd.DataFrame", k: int | Sequence[int] | None = None) -
     entry["tokens"] = {"prompt": _stats(group["prompt_tokens"][ok], ("mean", "median", "p95")),
                        "completion": _stats(group["completion_tokens"][ok], ("mean", "median", "p95"))}
     entry["latency_s"] = _stats(group["latency_s"][ok], ("mean", "p50", "p95"))
-    entry["scores"] = score_metrics(group, arrays)
-    if "adaptive" in group.columns and group["adaptive"].notna().any():  # rounds of adaptive repeats
+    entry["scores"] = score_metrics(group, arrays, clusters)
+    if adaptive:
         from gym.metrics.adaptive_estimates import correct_entry
 
         correct_entry(entry, group, arrays.task_index)
     return entry
 
 
-def compute_metrics(frame: "pd.DataFrame", k: int | Sequence[int] | None = None) -> dict[str, Any]:
+def compute_metrics(frame: "pd.DataFrame", k: int | Sequence[int] | None = None,
+                    labels: "np.ndarray | None" = None, cluster_key: str | None = None) -> dict[str, Any]:
     """metrics.json content: {"scale", "ci_method", ..., "benchmarks": {label: entry}}.
 
     Labels are the benchmark name, or `benchmark@model` for a benchmark run with several models;
@@ -102,8 +119,11 @@ def compute_metrics(frame: "pd.DataFrame", k: int | Sequence[int] | None = None)
     for bench, model in sorted(groups):
         label = str(bench) if models[bench] <= 1 else f"{bench}@{model}"
         group = frame if len(groups) == 1 else frame.iloc[groups[bench, model]]  # one group: the frame, not a copy
-        benchmarks[label] = group_metrics(group, k)
-    return {"scale": SCALE, "ci_method": CI_METHOD, "pass_at_k_method": PASS_AT_K_METHOD,
+        rows = None if labels is None else (labels if len(groups) == 1 else labels[groups[bench, model]])
+        benchmarks[label] = group_metrics(group, k, rows, cluster_key)
+    from gym.metrics.intervals import METHODS
+
+    return {"scale": SCALE, "ci_method": CI_METHOD, "ci_methods": METHODS, "pass_at_k_method": PASS_AT_K_METHOD,
             "majority_rule": MAJORITY_RULE, "benchmarks": benchmarks}
 
 
@@ -139,7 +159,7 @@ def paired_bootstrap(diffs: "np.ndarray", n_boot: int = 5000, seed: int = 0) -> 
 
 
 def compare_groups(group_a: "pd.DataFrame", group_b: "pd.DataFrame", k: int | Sequence[int] | None = None,
-                   n_boot: int = 5000, seed: int = 0) -> dict[str, Any]:
+                   n_boot: int = 5000, seed: int = 0, target_delta: float | None = None) -> dict[str, Any]:
     """Paired comparison of two runs of one benchmark; differences are B − A, in percent points."""
     import numpy as np
 
@@ -172,13 +192,30 @@ def compare_groups(group_a: "pd.DataFrame", group_b: "pd.DataFrame", k: int | Se
     values_a, values_b = np.column_stack(cols_a), np.column_stack(cols_b)
     low, high, p = paired_bootstrap(values_b - values_a, n_boot=n_boot, seed=seed)
     out["k_values"] = ks
+    from gym.metrics.paired import mcnemar, paired_t, power_statement
+
     out["metrics"] = {
         name: {"a": _pct(values_a[:, i].mean()), "b": _pct(values_b[:, i].mean()),
                "diff": _pct(values_b[:, i].mean() - values_a[:, i].mean()),
-               "ci_low": _pct(low[i]), "ci_high": _pct(high[i]), "p_value": round(float(p[i]), 6)}
+               "ci_low": _pct(low[i]), "ci_high": _pct(high[i]), "p_value": round(float(p[i]), 6),
+               **paired_t(values_b[:, i] - values_a[:, i])}
         for i, name in enumerate(names)
     }
     solved_a, solved_b = values_a[:, 0] >= 0.5, values_b[:, 0] >= 0.5
+    out["mcnemar"] = mcnemar(solved_a, solved_b)
+    out["power"] = power_statement(values_a[:, 0], values_b[:, 0], _shared_rollouts(arrays_a, pos_a),
+                                   _shared_rollouts(arrays_b, pos_b), target_delta)
     out["flipped"] = {"solved_in_a_only": [int(t) for t in common[solved_a & ~solved_b]],
                       "solved_in_b_only": [int(t) for t in common[solved_b & ~solved_a]]}
     return out
+
+
+def _shared_rollouts(arrays: TaskArrays, positions: "np.ndarray") -> tuple["np.ndarray", "np.ndarray", int]:
+    """(task codes 0..P-1, rewards, P) of a run's scored rollouts on the shared tasks (at `positions`)."""
+    import numpy as np
+
+    recode = np.full(arrays.n_tasks, -1, dtype=np.int64)
+    recode[positions] = np.arange(positions.size)
+    codes = recode[arrays.task_codes]
+    keep = codes >= 0
+    return codes[keep], arrays.reward[keep], int(positions.size)

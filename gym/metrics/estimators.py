@@ -4,7 +4,6 @@ gym.metrics.adaptive_estimates, which correct an adaptive run's entries with the
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from gym.rollouts.row import SCORED
@@ -14,43 +13,21 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 SCALE = "percent"
-CI_METHOD = "t-interval over tasks: mean of per-task values ± t(0.975, T-1)·sd/√T, 95%"
+CI_METHOD = ("95% interval over tasks, its method chosen per metric (the metric's `method`: wilson, t, bounded "
+             "or cluster; gym.metrics.intervals.METHODS)")
 PASS_AT_K_METHOD = ("expected max reward over random k-subsets of a task's rollouts "
                     "(= unbiased 1-C(n-c,k)/C(n,k) for 0/1 rewards)")
 MAJORITY_RULE = ("most frequent non-null extracted answer among the first k rollouts scores its mean reward; "
                  "ties score the mean over the tied answers (a uniformly random pick, never the rewards); "
                  "no answer = 0")
 
-# Two-sided 95% critical values of Student's t for 1..30 degrees of freedom.
-_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-         2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-         2.052, 2.048, 2.045, 2.042)
-_Z975 = 1.959963984540054
 
+def mean_ci(values: Any, clusters: Any = None) -> dict[str, Any]:
+    """{"value", "ci_low", "ci_high", "method", ...} in percent for per-task values in [0, 1] (NaNs skipped);
+    the interval's method is chosen for the data (gym.metrics.intervals)."""
+    from gym.metrics.intervals import interval
 
-def t_critical(dof: int) -> float:
-    """t(0.975, dof): table up to 30, then the Cornish-Fisher expansion (error < 1e-4)."""
-    if dof < 1:
-        return math.nan
-    if dof <= len(_T975):
-        return _T975[dof - 1]
-    z = _Z975
-    return z + (z**3 + z) / (4 * dof) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * dof**2)
-
-
-def mean_ci(values: Any) -> dict[str, float | None]:
-    """{"value", "ci_low", "ci_high"} in percent for per-task values in [0, 1] (NaNs skipped)."""
-    import numpy as np
-
-    arr = np.asarray(values, dtype=float)
-    arr = arr[~np.isnan(arr)]
-    if arr.size == 0:
-        return {"value": None, "ci_low": None, "ci_high": None}
-    mean = float(arr.mean())
-    if arr.size < 2:
-        return {"value": _pct(mean), "ci_low": None, "ci_high": None}
-    half = t_critical(arr.size - 1) * float(arr.std(ddof=1)) / math.sqrt(arr.size)
-    return {"value": _pct(mean), "ci_low": _pct(max(0.0, mean - half)), "ci_high": _pct(min(1.0, mean + half))}
+    return interval(values, clusters)
 
 
 def metric_name(metric: str, k: int) -> str:
@@ -240,7 +217,7 @@ def pass_at_k_by_ranges(task: "np.ndarray", reward: "np.ndarray", n_tasks: int, 
     return out
 
 
-def score_metrics(group: "pd.DataFrame", arrays: TaskArrays) -> dict[str, dict[str, float | None]]:
+def score_metrics(group: "pd.DataFrame", arrays: TaskArrays, clusters: Any = None) -> dict[str, dict[str, Any]]:
     """{name: mean_ci} of the group's secondary scores (rule in the module docstring)."""
     import numpy as np
 
@@ -260,10 +237,10 @@ def score_metrics(group: "pd.DataFrame", arrays: TaskArrays) -> dict[str, dict[s
         values = np.where(model_error, 0.0, values)
         if column(POOLED.get(name, "")) in scored:  # instruction-level shares, pooled over instructions
             weights = scored[column(POOLED[name])].to_numpy(dtype=float)
-            out[name] = mean_ci(pooled_task_values(values, weights, arrays.task_codes, arrays.n_tasks))
+            out[name] = mean_ci(pooled_task_values(values, weights, arrays.task_codes, arrays.n_tasks), clusters)
             continue
         has = ~np.isnan(values)
         sums = np.bincount(arrays.task_codes[has], weights=values[has], minlength=arrays.n_tasks)
         counts = np.bincount(arrays.task_codes[has], minlength=arrays.n_tasks)
-        out[name] = mean_ci(np.divide(sums, counts, out=np.full(arrays.n_tasks, np.nan), where=counts > 0))
+        out[name] = mean_ci(np.divide(sums, counts, out=np.full(arrays.n_tasks, np.nan), where=counts > 0), clusters)
     return out

@@ -27,6 +27,8 @@ these families get the same numbers. Each entry of metrics.json gains a `family_
   total_score), its maximum, the expected total of one attempt, and the same per problem and subtask.
 * iheval: IHEval's task-macro scores per setting category and its headline result_score
   (gym.metrics.hierarchy).
+* judge_panel (judges=[...]): the judges' agreement, Cohen's κ per pair and Krippendorff's α, and the
+  items they disagree on (gym.metrics.agreement).
 """
 
 from __future__ import annotations
@@ -250,9 +252,15 @@ def iheval(rows: list[dict]) -> dict[str, Any]:
     return metrics(rows)
 
 
+def judge_panel(rows: list[dict]) -> dict[str, Any]:
+    from gym.metrics.agreement import judge_panel as metrics
+
+    return metrics(rows)
+
+
 FAMILIES: dict[str, Callable[[list[dict]], dict[str, Any]]] = {
     "pairwise": pairwise, "label": label, "translation": translation, "long_context": long_context, "sql": sql,
-    "tool_call": tool_call, "episode": episode, "ioi": ioi, "iheval": iheval}
+    "tool_call": tool_call, "episode": episode, "ioi": ioi, "iheval": iheval, "judge_panel": judge_panel}
 
 
 def add_family_metrics(metrics: dict[str, Any], rollouts: "RolloutSet") -> None:
@@ -331,6 +339,10 @@ def family_lines(metrics: dict[str, Any]) -> str:
             from gym.metrics.hierarchy import summary_line as iheval_line
 
             text = iheval_line(fm)
+        elif family == "judge_panel":
+            from gym.metrics.agreement import panel_line
+
+            text = panel_line(fm)
         else:
             text = "outcomes: " + ", ".join(f"{k} {v}" for k, v in fm["outcomes"].items())
         lines.append(f"{label_}: {text}\n")

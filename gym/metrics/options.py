@@ -6,6 +6,7 @@ task=aggregate / task=profile read them here.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,25 @@ def check_output(value: Any) -> str:
 def aggregate_options(cfg: DictConfig) -> tuple[int | list[int] | None, str]:
     """(k, format) of task=aggregate."""
     return check_k(to_plain(cfg.get("k"))), check_output(cfg.get("format", "table"))
+
+
+@dataclass(frozen=True)
+class MetricsOptions:
+    cluster_by: str | None = None  # a subsets column or top-level row field; None = the benchmark's declared key
+    target_delta: float | None = None  # compare: the difference (percent points) to detect at 80% power
+
+
+def metrics_options(cfg: DictConfig) -> MetricsOptions:
+    """The `metrics` node (global: e2e's aggregate step and task=aggregate read it alike)."""
+    node = to_plain(cfg.get("metrics")) or {}
+    cluster_by, delta = node.get("cluster_by"), node.get("target_delta")
+    if cluster_by is not None and (not isinstance(cluster_by, str) or not cluster_by.strip()):
+        raise GymError(f"metrics.cluster_by must be a row field name (e.g. subsets.domain), got {cluster_by!r}")
+    if delta is not None:
+        if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not 0 < delta <= 100:
+            raise GymError(f"metrics.target_delta must be a difference in percent points in (0, 100], got {delta!r}")
+        delta = float(delta)
+    return MetricsOptions(cluster_by.strip() if cluster_by else None, delta)
 
 
 def _flag(cfg: DictConfig, name: str, default: bool) -> bool:

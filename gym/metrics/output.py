@@ -10,7 +10,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from gym.metrics import parse_errors
+from gym.metrics import intervals, parse_errors, repeats
 from gym.core.io import atomic_path, write_json_atomic
 from gym.metrics.estimators import metric_name
 from gym.metrics.table import display_name, fmt_ci, format_table  # noqa: F401  (fmt_ci: also used from here)
@@ -18,8 +18,9 @@ from gym.metrics.table import display_name, fmt_ci, format_table  # noqa: F401  
 log = logging.getLogger("gym.aggregate")
 
 
-def metrics_for(spec: Any, k: int | list[int] | None = None) -> tuple[dict[str, Any], Any]:
-    """(metrics.json content, the loaded RolloutSet) for a rollouts spec."""
+def metrics_for(spec: Any, k: int | list[int] | None = None, cluster_by: str | None = None) -> tuple[dict[str, Any], Any]:
+    """(metrics.json content, the loaded RolloutSet) for a rollouts spec; `cluster_by` as metrics.cluster_by."""
+    from gym.metrics.clusters import cluster_labels
     from gym.metrics.compute import compute_metrics
     from gym.rollouts.load import load_rollouts
     from gym.metrics.family import add_family_metrics
@@ -27,10 +28,14 @@ def metrics_for(spec: Any, k: int | list[int] | None = None) -> tuple[dict[str, 
 
     rollouts = load_rollouts(spec)
     log.debug("read %d row(s) from %d file(s)", rollouts.rows_read, len(rollouts.files))  # the table says it
-    metrics = compute_metrics(rollouts.frame, k)
+    key, labels = cluster_labels(rollouts, cluster_by)
+    metrics = compute_metrics(rollouts.frame, k, labels, key)
     parse_errors.add_to_metrics(metrics, rollouts.files)  # math verdicts: LaTeX the parser could not read
     add_subsets(metrics, rollouts, k)
     add_family_metrics(metrics, rollouts)  # win rate, MAE, corpus BLEU, length buckets
+    from gym.metrics.cost import add_costs
+
+    add_costs(metrics, rollouts)  # tokens per role; dollars when collect priced the rows
     return {**metrics, "inputs": rollouts.summary()}, rollouts
 
 
@@ -69,12 +74,37 @@ def metrics_table(metrics: dict[str, Any]) -> str:
     notes += "".join(f"note: {label}: {e['unscored_tasks']} task(s) only have infra errors or verifier errors and are left out\n"
                      for label, e in metrics["benchmarks"].items() if e["unscored_tasks"])
     notes += parse_errors.note_lines(metrics)
-    note = notes + f"scale: percent (0-100); CI: {metrics['ci_method']}"
+    notes += "".join(intervals.small_n_note(label, e) for label, e in metrics["benchmarks"].items())
+    notes += "".join(cluster_note(label, e["clustering"]) for label, e in metrics["benchmarks"].items()
+                     if e.get("clustering"))
+    notes += "".join(repeats.note(label, e["repeats"]) for label, e in metrics["benchmarks"].items() if e.get("repeats"))
+    note = notes + "scale: percent (0-100); " + ci_footnote(metrics)
     from gym.metrics.family import family_lines
     from gym.metrics.subsets import subsets_text
 
-    return (format_table(headers, rows) + "\n" + scores_lines(metrics) + family_lines(metrics) + subsets_text(metrics)
+    from gym.metrics.cost import cost_line
+
+    costs = "".join(cost_line(label, e["cost"]) for label, e in metrics["benchmarks"].items() if e.get("cost"))
+    return (format_table(headers, rows) + "\n" + scores_lines(metrics) + costs + family_lines(metrics) + subsets_text(metrics)
             + inputs_line(metrics.get("inputs") or {}) + note)
+
+
+def ci_footnote(metrics: dict[str, Any]) -> str:
+    """The 95% interval methods the figures above use, one clause each."""
+    methods = metrics.get("ci_methods") or intervals.METHODS
+    used = intervals.methods_used(metrics)
+    if not used:
+        return f"CI: {metrics.get('ci_method', '')}"
+    return "95% CI: " + "; ".join(f"{name} = {methods.get(name, name)}" for name in used)
+
+
+def cluster_note(label: str, clustering: dict[str, Any]) -> str:
+    if clustering["clusters"] < 2:
+        return f"note: {label}: all tasks share one value of {clustering['by']}: the intervals stay over tasks\n"
+    deff = clustering.get("design_effect")
+    effect = "-" if deff is None else f"{deff:.2f}"
+    return (f"note: {label}: intervals clustered by {clustering['by']} ({clustering['clusters']} clusters); design "
+            f"effect {effect} (the variance is {effect}x what independent tasks would give)\n")
 
 
 def adaptive_note(label: str, adaptive: dict[str, Any]) -> str:
@@ -118,6 +148,12 @@ def _entry_rows(entry: dict[str, Any]) -> list[tuple[str, Any, str, Any, Any]]:
     for kind, stats in entry["tokens"].items():
         out.extend((f"tokens/{kind}/{stat}", value, "tokens", None, None) for stat, value in stats.items())
     out.extend((f"latency_s/{stat}", value, "seconds", None, None) for stat, value in entry["latency_s"].items())
+    cost = entry.get("cost") or {}
+    out.extend((f"tokens/{role}/total", count, "tokens", None, None) for role, count in (cost.get("tokens") or {}).items()
+               if count)
+    out.extend((f"cost/{name}", cost[name], "usd", None, None) for name in ("usd", "usd_per_task") if name in cost)
+    if (entry.get("clustering") or {}).get("design_effect") is not None:
+        out.append(("design_effect", entry["clustering"]["design_effect"], "ratio", None, None))
     return out
 
 

@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 FIELD = "subsets"  # rollout field
 DEFAULT_COLUMNS = ("subset",)
+CLUSTER = "cluster"  # reserved column: the value of the benchmark's `cluster_by` column (clustered standard errors)
 _KEPT = ("tasks", "rollouts", "scored_rollouts", "counts", "k_values", "pass@1", "pass@k", "majority@k",
          "pass@1[avg-of-k]", "no_answer", "scores")
 _FIRST_ROWS = 1000
@@ -56,10 +57,18 @@ def row_subsets(row: dict, columns: Iterable[str] | None) -> dict[str, str] | No
     return found or None
 
 
-def task_subsets(rows: Sequence[dict], columns: Iterable[str] | None) -> list[dict[str, str] | None]:
-    """row_subsets for every prepared row (computed once per task, not per rollout)."""
+def task_subsets(rows: Sequence[dict], columns: Iterable[str] | None,
+                 cluster_by: str | None = None) -> list[dict[str, str] | None]:
+    """row_subsets for every prepared row (computed once per task, not per rollout); with `cluster_by` (the
+    benchmark's cluster column) its value goes in as the reserved column `cluster`."""
     columns = list(DEFAULT_COLUMNS if columns is None else columns)
-    return [row_subsets(row, columns) for row in rows] if columns else [None] * len(rows)
+    out = [row_subsets(row, columns) for row in rows] if columns else [None] * len(rows)
+    if cluster_by:
+        for i, row in enumerate(rows):
+            value = _value(row, cluster_by)
+            if value is not None:
+                out[i] = {**(out[i] or {}), CLUSTER: value}
+    return out
 
 
 # -- reading rollouts ------------------------------------------------------------------------------
@@ -173,6 +182,8 @@ def subset_metrics(rollouts: "RolloutSet", k: int | Sequence[int] | None = None)
         positions = frame.index.get_indexer(group.index)
         per_column: dict[str, dict] = {}
         for name, values in columns.items():
+            if name == CLUSTER:
+                continue  # one group per passage or repository: the clustered interval, not a table
             keys = values[positions]
             present = sorted({v for v in keys if v is not None})
             if not present:

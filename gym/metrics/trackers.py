@@ -89,6 +89,14 @@ def headline(run_dir: Path) -> dict[str, float]:
             _with_ci(out, f"{label}/scores/{name}", metric)
         for status, count in (entry.get("counts") or {}).items():
             out[f"{label}/count/{status}"] = float(count)
+        cost = entry.get("cost") or {}
+        for role, count in (cost.get("tokens") or {}).items():
+            out[f"{label}/tokens/{role}"] = float(count)
+        for name in ("usd", "usd_per_task"):
+            if isinstance(cost.get(name), (int, float)):
+                out[f"{label}/cost/{name}"] = float(cost[name])
+        if isinstance((entry.get("clustering") or {}).get("design_effect"), (int, float)):
+            out[f"{label}/design_effect"] = float(entry["clustering"]["design_effect"])
     run = _read_json(run_dir / "run.json") or {}
     for name in ("rollouts_per_s", "accuracy_percent_this_run", "seconds"):
         if isinstance(run.get(name), (int, float)):

@@ -26,7 +26,8 @@ from statistics import NormalDist
 from typing import Any
 
 from gym.mock.embeddings import embeddings_body, tally
-from gym.mock.episodes import EpisodeIndex, episode_turn, is_episode_row, shape_turn
+from gym.mock.cli_agents import cli_agent_turn
+from gym.mock.episodes import EpisodeIndex, episode_turn, is_episode_row, request_messages, shape_turn
 from gym.mock.policy import AnswerPolicy, ApiError, count_tokens, prompt_text, shape_response, unparsed
 from gym.mock.rows import RowStore
 from gym.mock.tasks import unit_draw
@@ -101,7 +102,8 @@ class MockServer:
         self._lock = threading.Lock()
         self._counter = 0
         self._stats: dict[str, Any] = {"requests": 0, "max_in_flight": 0, "endpoints": {}, "faults": {},
-                                       "answers": {"correct": 0, "wrong": 0, "unknown": 0, "judge": 0, "episode_turn": 0},
+                                       "answers": {"correct": 0, "wrong": 0, "unknown": 0, "judge": 0, "episode_turn": 0,
+                                                   "cli_agent_turn": 0},
                                        "embeddings": {"requests": 0, "inputs": 0, "with_key": 0, "encodings": {}}}
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -230,6 +232,12 @@ class MockServer:
             raise ApiError(400, f"n must be an integer within [1, {self.max_n}], got {n!r}", "invalid_request_error", None)
         if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 1):
             raise ApiError(400, f"max tokens must be a positive integer, got {max_tokens!r}", "invalid_request_error", None)
+        if self.episodes and kind != "completions":  # a CLI agent's protocol (gym.mock.cli_agents)
+            turn = cli_agent_turn(self.episodes, request_messages(kind, request), request.get("tools"))
+            if turn is not None:
+                with self._lock:
+                    self._stats["answers"]["cli_agent_turn"] += 1
+                return shape_turn(kind, turn, prompt_tokens, self.model_name, number)
         if self.episodes:
             turn = episode_turn(self.episodes, kind, request, prompt, lambda question: unit_draw(
                 self.seed, "episode", question, request.get("seed")) < self.policy.accuracy)

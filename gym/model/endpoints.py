@@ -272,6 +272,9 @@ def connect_judge(cfg: Any, stack: ExitStack, verifier: Any, policy_base_url: st
                         "answers; point judge.base_url at another model for verdicts you can trust", base_url)
     else:
         raise GymError(f"judge.kind={kind} is not one of: {', '.join(JUDGE_KINDS)}")
+    panel = judge_panel(cfg)
+    if panel:  # judges=[...]: several judges per item, their verdicts combined by judges_rule
+        return _connect_panel(panel, cfg, stack, verifier, base_url, api_key, pool_size, cache)
     client, sampling, seed, fingerprint = _side_client(judge, "judge", stack, base_url, api_key, pool_size)
     if cache is not None:
         from gym.model.response_cache import CachedJudge
@@ -280,6 +283,56 @@ def connect_judge(cfg: Any, stack: ExitStack, verifier: Any, policy_base_url: st
     verifier.attach_judge(client, None if seed is None else int(seed))
     log.info("judge %s at %s", client.model, base_url)
     return {**fingerprint, "sampling_sent": sampling}
+
+
+def judge_panel(cfg: Any) -> list[Any]:
+    """`judges=[...]`: each entry a model name on judge.base_url, or a mapping of judge keys (base_url, name,
+    api_key_env, sampling, price ...) over the `judge` node; [] for one judge."""
+    from omegaconf import OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
+
+    from gym.core.schema import JudgeConfig
+
+    entries = to_plain(cfg.get("judges")) or []
+    if not isinstance(entries, list):
+        raise GymError(f"judges must be a list of judge model names or mappings, got {entries!r}")
+    if len(entries) == 1:
+        raise GymError("judges=[...] needs at least two judges (one judge is judge=...)")
+    panel = []
+    for number, entry in enumerate(entries):
+        override = {"name": entry} if isinstance(entry, str) else entry
+        if not isinstance(override, dict):
+            raise GymError(f"judges[{number}] must be a model name or a mapping of judge keys, got {entry!r}")
+        try:
+            panel.append(OmegaConf.merge(OmegaConf.structured(JudgeConfig), cfg.judge, override))
+        except OmegaConfBaseException as exc:
+            raise GymError(f"judges[{number}]: {str(exc).splitlines()[0]}") from None
+    return panel
+
+
+def _connect_panel(panel: list[Any], cfg: Any, stack: ExitStack, verifier: Any, base_url: str, api_key: str | None,
+                   pool_size: int, cache: Any) -> dict[str, Any]:
+    if not hasattr(verifier, "attach_panel"):
+        raise GymError(f"judges=[...] works with the judge verifier family; this benchmark's verifier is "
+                       f"{type(verifier).__name__}")
+    clients, prints = [], []
+    for number, conf in enumerate(panel):
+        url = check_base_url(conf.base_url, f"judges[{number}].base_url") if conf.get("base_url") and \
+            conf.base_url != cfg.judge.get("base_url") else base_url
+        key = api_key_from_env(conf.get("api_key_env"), f"judges[{number}].api_key_env") \
+            if conf.get("api_key_env") != cfg.judge.get("api_key_env") else api_key
+        client, sampling, seed, fingerprint = _side_client(conf, f"judges[{number}]", stack, url, key, pool_size)
+        if cache is not None:
+            from gym.model.response_cache import CachedJudge
+
+            client = CachedJudge(client, cache)
+        clients.append((client, None if seed is None else int(seed)))
+        prints.append({**fingerprint, "sampling_sent": sampling})
+    rule = str(cfg.get("judges_rule") or "majority")
+    verifier.attach_panel(clients, rule)
+    models = [client.model for client, _ in clients]
+    log.info("judges %s (%s)", ", ".join(models), rule)
+    return {"model": "panel:" + "+".join(models) + f":{rule}", "panel": prints, "rule": rule}
 
 
 def _side_client(conf: Any, setting: str, stack: ExitStack, base_url: str, api_key: str | None,

@@ -48,7 +48,8 @@ class Parsed:
 
 def chat_tokens(body: dict, choice: dict) -> dict | None:
     """vLLM's `return_token_ids` (top-level prompt_token_ids, the choice's token_ids) and `logprobs`."""
-    found = {"prompt_token_ids": body.get("prompt_token_ids"), "generation_token_ids": choice.get("token_ids")}
+    found = {"prompt_token_ids": body.get("prompt_token_ids"), "generation_token_ids": choice.get("token_ids"),
+             "routed_experts": choice.get("routed_experts", body.get("routed_experts"))}
     logprobs = choice.get("logprobs")
     content = logprobs.get("content") if isinstance(logprobs, dict) else None
     if isinstance(content, list):
@@ -129,6 +130,10 @@ def _usage(body: dict, prompt_key: str, completion_key: str) -> dict[str, int] |
             out[name] = int(value)
     if "total_tokens" not in out and {"prompt_tokens", "completion_tokens"} <= out.keys():
         out["total_tokens"] = out["prompt_tokens"] + out["completion_tokens"]
+    for details in ("prompt_tokens_details", "input_tokens_details"):  # cached prompt tokens, billed apart
+        cached = (usage.get(details) or {}).get("cached_tokens") if isinstance(usage.get(details), dict) else None
+        if isinstance(cached, int) and not isinstance(cached, bool) and cached > 0:
+            out["cached_tokens"] = cached
     return out or None
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gym.episodes.agents import ClientAgent
-from gym.episodes.base import Limits
+from gym.episodes.base import EpisodeFailed, Limits
 from gym.episodes.loop import Episode, EpisodeRunner
 from gym.rollouts.row import verify_answer
 
@@ -43,21 +43,35 @@ class Played:
 
 
 def play(setup: EpisodeSetup, client: Any, verifier: Any, row: dict, seed: int | None) -> Played:
+    """One episode: played, graded, and its environment's resources released (a container task's
+    container) whatever happened. An environment may play the agent itself (`scripted_agent`: a container
+    task's oracle or nop); a typed failure (EpisodeFailed) becomes its own unscored status, never a 0."""
     started = time.monotonic()
     prompt = setup.prompt(row)
-    agent = ClientAgent(client, seed, tool_choice="required" if setup.user is None else None)
+    scripted = getattr(setup.env, "scripted_agent", None)
+    agent = (scripted(row) if scripted else None) or ClientAgent(
+        client, seed, tool_choice="required" if setup.user is None else None)
     runner = EpisodeRunner(setup.env, agent, setup.user, setup.limits)
     try:
-        episode = runner.run(row, seed)
-    except Exception as exc:  # the environment failed on this row (bad data): unscored, not the model's fault
-        episode = Episode(list(prompt), status="verifier_error",
-                          error=f"environment failed: {exc.__class__.__name__}: {exc}")
-    if episode.status == "ok":
-        verdict = verify_answer(verifier, row, {"trajectory": episode.trajectory,
-                                                "termination": episode.termination, "state": episode.state})
-    else:
-        verdict = {"status": episode.status, "reward": None, "scores": None, "extracted_answer": None,
-                   "verifier": {}, "error": episode.error}
+        try:
+            episode = runner.run(row, seed)
+        except EpisodeFailed as exc:  # the environment could not give this row a world (a build that failed)
+            episode = Episode(list(prompt), status=exc.status, error=str(exc))
+            episode.state = exc.details
+        except Exception as exc:  # the environment failed on this row (bad data): unscored, not the model's fault
+            episode = Episode(list(prompt), status="verifier_error",
+                              error=f"environment failed: {exc.__class__.__name__}: {exc}")
+        if episode.status == "ok":
+            verdict = verify_answer(verifier, row, {"trajectory": episode.trajectory,
+                                                    "termination": episode.termination, "state": episode.state})
+        else:
+            details = episode.state if isinstance(episode.state, dict) else {}
+            verdict = {"status": episode.status, "reward": None, "scores": None, "extracted_answer": None,
+                       "verifier": details, "error": episode.error}
+    finally:  # graded, failed or interrupted: the world the runner made is given back
+        release = getattr(setup.env, "release", None)
+        if release is not None:
+            release(runner.live_state)
     return Played(prompt, episode, verdict, episode.summary(setup.user_model), time.monotonic() - started)
 
 
@@ -127,8 +141,12 @@ class EpisodeRun:
                     "limits": {"max_steps": limits.max_steps, "max_errors": limits.max_errors,
                                "max_agent_steps": limits.max_agent_steps,
                                **({"max_steps_per_turn": limits.max_steps_per_turn}
-                                  if limits.max_steps_per_turn is not None else {})}}
+                                  if limits.max_steps_per_turn is not None else {})},
+                    **getattr(verifier.env, "identity", {})}  # the environment's own (a container task's agent)
         self.setup = EpisodeSetup(verifier.env, user, limits, user_model=self.user_info.get("model"), identity=identity)
+        from gym.cliagents import attach
+
+        attach(verifier.env, client)  # a CLI agent (agent=mini_swe_agent ...) works through gym's model proxy
         self.client, self.verifier, self.cache = client, verifier, cache
         self.row_of = row_of  # a live task's opening messages -> its row
         self.terminations: dict[str, int] = {}
@@ -153,6 +171,12 @@ class EpisodeRun:
             client = TurnCache(self.client, self.cache, member[2]) if self.cache is not None else self.client
             answered.append((member, play(self.setup, client, self.verifier, row, member[1]), False))
         return answered, []
+
+    def stop(self) -> None:
+        """The run is interrupted: the environment lets go of what it holds (a container task's containers)."""
+        stop = getattr(self.setup.env, "stop", None)
+        if stop is not None:
+            stop()
 
     def count(self, rollout: dict) -> None:
         episode = rollout.get("episode") or {}

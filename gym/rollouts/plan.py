@@ -18,7 +18,6 @@ from typing import Any, Callable, Iterator
 from gym.core.errors import TaskNotSent
 from gym.core.io import iter_jsonl
 from gym.rollouts.adaptive import Rounds
-from gym.rollouts.done_keys import read_done
 from gym.rollouts.row import FINAL, rollout_key
 from gym.rollouts.runner import WorkItem
 from gym.rollouts.settings import CollectSettings
@@ -58,7 +57,11 @@ class Plan:
         self.data_sha, self.prompt_of, self.offer_of, self.subsets_of = data_sha, prompt_of, offer_of, subsets_of
         self.request_identity = request_identity  # rollout_index -> (sampling in the key, seed)
         self.rows_by_prompt = rows_by_prompt  # id(a live task's prompt) -> its row
-        self.done = read_done(settings.paths.rollouts) if settings.paths.resuming else {}
+        self.done: Any = {}
+        if settings.paths.resuming:  # done_keys reads with numpy: a fresh run never loads it
+            from gym.rollouts.done_keys import read_done
+
+            self.done = read_done(settings.paths.rollouts)
         self.rounds = Rounds(settings.adaptive) if settings.adaptive is not None else None
         self.live: dict[int, LiveTask] = {}
         self.total = self.skipped = self.unscorable = 0
@@ -134,3 +137,4 @@ class Plan:
             self.rounds.forget(task_index)
         self.total += target
         self.rows_by_prompt.pop(id(self.live.pop(task_index).prompt), None)
+

@@ -88,9 +88,11 @@ class Rollout(TypedDict, total=False):
     tokens: dict
     trajectory: list
     episode: dict
+    cost_usd: float
 
 
-OPTIONAL = ("subsets", "reverified", "tool_calls", "tool_call_problems", "tokens", "trajectory", "episode")  # fields only some rows carry
+OPTIONAL = ("subsets", "reverified", "tool_calls", "tool_call_problems", "tokens", "trajectory", "episode",
+            "cost_usd")  # fields only some rows carry
 
 # Field -> what it holds. Kept in step with Rollout; tests check the docs document every one.
 FIELDS: dict[str, str] = {
@@ -113,7 +115,7 @@ FIELDS: dict[str, str] = {
     "attempts": "HTTP attempts made",
     "latency_s": "seconds for the model call",
     "finish_reason": "the endpoint's finish reason (length = cut by max_tokens)",
-    "usage": "token counts {prompt_tokens, completion_tokens, total_tokens}",
+    "usage": "token counts {prompt_tokens, completion_tokens, total_tokens[, cached_tokens]}",
     "time": "UTC time the row was written",
     "data_sha256": "sha256 of the prepared file (version 2)",
     "subsets": "the task's groups for per-subset metrics, e.g. {language: de}; absent when it has none",
@@ -126,6 +128,7 @@ FIELDS: dict[str, str] = {
               "episode keeps them on each assistant message of its trajectory)",
     "trajectory": "episode rows (version 4): the conversation as chat messages (system, user, assistant with "
                   "tool_calls, tool with tool_call_id)",
+    "cost_usd": "when a price is set (model.price.*, judge.price.*, user.price.*): what the rollout cost in US dollars",
     "episode": "episode rows (version 4): {termination, steps, agent_turns, user_turns, tool_calls, tool_errors, "
                "unknown_tools, transfers, user_model, agent_usage, user_usage, ...}",
 }
@@ -147,15 +150,23 @@ def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def verify_answer(verifier: Any, row: dict, text: str, tool_calls: list | None = None) -> dict[str, Any]:
+def verify_answer(verifier: Any, row: dict, text: str, tool_calls: list | None = None,
+                  finish_reason: str | None = None) -> dict[str, Any]:
     """The verdict fields (status, reward, scores, extracted_answer, verifier, error) for one reply.
 
     A verifier that grades tool calls (`uses_tool_calls`) gets the reply's calls beside its text (None
     when no tools were offered). A GymError (bad data or config) propagates; a failed judge call is an
     infra_error; a VerifierError or any other exception from the verifier is a verifier_error: never a
-    wrong answer."""
+    wrong answer. A strict verifier (`reward.strict`) scores 0 a reply cut at the length limit
+    (`finish_reason` "length") and one whose final answer is not marked (`verifier.marked`)."""
     if row.get("unscorable"):  # kept as the reference keeps it; prepare reported why gym cannot score it
         return _failed(Status.VERIFIER_ERROR, f"verifier: unscorable task ({row['unscorable']})", {})
+    if getattr(verifier, "strict", False):
+        refused = "truncated" if finish_reason == "length" else (
+            None if tool_calls or verifier.marked(row, text or "") else "unmarked")
+        if refused is not None:  # a real 0: the reply is unfinished, or its answer is a guess at the last number
+            return {"status": Status.OK.value, "reward": 0.0, "scores": None, "extracted_answer": None,
+                    "verifier": {"strict": refused}, "error": None}
     try:
         if getattr(verifier, "uses_tool_calls", False):
             verdict = verifier.verify(row, text, tool_calls)
@@ -185,7 +196,7 @@ def make_rollout(benchmark: str, model: str, row: dict, messages: list[dict], ta
     """The row collect writes for one model call; the optional fields only where they say something
     (the task's subsets, a reply from the response cache, the adaptive-repeats rule)."""
     if completion.status == "ok":
-        verdict = verify_answer(verifier, row, completion.text or "", completion.tool_calls)
+        verdict = verify_answer(verifier, row, completion.text or "", completion.tool_calls, completion.finish_reason)
     else:
         verdict = {"status": completion.status, "reward": 0.0 if completion.status == "model_error" else None,
                    "scores": None, "extracted_answer": None, "verifier": {}, "error": completion.error}

@@ -109,6 +109,9 @@ class RolloutPool:
                     self._submit(self.calls.groups(more))
         except BaseException:
             # What finished is on disk; queued rollouts are dropped and requests in flight not waited for.
+            stop = getattr(self.calls, "stop", None)  # episodes in containers: remove them now
+            if stop is not None:
+                stop()
             self.pool.shutdown(wait=False, cancel_futures=True)
             raise
         self.pool.shutdown()

@@ -7,7 +7,7 @@ model and judge sections as composed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ from gym.core.errors import GymError
 from gym.core.schema import parse_concurrency
 from gym.data import local
 from gym.rollouts.adaptive import AdaptiveRule
+from gym.rollouts.cost import Budget
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class BenchmarkSettings:
     kind: str = "answer"  # answer | episode (gym.rollouts.episodes)
     environment: str | None = None  # episode benchmarks: the gym.episodes environment
     default_user: str | None = None  # episode benchmarks: the user when user=none (bfcl_multi_turn: scripted)
+    cluster_by: str | None = None  # the column tasks share, copied into rollouts as subsets.cluster
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,7 @@ class CollectSettings:
     identity: dict[str, Any]  # what makes two runs the same experiment (gym.rollouts.resume)
     resume_hint: str  # the command that continues this run
     endpoints: DictConfig  # the model and judge sections, for gym.model.endpoints
+    budget: Budget = field(default_factory=Budget)  # prices per role and budget.usd / budget.tokens
 
     @classmethod
     def from_config(cls, cfg: DictConfig, rollouts: Path, run_dir: Path, identity: dict[str, Any],
@@ -103,7 +106,7 @@ class CollectSettings:
                    shard=parse_shard(cfg.get("shard")),
                    n_per_request=bool(cfg.model.get("n_per_request", False)), cache=to_plain(cfg.get("cache") or {}),
                    progress=bool(cfg.get("progress", True)), identity=identity, resume_hint=resume_hint,
-                   endpoints=cfg)
+                   endpoints=cfg, budget=Budget.from_config(cfg))
 
 
 def parse_shard(value: Any) -> tuple[int, int] | None:
@@ -156,7 +159,8 @@ def _task_limit(limit: Any) -> int | None:
 def _benchmark(bench: DictConfig) -> BenchmarkSettings:
     return BenchmarkSettings(name=str(bench.name), system=bench.prompt.system, user=local.user_prompt(bench),
                              image_detail=bench.prompt.get("image_detail"),
-                             subsets=to_plain(bench.get("subsets")), verifier_family=str(bench.verifier.family),
+                             subsets=to_plain(bench.get("subsets")), cluster_by=bench.get("cluster_by"),
+                             verifier_family=str(bench.verifier.family),
                              verifier_options=to_plain(bench.verifier.options), kind=str(bench.get("kind") or "answer"),
                              environment=bench.get("environment"), default_user=bench.get("default_user"))
 

@@ -28,6 +28,8 @@ from gym.rollouts.nemo_gym import to_nemo
 from gym.rollouts.row import make_episode_rollout, make_rollout
 from gym.serve.answers import CONTRACT_FIELDS, object_body, task_row
 from gym.serve.catalog import RequestError, Served
+from gym.serve.service import contract_fields
+from gym.verifiers.base import Verdict
 
 UNFINISHED = ("verifier_error", "infra_error")
 
@@ -83,28 +85,31 @@ class Agent:
         client, _ = endpoints.connect_policy(step, self.stack, base_url, self.concurrency, self.sampling(served))
         return client
 
-    def run(self, served: Served, body: dict) -> dict[str, Any]:
+    def run(self, served: Served, body: dict, cancelled: threading.Event | None = None) -> dict[str, Any]:
         body = object_body(body)
         row = task_row(served, body)
         client = self.client(served, body.get("policy"))
+        if cancelled is not None:
+            client = Cancellable(client, cancelled)
         task_index = body["task_index"] if isinstance(body.get("task_index"), int) else -1
         rollout_index = int(body.get("_ng_rollout_index") or body.get("rollout_index") or 0)
         seed = body["seed"] if "seed" in body else self.seed(served, rollout_index)
         key = f"serve:{served.name}:{task_index}:{secrets.token_hex(8)}"
+        skipped = body.get("skip_verification") is True  # generation only: no verdict is computed
+        verifier = UNVERIFIED if skipped else served.verifier
         if served.kind == "episode":
             user = self.users.get(served.name)
             if user is None and not getattr(served.env, "supports_solo", False):
                 raise RequestError(f"{served.name} needs a simulated user: start the server with user=mock "
                                    "(or user=vllm user.base_url=...)", 422)
             setup = EpisodeSetup(served.env, user, self.limits, user_model=getattr(user, "model", None))
-            played = play(setup, client, served.verifier, row, seed)
+            played = play(setup, client, verifier, row, seed)
             rollout = make_episode_rollout(served.name, client.model, row, task_index, rollout_index, key, played)
         else:
-            messages, tools, choice = served.answer_tools(row, client.api)
-            messages = given_input(body) or messages
+            messages, tools, choice = served.answer_tools(row, client.api, given_input(body))
             completion = client.complete(messages, seed=seed, tools=tools, tool_choice=choice)
             rollout = make_rollout(served.name, client.model, row, messages, task_index, rollout_index, key,
-                                   completion, served.verifier)
+                                   completion, verifier)
         if rollout["status"] == "infra_error":
             raise RequestError(f"the rollout did not finish: {rollout.get('error')}", 502)
         nemo = dict(to_nemo(rollout))
@@ -112,7 +117,38 @@ class Agent:
         nemo["response"] = responses_object(nemo["response"], key)
         reward = self.on_verifier_error if rollout["status"] in UNFINISHED else rollout["reward"]
         own = {k: v for k, v in body.items() if k not in CONTRACT_FIELDS or k in ("task_index", "task_id")}
-        return {**own, **nemo, "reward": reward, "status": rollout["status"], "rollout": rollout}
+        fields = contract_fields(rollout)
+        if skipped:
+            fields.update(mask_sample=True, verification_skipped=True)
+        return {**own, **nemo, "reward": reward, **fields, "status": rollout["status"], "rollout": rollout}
+
+
+class Unverified:
+    """The verifier of a generation-only /run (`skip_verification: true`): reward 0, marked as no verdict."""
+
+    uses_tool_calls = False
+    strict = False
+
+    def verify(self, row: dict, response: Any, tool_calls: Any = None) -> Verdict:
+        return Verdict(0.0, None, {"verification_skipped": True})
+
+
+UNVERIFIED = Unverified()
+
+
+class Cancellable:
+    """The policy client of one /run: once its client has disconnected, no further model call is made."""
+
+    def __init__(self, client: Any, cancelled: threading.Event):
+        self._client, self._cancelled = client, cancelled
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def complete(self, *args: Any, **kwargs: Any) -> Any:
+        if self._cancelled.is_set():
+            raise RequestError("the client of this /run disconnected", 499)
+        return self._client.complete(*args, **kwargs)
 
 
 def given_input(body: dict) -> list[dict] | None:

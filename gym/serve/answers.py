@@ -25,7 +25,9 @@ from gym.toolcalls import ToolCall
 # part of a task row.
 CONTRACT_FIELDS = frozenset({"responses_create_params", "response", "reward", "answer", "row", "task_index",
                              "task_id", "session_id", "termination", "seed", "_ng_task_index",
-                             "_ng_rollout_index", "agent_ref", "policy", "gym"})
+                             "_ng_rollout_index", "agent_ref", "policy", "gym", "mask_sample",
+                             "reward_components", "verification_skipped",
+                             "skip_verification"})
 
 
 @dataclass
@@ -33,6 +35,7 @@ class Answer:
     text: str
     tool_calls: list[ToolCall] | None  # None: the answer carried no structured calls
     output: list[dict] | None = None  # Responses output items, when the answer came as such
+    finish_reason: str | None = None  # "length": the reply was cut at the length limit (strict mode scores 0)
 
 
 def object_body(body: Any) -> dict:
@@ -80,10 +83,10 @@ def read_answer(value: Any) -> Answer:
             if output == []:
                 return Answer("", [], [])
             parsed = parse_responses(value, None)
-            return Answer(parsed.text, parsed.tool_calls, output)
+            return Answer(parsed.text, parsed.tool_calls, output, parsed.finish_reason)
         if "choices" in value:
             parsed = parse_chat(value)
-            return Answer(parsed.text, parsed.tool_calls)
+            return Answer(parsed.text, parsed.tool_calls, None, parsed.finish_reason)
         if "content" in value or "tool_calls" in value:
             parsed = parse_chat({"choices": [{"message": value}]})
             return Answer(parsed.text, parsed.tool_calls)

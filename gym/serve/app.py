@@ -19,9 +19,11 @@ a 4xx whose body is {"error": "<one line>"}; nothing a client sends makes the se
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 import logging
+import threading
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -77,14 +79,19 @@ def tool_response(reply: ToolReply) -> Response:
     return Response(text, media_type=kind, headers={"x-gym-tool-error": "true" if reply.error else "false"})
 
 
-def build_app(service: Service, token: str | None, max_body_bytes: int, threads: int = 40) -> Any:
+def build_app(service: Service, token: str | None, max_body_bytes: int, threads: int = 40,
+              rollout_threads: int = 4096) -> Any:
     from contextlib import asynccontextmanager
 
     import anyio.to_thread
 
+    rollouts: dict[str, Any] = {}
+
     @asynccontextmanager
-    async def lifespan(app: FastAPI):  # blocking work (math workers, episodes, /run) runs on this many threads
+    async def lifespan(app: FastAPI):  # blocking work (math workers, tool calls) runs on this many threads
         anyio.to_thread.current_default_thread_limiter().total_tokens = threads
+        # /run mostly waits on the policy: its own, much larger pool, so a trainer's whole batch is in flight
+        rollouts["limiter"] = anyio.CapacityLimiter(rollout_threads)
         yield
 
     app = FastAPI(title="gym serve", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan)
@@ -119,6 +126,11 @@ def build_app(service: Service, token: str | None, max_body_bytes: int, threads:
             session = request.cookies.get(COOKIE)
             if service.inline(benchmark, action):  # a verifier that answers in microseconds: no thread hop
                 result, new_session = service.handle(benchmark, action, body, session)
+            elif action == "run":
+                outcome = await rollout(request, benchmark, body, session)
+                if outcome is None:
+                    return Response(status_code=499)  # nobody is listening any more
+                result, new_session = outcome
             else:
                 result, new_session = await run_in_threadpool(service.handle, benchmark, action, body, session)
         except RequestError as exc:
@@ -130,6 +142,22 @@ def build_app(service: Service, token: str | None, max_body_bytes: int, threads:
             response.set_cookie(COOKIE, new_session, httponly=True, samesite="strict")
         return response
 
+    async def rollout(request: Request, benchmark: str | None, body: Any, session: str | None) -> Any:
+        """/run on the rollout threads, watching the client: one that disconnects or cancels stops the
+        rollout at its next model call (None: the client is gone)."""
+        cancelled = threading.Event()
+        work = asyncio.ensure_future(anyio.to_thread.run_sync(
+            lambda: service.handle(benchmark, "run", body, session, cancelled), limiter=rollouts["limiter"]))
+        gone = asyncio.ensure_future(disconnected(request))
+        await asyncio.wait({work, gone}, return_when=asyncio.FIRST_COMPLETED)
+        if work.done():
+            gone.cancel()
+            return work.result()
+        cancelled.set()
+        service.count("disconnected")
+        work.add_done_callback(lambda done: done.exception())  # its outcome has no reader
+        return None
+
     @app.post("/{action}")
     async def at_root(request: Request, action: str) -> Response:
         return await answer(request, None, action)
@@ -139,6 +167,12 @@ def build_app(service: Service, token: str | None, max_body_bytes: int, threads:
         return await answer(request, benchmark, action)
 
     return Guard(app, token)
+
+
+async def disconnected(request: Request) -> None:
+    """Returns when the client has gone (its body was read whole before, so the next message is this)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
 
 
 class Guard:

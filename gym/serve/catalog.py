@@ -21,6 +21,7 @@ from gym.core.errors import GymError
 from gym.core.io import iter_jsonl
 from gym.core.prompts import build_messages
 from gym.rollouts.row import verify_answer
+from gym.verifiers import strict_rewards
 
 
 class RequestError(GymError):
@@ -73,10 +74,12 @@ class Served:
             return self.env.initial_messages(row)
         return build_messages(self.system, self.user, row, f"{self.name} row")
 
-    def answer_tools(self, row: dict, api: str = "chat") -> tuple[list[dict], list | None, Any]:
+    def answer_tools(self, row: dict, api: str = "chat",
+                     given: list[dict] | None = None) -> tuple[list[dict], list | None, Any]:
         """(messages, tools, tool_choice) collect sends for an answer benchmark's row (tools None: none
-        offered natively; prompt mode documents them in the messages)."""
-        messages = self.messages(row)
+        offered natively; prompt mode documents them in the messages). `given`: the prompt a request
+        carries (NeMo Gym's `responses_create_params.input`), used in place of the rendered template."""
+        messages = given or self.messages(row)
         request = getattr(self.verifier, "request", None)
         if request is None:
             return messages, None, None
@@ -94,10 +97,11 @@ class Served:
             return [t["name"] for t in env.tools(env.reset(self.rows[0], 0))]
         return []
 
-    def verdict(self, row: dict, text: str, tool_calls: list | None = None) -> dict[str, Any]:
+    def verdict(self, row: dict, text: str, tool_calls: list | None = None,
+                finish_reason: str | None = None) -> dict[str, Any]:
         """collect's verdict fields for one answer (status, reward, scores, extracted_answer, verifier, error)."""
         uses_calls = getattr(self.verifier, "uses_tool_calls", False)
-        return verify_answer(self.verifier, row, text, tool_calls if uses_calls else None)
+        return verify_answer(self.verifier, row, text, tool_calls if uses_calls else None, finish_reason)
 
     def episode_verdict(self, row: dict, trajectory: list[dict], termination: str, state: Any = None) -> dict:
         return verify_answer(self.verifier, row, {"trajectory": trajectory, "termination": termination,
@@ -118,6 +122,7 @@ def load(cfg: DictConfig, bench: DictConfig, stack: ExitStack) -> Served:
         raise GymError(f"{bench.name} is not prepared ({path} is missing): "
                        f"run python -m gym task=prepare benchmark={bench.name}")
     verifier = make_verifier(str(bench.verifier.family), to_plain(bench.verifier.options))
+    verifier.strict = strict_rewards(cfg)
     stack.callback(verifier.close)
     if getattr(verifier, "needs_judge", False):
         _attach_judge(cfg, bench, verifier, path, stack)

@@ -40,12 +40,13 @@ class ServeSettings:
     on_verifier_error: float | None
     threads: int
     url_file: Path | None
+    rollout_threads: int = 4096
 
     @classmethod
     def from_config(cls, cfg: DictConfig) -> "ServeSettings":
         knobs = to_plain(cfg.serve)
         host = str(knobs["host"])
-        for name in ("max_sessions", "max_body_bytes", "threads"):
+        for name in ("max_sessions", "max_body_bytes", "threads", "rollout_threads"):
             if int(knobs[name]) < 1:
                 raise GymError(f"serve.{name}={knobs[name]} must be at least 1")
         if float(knobs["session_ttl"]) <= 0:
@@ -54,7 +55,8 @@ class ServeSettings:
             raise GymError(f"serve.port={knobs['port']} is not a port (0 = a free one)")
         return cls(host, int(knobs["port"]), int(knobs["max_sessions"]), float(knobs["session_ttl"]),
                    int(knobs["max_body_bytes"]), _token(knobs, host), knobs.get("on_verifier_error"),
-                   int(knobs["threads"]), Path(knobs["url_file"]) if knobs.get("url_file") else None)
+                   int(knobs["threads"]), Path(knobs["url_file"]) if knobs.get("url_file") else None,
+                   int(knobs["rollout_threads"]))
 
 
 def is_loopback(host: str) -> bool:
@@ -114,7 +116,7 @@ def build_service(cfg: DictConfig, stack: ExitStack, settings: ServeSettings) ->
     limits = episode_limits(cfg)
     sessions = Sessions(settings.max_sessions, settings.session_ttl)
     stack.callback(sessions.stop)
-    agent = Agent(cfg, stack, users, limits, settings.threads, settings.on_verifier_error)
+    agent = Agent(cfg, stack, users, limits, settings.rollout_threads, settings.on_verifier_error)
     return Service(served, sessions, limits, users, settings.on_verifier_error, agent)
 
 
@@ -127,7 +129,7 @@ def serve(cfg: DictConfig) -> dict[str, Any]:
     home = run_dir(cfg)
     with ExitStack() as stack:
         service = build_service(cfg, stack, settings)
-        app = build_app(service, settings.token, settings.max_body_bytes, settings.threads)
+        app = build_app(service, settings.token, settings.max_body_bytes, settings.threads, settings.rollout_threads)
         sock = _listen(settings.host, settings.port)
         stack.callback(sock.close)
         url = _url(settings.host, sock.getsockname()[1])
@@ -141,7 +143,7 @@ def serve(cfg: DictConfig) -> dict[str, Any]:
         print(f"gym serve: {', '.join(service.served)} at {url} (GET {url}/benchmarks)", flush=True)
         log.info("serving %s at %s", ", ".join(service.served), url)
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
-                                               timeout_keep_alive=30, backlog=2048))
+                                               timeout_keep_alive=30, backlog=65535))
         server.run(sockets=[sock])
         summary = {"url": url, "benchmarks": list(service.served), **service.health()}
     write_json_atomic(home / "serve.json", {**info, "stopped": True, "summary": summary})
@@ -157,7 +159,7 @@ def _listen(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         raise GymError(f"serve.host={host} serve.port={port}: cannot listen there ({exc.strerror})") from None
-    sock.listen(2048)
+    sock.listen(65535)  # the kernel caps it at net.core.somaxconn: a trainer opens thousands of connections at once
     sock.set_inheritable(True)
     return sock
 

@@ -70,8 +70,9 @@ class Service:
             next(iter(self.served.values())) if len(self.served) == 1 else None)
         return action == "verify" and served is not None and served.family in INLINE_FAMILIES
 
-    def handle(self, benchmark: str | None, action: str, body: Any, session: str | None) -> tuple[Any, str | None]:
-        """(result, a session id to set as the cookie or None)."""
+    def handle(self, benchmark: str | None, action: str, body: Any, session: str | None,
+               cancelled: threading.Event | None = None) -> tuple[Any, str | None]:
+        """(result, a session id to set as the cookie or None); `cancelled` set: the client of a /run left."""
         if benchmark is None and action in self.served and len(self.served) > 1:
             raise RequestError(f"POST /{action}/<route>: name a route after the benchmark "
                                f"({', '.join(ACTIONS)} or a tool)", 404)
@@ -80,6 +81,8 @@ class Service:
         if action == "verify":
             return self.verify(served, body, session), None
         if action == "seed_session":
+            if served.kind != "episode":  # NeMo Gym's SimpleResourcesServer: an empty 200 on every server
+                return {}, None
             return self.seed_session(served, body)
         if action == "aggregate_metrics":
             return aggregate_metrics(body), None
@@ -94,10 +97,10 @@ class Service:
         if action == "run":
             if self.agent is None:
                 raise RequestError("this server plays no rollouts", 404)
-            return self.agent.run(served, body), None
+            return self.agent.run(served, body, cancelled), None
         return self.tool(served, action, body, session), None
 
-    def _count(self, name: str) -> None:
+    def count(self, name: str) -> None:
         with self._lock:
             self.counts[name] += 1
 
@@ -110,14 +113,15 @@ class Service:
             row = task_row(served, body)
             answer = answer_of(body)
             calls = answer.tool_calls if served.offers_tools(row) else None
-            verdict = served.verdict(row, answer.text, calls)
-        self._count("verify")
+            verdict = served.verdict(row, answer.text, calls, answer.finish_reason)
+        self.count("verify")
         reward = verdict["reward"]
         if verdict["status"] in UNFINISHED:
-            self._count(verdict["status"])
+            self.count(verdict["status"])
             reward = self.on_verifier_error
-        out = {**body, "reward": reward, "status": verdict["status"], "extracted_answer": verdict["extracted_answer"],
-               "scores": verdict["scores"], "details": verdict["verifier"], "error": verdict["error"]}
+        out = {**body, "reward": reward, **contract_fields(verdict), "status": verdict["status"],
+               "extracted_answer": verdict["extracted_answer"], "scores": verdict["scores"],
+               "details": verdict["verifier"], "error": verdict["error"]}
         if "expected_answer" not in out and row.get("expected_answer") is not None:
             out["expected_answer"] = row["expected_answer"]
         return out
@@ -150,13 +154,13 @@ class Service:
             raise RequestError(f"unknown route /{name} for {served.name} (a single-answer benchmark: "
                                f"routes {', '.join(ACTIONS)})", 404)
         sid = session or body.get("session_id")
-        arguments = {k: v for k, v in body.items() if k != "session_id"} if session is None else body
+        arguments = {k: v for k, v in body.items() if k != "session_id"}  # the session is never a tool argument
         tools = self.sessions.get(sid, served.name)
         if not hasattr(tools, "call"):
             raise RequestError("tools run in a /seed_session session; a /reset session takes /step", 409)
         with _busy(tools):
             output = tools.call(served, name, arguments)
-        self._count("tool_calls")
+        self.count("tool_calls")
         return ToolReply(output["output"], output["error"])
 
     # -- the step interface -----------------------------------------------------------------------------
@@ -182,10 +186,19 @@ class Service:
             raise RequestError("missing field: message (the agent's reply: content and/or tool_calls)", 422)
         with _busy(steps):
             result = steps.step(read_answer(value))
-        self._count("steps")
+        self.count("steps")
         if steps.done:
             self.sessions.close(sid)
         return {"session_id": sid, **result}
+
+
+def contract_fields(verdict: dict) -> dict[str, Any]:
+    """NeMo Gym's newer verify-response fields: `mask_sample` (true: no real verdict, keep the sample out of
+    the trainer's batch and baseline) and `reward_components` (the verifier's per-criterion rewards)."""
+    fields: dict[str, Any] = {"mask_sample": verdict["status"] in UNFINISHED}
+    if verdict.get("scores"):
+        fields["reward_components"] = dict(verdict["scores"])
+    return fields
 
 
 class _busy:

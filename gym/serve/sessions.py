@@ -38,14 +38,20 @@ class Sessions:
 
     def open(self, value: Any) -> str:
         with self._lock:
-            self._sweep()
-            if len(self._open) >= self.max_sessions:
+            gone = self._sweep()
+            full = len(self._open) >= self.max_sessions
+            if full:
                 self.refused += 1
-                raise SessionsFull(self.max_sessions, self.ttl)
-            sid = secrets.token_urlsafe(16)
-            self._open[sid] = (self.clock(), value)
-            self.opened += 1
-            return sid
+            else:
+                sid = secrets.token_urlsafe(16)
+                self._open[sid] = (self.clock(), value)
+                self.opened += 1
+        for old in gone:
+            _release(old)
+        if full:
+            _release(value)  # refused: what the new session holds goes too
+            raise SessionsFull(self.max_sessions, self.ttl)
+        return sid
 
     def get(self, sid: Any, benchmark: str | None = None) -> Any:
         with self._lock:
@@ -65,22 +71,27 @@ class Sessions:
             if entry is None:
                 raise RequestError(_unknown(sid), 404)
             self.closed += 1
-            return entry[1]
+        _release(entry[1])
+        return entry[1]
 
     def sweep(self) -> int:
         with self._lock:
-            return self._sweep()
+            gone = self._sweep()
+        for value in gone:
+            _release(value)
+        return len(gone)
 
-    def _sweep(self) -> int:
-        dropped, limit = 0, self.clock() - self.ttl
+    def _sweep(self) -> list[Any]:
+        """Expired sessions, dropped from the store (their resources are released by the caller, unlocked)."""
+        gone, limit = [], self.clock() - self.ttl
         while self._open:
-            sid, (used, _) = next(iter(self._open.items()))
+            sid, (used, value) = next(iter(self._open.items()))
             if used > limit:
                 break
             del self._open[sid]
-            dropped += 1
-        self.expired += dropped
-        return dropped
+            gone.append(value)
+        self.expired += len(gone)
+        return gone
 
     def start_reaper(self, every: float | None = None) -> None:
         period = every if every is not None else max(0.05, min(5.0, self.ttl / 4))
@@ -97,6 +108,13 @@ class Sessions:
     def summary(self) -> dict[str, int]:
         return {"open": len(self._open), "max_sessions": self.max_sessions, "opened": self.opened,
                 "closed": self.closed, "expired": self.expired, "refused": self.refused}
+
+
+def _release(value: Any) -> None:
+    """A closed or expired session gives back what it holds (a container task's container)."""
+    release = getattr(value, "release", None)
+    if callable(release):
+        release()
 
 
 def _unknown(sid: Any) -> str:

@@ -72,6 +72,7 @@ class StepSession:
     pending: Turn | None = None
     done: bool = False
     result: dict | None = None
+    released: bool = False  # the episode's world given back (release)
 
     @classmethod
     def start(cls, served: Served, row: dict, seed: int | None, user: Any, limits: Limits) -> "StepSession":
@@ -90,8 +91,14 @@ class StepSession:
     def _others(self) -> None:
         """The user's turns and tool results, until the agent is to speak or the episode ends."""
         episode = self.episode
-        while not episode.termination and episode.status == "ok" and self.who != "agent":
+        while not episode.termination and episode.status == "ok" and (self.who != "agent" or self._spent()):
             self.who = self.runner.advance(self.row, episode, self.who, self.seed, self.started)
+
+    def _spent(self) -> bool:
+        """The agent has used its last allowed step: the episode ends now (truncated), not after the trainer
+        was asked for an action that would be thrown away."""
+        limit = self.runner.limits.max_agent_steps
+        return limit is not None and self.episode.agent_turns >= limit
 
     def opening(self) -> dict[str, Any]:
         if self.served.kind != "episode":
@@ -106,7 +113,7 @@ class StepSession:
         if self.done:
             raise RequestError("the episode has ended: reset to start another", 409)
         if self.served.kind != "episode":
-            verdict = self.served.verdict(self.row, answer.text, answer.tool_calls)
+            verdict = self.served.verdict(self.row, answer.text, answer.tool_calls, answer.finish_reason)
             self.done, self.result = True, verdict
             return {"observation": [], **self._flags(), "reward": verdict["reward"], "terminated": True,
                     "truncated": False, "info": {"termination": "answered", **_verdict_info(verdict)}}
@@ -117,6 +124,15 @@ class StepSession:
         view = agent_view(episode.trajectory)
         observation, self.seen = view[self.seen:], len(view)
         return {"observation": observation, **self._finish()}
+
+    def release(self) -> None:
+        """Give back what the episode's world holds (a container task's container): once graded, or when the
+        session is closed or expires unfinished."""
+        release = getattr(self.served.env, "release", None) if self.served.kind == "episode" else None
+        state = self.episode.state if self.episode else None
+        if release is not None and state is not None and not self.released:
+            self.released = True
+            release(state)
 
     def _flags(self) -> dict[str, Any]:
         return {"reward": None, "terminated": False, "truncated": False, "info": {}}
@@ -129,10 +145,14 @@ class StepSession:
         if not episode.termination and episode.status == "ok":
             return {"reward": None, "terminated": False, "truncated": False, "info": info}
         self.done = True
-        if episode.status == "ok":
-            self.result = self.served.episode_verdict(self.row, episode.trajectory, episode.termination, episode.state)
-        else:
-            self.result = {"status": episode.status, "reward": None, "error": episode.error}
+        try:
+            if episode.status == "ok":
+                self.result = self.served.episode_verdict(self.row, episode.trajectory, episode.termination,
+                                                          episode.state)
+            else:
+                self.result = {"status": episode.status, "reward": None, "error": episode.error}
+        finally:
+            self.release()
         info.update(_verdict_info(self.result))
         truncated = episode.termination in TRUNCATIONS
         return {"reward": self.result["reward"], "terminated": not truncated, "truncated": truncated, "info": info}

@@ -14,6 +14,7 @@ TASKS = {
     "prepare": "gym.tasks.prepare",
     "collect": "gym.tasks.collect",
     "aggregate": "gym.tasks.aggregate",
+    "noise": "gym.tasks.noise",
     "profile": "gym.tasks.profile",
     "e2e": "gym.tasks.e2e",
     "reverify": "gym.tasks.reverify",

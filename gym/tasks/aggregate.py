@@ -16,18 +16,27 @@ from gym.core.config import run_dir, to_plain
 from gym.core.errors import GymError
 from gym.core.io import write_json_atomic
 from gym.metrics.compare import compare
-from gym.metrics.options import aggregate_options
+from gym.metrics.options import aggregate_options, metrics_options
+from gym.metrics.paired import power_line
 from gym.metrics.output import metrics_table, write_metrics
 from gym.metrics.table import format_table
 
 log = logging.getLogger("gym.aggregate")
 
 
-def aggregate(spec: Any, k: int | list[int] | None = None) -> tuple[dict[str, Any], Any]:
+def aggregate(spec: Any, k: int | list[int] | None = None, cluster_by: str | None = None) -> tuple[dict[str, Any], Any]:
     """(metrics.json content, the loaded RolloutSet) for a rollouts spec."""
     from gym.metrics.output import metrics_for
 
-    return metrics_for(spec, k)
+    return metrics_for(spec, k, cluster_by)
+
+
+def _se(metric: dict[str, Any]) -> str:
+    return "-" if metric.get("se") is None else f"{metric['se']:.2f}"
+
+
+def _t_interval(metric: dict[str, Any]) -> str:
+    return "-" if metric.get("t_low") is None else f"[{metric['t_low']:+.2f}, {metric['t_high']:+.2f}]"
 
 
 def compare_text(result: dict[str, Any], max_tasks: int = 20) -> str:
@@ -35,10 +44,17 @@ def compare_text(result: dict[str, Any], max_tasks: int = 20) -> str:
     for bench, entry in result["benchmarks"].items():
         parts.append(f"{bench}: A={entry['model_a']} B={entry['model_b']}, {entry['paired_tasks']} paired tasks "
                      f"(only in A: {entry['only_in_a']}, only in B: {entry['only_in_b']})")
-        rows = [[name, f"{m['a']:.2f}", f"{m['b']:.2f}", f"{m['diff']:+.2f}",
-                 f"[{m['ci_low']:+.2f}, {m['ci_high']:+.2f}]", f"{m['p_value']:.4f}"]
+        rows = [[name, f"{m['a']:.2f}", f"{m['b']:.2f}", f"{m['diff']:+.2f}", _se(m),
+                 f"[{m['ci_low']:+.2f}, {m['ci_high']:+.2f}]", _t_interval(m), f"{m['p_value']:.4f}"]
                 for name, m in entry["metrics"].items()]
-        parts.append(format_table(["metric", "A", "B", "B-A", "95% CI", "p"], rows))
+        parts.append(format_table(["metric", "A", "B", "B-A", "SE", "95% CI (bootstrap)", "95% CI (paired t)", "p"],
+                                  rows))
+        if entry.get("mcnemar"):
+            test = entry["mcnemar"]
+            parts.append(f"McNemar: solved by A only {test['a_only']}, by B only {test['b_only']}: "
+                         f"p = {test['p_value']:.4f} ({'exact binomial' if test['exact'] else 'chi-squared'})")
+        if entry.get("power"):
+            parts.append(power_line(bench, entry["power"]))
         for label, tasks in (("solved in A only", entry["flipped"]["solved_in_a_only"]),
                              ("solved in B only", entry["flipped"]["solved_in_b_only"])):
             shown = ", ".join(map(str, tasks[:max_tasks])) + (" ..." if len(tasks) > max_tasks else "")
@@ -50,6 +66,7 @@ def compare_text(result: dict[str, Any], max_tasks: int = 20) -> str:
 
 def run(cfg: DictConfig) -> dict[str, Any]:
     k, output = aggregate_options(cfg)
+    options = metrics_options(cfg)
     out_dir = run_dir(cfg)
     pair = to_plain(cfg.get("compare"))
     has_rollouts = not OmegaConf.is_missing(cfg, "rollouts") and cfg.get("rollouts") is not None
@@ -58,7 +75,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
             raise GymError("give either rollouts=<spec> or compare=[A,B], not both")
         if not isinstance(pair, list) or len(pair) != 2:
             raise GymError(f"compare must be a list of two rollout specs [A, B], got {pair!r}")
-        result = compare(pair[0], pair[1], k)
+        result = compare(pair[0], pair[1], k, options.target_delta)
         path = out_dir / "compare.json"
         write_json_atomic(path, result)
         print(json.dumps(result, indent=2) if output == "json" else compare_text(result), flush=True)
@@ -69,7 +86,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     from gym.rollouts.shards import check_shards
 
     check_shards(to_plain(cfg.rollouts), bool(cfg.get("allow_partial")))
-    metrics, _ = aggregate(to_plain(cfg.rollouts), k)
+    metrics, _ = aggregate(to_plain(cfg.rollouts), k, options.cluster_by)
     write_metrics(out_dir, metrics)
     print(json.dumps(metrics, indent=2) if output == "json" else metrics_table(metrics), flush=True)
     log.info("wrote %s and metrics.csv", out_dir / "metrics.json")

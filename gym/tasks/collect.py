@@ -18,7 +18,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from omegaconf import DictConfig
 
@@ -37,11 +37,13 @@ from gym.model.images import no_images
 from gym.model.replicas import replica_lines
 from gym.model.response_cache import open_cache
 from gym.rollouts import resume
-from gym.rollouts.episodes import EpisodeRun, check_solo, episode_lines
 from gym.rollouts.plan import Plan, task_rows
 from gym.rollouts.row import make_episode_rollout, make_rollout
 from gym.rollouts.runner import LIMIT_FLAGS, RolloutPool, Tally, WorkItem
 from gym.rollouts.settings import CollectSettings
+
+if TYPE_CHECKING:  # gym.rollouts.episodes (and gym.episodes below it) load only for an episode benchmark
+    from gym.rollouts.episodes import EpisodeRun
 
 log = logging.getLogger("gym.collect")
 
@@ -113,6 +115,7 @@ def prompt_maker(settings: CollectSettings) -> PromptOf:
     bench, path = settings.benchmark, settings.paths.data
     if bench.kind == "episode":
         from gym.episodes import make_environment
+        from gym.rollouts.episodes import check_solo
 
         env = make_environment(bench.environment or "", path)
         if user_kind(settings.endpoints.get("user"), {"default_user": bench.default_user}) == "none":  # solo mode
@@ -163,13 +166,14 @@ class RunEndpoints:
 
 
 def start_endpoints(settings: CollectSettings, stack: ExitStack, row_of: Callable[[list[dict]], dict]) -> RunEndpoints:
-    from gym.verifiers import make_verifier
+    from gym.verifiers import make_verifier, strict_rewards
 
     cfg, data, limits, sampling = settings.endpoints, settings.paths.data, settings.limits, settings.sampling
     base_url = endpoints.start_policy(cfg, stack, data, limits.concurrency)
     client, endpoint = endpoints.connect_policy(cfg, stack, base_url, limits.concurrency, sampling.sent)
     client.image_root = data.parent  # image files of prompts are named relative to the data folder
     verifier = make_verifier(settings.benchmark.verifier_family, settings.benchmark.verifier_options)
+    verifier.strict = strict_rewards(cfg)
     stack.callback(verifier.close)
     cache = open_cache({"cache": settings.cache}, stack)
     judge = endpoints.connect_judge(cfg, stack, verifier, base_url, data, limits.concurrency, cache)
@@ -186,6 +190,8 @@ def start_endpoints(settings: CollectSettings, stack: ExitStack, row_of: Callabl
         client.limiter = AdaptiveLimit(limits.concurrency)
     judge_model = judge["model"] if judge else None
     if settings.benchmark.kind == "episode":
+        from gym.rollouts.episodes import EpisodeRun
+
         episodes = EpisodeRun(cfg, stack, client, verifier, limits.concurrency, cache, row_of)
         fingerprint["user"] = episodes.user_info
         if embedded is not None:  # another embedding model is another experiment: its rollouts get other keys
@@ -211,9 +217,10 @@ class ToolOffers:
 
 def plan_rollouts(settings: CollectSettings, ends: RunEndpoints, prompt_of: PromptOf,
                   rows_by_prompt: dict[int, dict]) -> Plan:
-    columns = settings.benchmark.subsets
+    columns, cluster_by = settings.benchmark.subsets, settings.benchmark.cluster_by
     plan = Plan(settings, ends.client.model, ends.client.api, ends.judge_model, sha256_file(settings.paths.data),
-                prompt_of, ToolOffers(ends.verifier, ends.client.api), lambda row: task_subsets([row], columns)[0],
+                prompt_of, ToolOffers(ends.verifier, ends.client.api),
+                lambda row: task_subsets([row], columns, cluster_by)[0],
                 lambda rollout_index: ends.request_identity(settings.sampling, rollout_index), rows_by_prompt)
     if settings.paths.resuming:
         log.info("resuming %s: %d rollouts already in it", settings.paths.rollouts, len(plan.done))
@@ -228,21 +235,29 @@ def run_rollouts(settings: CollectSettings, ends: RunEndpoints, plan: Plan, coun
     def make_rows(task_index: int, answered: list) -> list[dict[str, Any]]:
         task = live[task_index]
         if ends.episodes is not None:
-            return [make_episode_rollout(name, ends.client.model, task.row, task_index, rollout_index, key, played,
+            rows = [make_episode_rollout(name, ends.client.model, task.row, task_index, rollout_index, key, played,
                                          data_sha, subsets=task.subsets)
                     for (rollout_index, _, key), played, _ in answered]
-        return [make_rollout(name, ends.client.model, task.row, task.prompt, task_index, rollout_index, key,
-                             completion, ends.verifier, data_sha, subsets=task.subsets, cached=cached,
-                             adaptive=adaptive)
-                for (rollout_index, _, key), completion, cached in answered]
+        else:
+            rows = [make_rollout(name, ends.client.model, task.row, task.prompt, task_index, rollout_index, key,
+                                 completion, ends.verifier, data_sha, subsets=task.subsets, cached=cached,
+                                 adaptive=adaptive)
+                    for (rollout_index, _, key), completion, cached in answered]
+        for row in rows:
+            settings.budget.stamp(row)
+        return rows
 
     def feed(bar: Any) -> Iterator[list[WorkItem]]:
         for task_index, line, row in task_rows(settings.paths.data, settings.limits.tasks, settings.shard):
+            if settings.budget.stop_reason():  # no new task; those in flight land and are written
+                settings.budget.stopped = True
+                return
             work = plan.open(task_index, line, row)
             bar.total += len(work) - first_round  # a resumed task owes fewer
             yield work
 
     def landed(rollouts: list[dict[str, Any]]) -> list[WorkItem]:
+        settings.budget.add(rollouts)
         if ends.episodes is not None:
             for rollout in rollouts:
                 ends.episodes.count(rollout)
@@ -288,14 +303,18 @@ def summarise(settings: CollectSettings, ends: RunEndpoints, plan: Plan, tally: 
         summary["tool_calls"] = client.tool_counters.summary()
     if hasattr(ends.verifier, "run_info"):  # e.g. the code sandbox's mechanism, and whether it ran unsandboxed
         summary["verifier"] = ends.verifier.run_info()
+    summary["cost"] = settings.budget.summary()
     scored = tally.scored + plan.done_scored  # a resumed run's headline covers the rollouts it found done too
     summary["headline"] = {"benchmark": settings.benchmark.name, "model": client.model, "ci95": None,
                            "pass@1": round(100 * (tally.reward_sum + plan.done_reward) / scored, 2) if scored else None}
     unfinished = counts["infra_error"] + counts["verifier_error"]
+    stopped = settings.budget.stop_reason() if settings.budget.stopped else None
     write_json_atomic(settings.paths.run_dir / "run.json", {
-        **summary, "status": "incomplete" if unfinished else "done", "rollouts": str(out_path),
+        **summary, "status": "stopped" if stopped else "incomplete" if unfinished else "done", "rollouts": str(out_path),
         "identity": settings.identity, "started_at": started_at, "endpoint": ends.fingerprint})
     _report(summary, settings)
+    if stopped:
+        raise GymError(f"stopped: {stopped} after {tally.ran} rollouts; continue with: {settings.resume_hint}")
     return summary
 
 
@@ -356,8 +375,14 @@ def _summary_text(s: dict[str, Any]) -> str:
     tool_counts = s.get("tool_calls") or {}
     if any(tool_counts.values()):
         lines.append("tool calls: " + ", ".join(f"{kind} {count}" for kind, count in tool_counts.items()))
+    cost = s.get("cost") or {}
+    if cost.get("tokens") or cost.get("usd") is not None:
+        lines.append(f"tokens {cost['tokens']}" + (f"; cost ${cost['usd']:.4f}" if cost.get("usd") is not None else ""))
     lines += model_time_lines(s) + replica_lines(s.get("replicas") or [])
-    lines += episode_lines(s)
+    if s.get("episodes"):
+        from gym.rollouts.episodes import episode_lines
+
+        lines += episode_lines(s)
     if s.get("resumes"):
         job, last = s.get("slurm"), s["resumes"][-1]
         lines.append(f"resumed: {last['rollouts_done']} rollouts were already done"

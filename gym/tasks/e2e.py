@@ -15,7 +15,7 @@ from omegaconf import DictConfig
 
 from gym.core.config import compose_step, run_dir
 from gym.core.errors import GymError
-from gym.metrics.options import aggregate_options, profile_options
+from gym.metrics.options import aggregate_options, metrics_options, profile_options
 from gym.model import endpoints
 from gym.tasks import run_task
 
@@ -30,9 +30,25 @@ def headline(metrics_path: Path, benchmark: str) -> dict[str, Any]:
     for entry in (metrics.get("benchmarks") or {}).values():
         if entry.get("benchmark") == benchmark:
             pass1 = entry.get("pass@1") or {}
+            ci = [pass1.get("ci_low"), pass1.get("ci_high")]
             return {"benchmark": benchmark, "model": entry.get("model"), "pass@1": pass1.get("value"),
-                    "ci95": [pass1.get("ci_low"), pass1.get("ci_high")]}
+                    "ci95": None if None in ci else ci, "ci_method": pass1.get("method"), "tasks": entry.get("tasks")}
     return {}
+
+
+def fill_run_json(out_dir: Path, head: dict[str, Any]) -> None:
+    """run.json's headline gets aggregate's figure and interval (collect wrote it before any interval existed)."""
+    from gym.core.io import write_json_atomic
+
+    path = out_dir / "run.json"
+    try:
+        run = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError):
+        return
+    if head.get("pass@1") is None or not isinstance(run, dict):
+        return
+    run["headline"] = {**(run.get("headline") or {}), **head}
+    write_json_atomic(path, run)
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
@@ -59,6 +75,7 @@ def _run(cfg: DictConfig) -> dict[str, Any]:
     one_shard = bool(cfg.get("shard"))  # this job's part only: the sweep dir's aggregate merges the shards
     aggregate_cfg = compose_step(cfg, "aggregate", cfg.get("aggregate"), rollouts=str(rollouts), allow_partial=one_shard)
     aggregate_options(aggregate_cfg)  # the later steps' knobs, checked before the first model call
+    metrics_options(aggregate_cfg)
     profile_options(compose_step(cfg, "profile", cfg.get("profile"), rollouts=str(rollouts)))
     endpoints.check_settings(cfg)  # keys and endpoints before prepare: a refused run leaves nothing
     endpoints.check_reachable(cfg)
@@ -78,9 +95,10 @@ def _run(cfg: DictConfig) -> dict[str, Any]:
                "headline": headline(out_dir / "metrics.json", cfg.benchmark.name),
                **{key: collected[key] for key in ("slurm", "resumes") if key in (collected or {})}}
     head = summary["headline"]
+    fill_run_json(out_dir, head)
     if head.get("pass@1") is not None:
         ci = head.get("ci95")  # none for a single scored task
-        ci_text = f" (95% CI {ci[0]:.2f}-{ci[1]:.2f})" if ci and None not in ci else ""
+        ci_text = f" (95% CI {ci[0]:.2f}-{ci[1]:.2f}, {head.get('ci_method')})" if ci else ""
         print(f"\n{cfg.benchmark.name}: pass@1 {head['pass@1']:.2f}{ci_text} "
               f"· files in {out_dir}: rollouts.jsonl, metrics.json, reward_profile.jsonl, report.html", flush=True)
     if collect_error is not None:

@@ -29,7 +29,7 @@ from gym.core.io import write_jsonl_atomic
 from gym.rollouts.row import SCORED, Rollout
 
 log = logging.getLogger("gym.export")
-FORMATS = ("nemo_gym",)
+FORMATS = ("nemo_gym", "verl", "trl")
 
 
 def _file_label(label: str) -> str:
@@ -123,6 +123,13 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         raise GymError(f"format={fmt!r} is not one gym exports{did_you_mean(fmt, FORMATS)}; formats: {', '.join(FORMATS)}")
     out_dir = Path(str(cfg.get("output_dir") or run_dir(cfg))).expanduser()
     files, _ = find_rollout_files(to_plain(cfg.rollouts))
+    if fmt != "nemo_gym":
+        from gym.serve.trainer_data import export_trainer
+
+        written = export_trainer(cfg, fmt, files, out_dir)
+        for label, entry in written.items():
+            print(f"{label}: {entry['tasks']} task(s) -> {entry['files'][fmt]}", flush=True)
+        return {"format": fmt, "out_dir": str(out_dir), "groups": written}
     written = export_nemo_gym(cfg, files, out_dir)
     for label, entry in written.items():
         extra = f", {entry['failed']} unscored in {Path(entry['files']['failures']).name}" if entry["failed"] else ""

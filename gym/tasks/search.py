@@ -196,9 +196,25 @@ def show(cfg: DictConfig) -> dict[str, Any]:
         text += [f"prepared:  yes, {info['rows']} rows", f"sha256:    {info['sha256']}"]
     else:  # the hash is of the prepared file: there is none before prepare
         text += ["prepared:  no", "sha256:    none yet: the prepared file's hash shows here once prepare has run"]
+    text += _runnable_lines(data_path, info)
     text += ["", "prepare:   " + info["prepare_command"], "run:       " + info["run_command"]]
     print("\n".join(text))
     return info
+
+
+def _runnable_lines(data_path: Path, info: dict[str, Any]) -> list[str]:
+    """Container benchmarks: per task, whether it can run here and why not (runnable.json from prepare)."""
+    from gym.metrics.table import format_table
+
+    try:
+        listing = json.loads((data_path.parent / "runnable.json").read_text())
+    except (OSError, json.JSONDecodeError):
+        return []
+    info["runnable"] = listing
+    runs = sum(1 for item in listing if item.get("runs_here"))
+    cells = [[item["task"], "yes" if item.get("runs_here") else "no", item.get("why_not") or ""] for item in listing]
+    return ["", f"tasks that can run here: {runs} of {len(listing)}",
+            format_table(["task", "runs here", "why not"], cells, width=None)]
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:

@@ -77,6 +77,7 @@ def try_parse_calls(text: str, fmt: str) -> list[ToolCall] | None:
 
 
 def render_calls(calls: list[ToolCall], fmt: str) -> str:
+    """Calls written as text in a prompt-mode format (FORMATS: BFCL's Python list or Hermes JSON blocks)."""
     return _RENDERERS[check_format(fmt)](calls)
 
 

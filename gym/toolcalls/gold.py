@@ -36,6 +36,8 @@ def first_choice(allowed: list, documented: bool = True) -> tuple[bool, Any]:
 
 
 def gold_calls(functions: list[dict], ground_truth: list[dict], language: str, native: bool) -> list[ToolCall]:
+    """The calls a perfect model makes for a BFCL row's ground truth (module docstring: which allowed value each
+    parameter gets)."""
     docs = {function["name"]: function for function in functions}
     calls = []
     for expected in ground_truth:

@@ -13,6 +13,7 @@ from typing import Any
 
 
 def openai_name(name: str) -> str:
+    """A function name as OpenAI's APIs accept it (dots replaced by underscores, as BFCL sends them)."""
     return name.replace(".", "_")
 
 
@@ -24,22 +25,27 @@ def function_of(tool: dict) -> dict:
 
 
 def chat_tool(tool: dict) -> dict[str, Any]:
+    """A tool (either API's shape, or a bare function) in the Chat Completions shape."""
     return {"type": "function", "function": copy.deepcopy(function_of(tool))}
 
 
 def responses_tool(tool: dict) -> dict[str, Any]:
+    """A tool (either API's shape, or a bare function) in the Responses API's shape."""
     return {"type": "function", **copy.deepcopy(function_of(tool))}
 
 
 def chat_tools(tools: list[dict]) -> list[dict]:
+    """Every tool in the Chat Completions shape."""
     return [chat_tool(tool) for tool in tools]
 
 
 def responses_tools(tools: list[dict]) -> list[dict]:
+    """Every tool in the Responses API's shape."""
     return [responses_tool(tool) for tool in tools]
 
 
 def tool_names(tools: list[dict] | None) -> set[str]:
+    """The function names of `tools`."""
     return {str(function_of(tool).get("name")) for tool in tools or []}
 
 

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gym.core.errors import GymError, did_you_mean
+from gym.core.faces import lazy_getattr
 from gym.verifiers.base import Verdict, Verifier
 
 # family -> "module:Class"
@@ -48,4 +49,17 @@ def make_verifier(family: str, options: Mapping[str, Any] | None = None) -> Veri
     return cls(**{str(key): value for key, value in (options or {}).items()})
 
 
-__all__ = ["FAMILIES", "Verdict", "Verifier", "make_verifier"]
+def strict_rewards(cfg: Any) -> bool:
+    """The config's `reward.strict` (training-safe rewards: a marked final answer, no cut-off reply)."""
+    value = (cfg.get("reward") or {}).get("strict", False) if cfg is not None else False
+    if not isinstance(value, bool):
+        raise GymError(f"reward.strict={value!r} must be true or false")
+    return value
+
+
+# What prepare scripts share with the verifiers (loaded on first use): the points imo_gradingbench's grade
+# labels stand for, and the sentence splitter RULER's haystacks use as IFEval does.
+FACE = {"GRADE_POINTS": "gym.verifiers.label", "punkt_sentences": "gym.verifiers.instructions.text"}
+__getattr__ = lazy_getattr(__name__, FACE)
+
+__all__ = ["FAMILIES", "Verdict", "Verifier", "make_verifier", "strict_rewards", *sorted(FACE)]

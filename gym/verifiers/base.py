@@ -65,8 +65,17 @@ class Verifier:
         for name, choices in self.CHOICES.items():
             setattr(self, name, self.choice_option(name, choices))
 
+    # Training-safe rewards (config `reward.strict`): the final answer must be marked, and a reply cut at the
+    # length limit scores 0 (gym.rollouts.row.verify_answer applies both).
+    strict: bool = False
+
     def verify(self, row: dict, response: str) -> Verdict:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def marked(self, row: dict, response: str) -> bool:
+        """Whether the reply marks its final answer the way this family reads one in strict mode; a family
+        without a marker of its own (a judge, a code runner, tool calls) takes any reply."""
+        return True
 
     def close(self) -> None:
         """Release processes or other resources; safe to call more than once."""

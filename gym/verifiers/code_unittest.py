@@ -12,8 +12,9 @@ from stdin first, so printing cannot fake one. As in the reference, tests and an
 
 from __future__ import annotations
 
-import json
 import secrets
+
+from gym.sandbox.report import nonce_report
 
 RUNNER = r'''
 import os as _os, sys as _sys
@@ -95,13 +96,6 @@ def program(row: dict, code: str, timeout: float) -> tuple[str, str]:
 
 
 def read_report(stdout: str, stdin: str) -> dict | None:
-    """The runner's report from its output, or None when there is none (killed, timed out)."""
-    nonce = stdin.strip()
-    for line in reversed(stdout.splitlines()):
-        if line.startswith(nonce):
-            try:
-                report = json.loads(line[len(nonce):])
-            except json.JSONDecodeError:
-                return None
-            return report if isinstance(report, dict) else None
-    return None
+    """The runner's report from its output (the nonce is the stdin `program` gave it), or None when there is
+    none (killed, timed out)."""
+    return nonce_report(stdout, stdin.strip())

@@ -6,7 +6,7 @@ score it. Without the live state the environment replays the trajectory on a fre
 called, so task=reverify gives the same reward from a stored trajectory. A scorer that fails (a replayed call
 answering differently, broken data) raises VerifierError: the rollout is a verifier_error, not a 0.
 
-Options: `environment` (gym.episodes registry name), `data_path` (the prepared JSONL, whose directory
+Options: `environment` (gym.episodes registry name), `environment_options` (its own keyword options), `data_path` (the prepared JSONL, whose directory
 holds the environment's domain files), `nl_assertions: skip | judge` (τ²'s natural-language assertions:
 skip drops them from the reward basis, as NeMo Gym does; judge asks the judge endpoint, as τ²'s CLI does by
 default: its evaluation type ALL judges them wherever a task's reward basis names them).
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from gym.core.errors import GymError
-from gym.episodes.base import JudgeFailed
+from gym.episodes.base import EpisodeFailed, JudgeFailed
 from gym.verifiers.base import JudgeUnavailable, Verdict, Verifier, VerifierError
 
 
@@ -31,6 +31,7 @@ class EpisodeVerifier(Verifier):
         "environment": "tau2", "data_path": None,
         "test_data": None,  # a file the grader reads (SciCode's test_data.h5); must exist when set
         "step_timeout": None,  # seconds per graded program (SciCode's sub-steps; null: the environment's own)
+        "environment_options": None,  # more keyword options for the environment (harbor: agent, runtime, ...)
     }
     CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {"nl_assertions": ("skip", "judge")}
 
@@ -71,7 +72,8 @@ class EpisodeVerifier(Verifier):
                 self._env = make_environment(str(self.options["environment"]), self.options["data_path"],
                                              nl_assertions=self.nl_assertions, **{
                                                  name: self.options[name] for name in ("test_data", "step_timeout")
-                                                 if self.options[name] is not None})
+                                                 if self.options[name] is not None},
+                                             **dict(self.options["environment_options"] or {}))
                 self._env.judge_client, self._env.judge_seed = self._judge
             return self._env
 
@@ -89,6 +91,8 @@ class EpisodeVerifier(Verifier):
             if exc.transport:
                 raise JudgeUnavailable(str(exc)) from None
             raise VerifierError(str(exc)) from None
+        except EpisodeFailed as exc:  # a typed failure (a container task's build_error, agent_timeout ...)
+            raise VerifierError(str(exc), exc.details) from None
         except Exception as exc:
             raise VerifierError(f"episode scorer failed: {exc.__class__.__name__}: {exc}") from None
         details = {"family": "episode", "environment": env.name, "termination": termination, **score.details}

@@ -15,23 +15,43 @@ The endpoint comes from the `judge` config group (judge=vllm|openai|nvidia|mock)
 or connects it and hands the verifier a ready client through `attach_judge`. When the judge cannot give
 a verdict (transport errors or 5xx after its retries, a refused request, an empty reply, a reply cut before its verdict) `verify` raises JudgeUnavailable, which
 collect records as an infra_error rollout: kept out of every score and redone by a resume, never scored 0.
+A reply that holds no verdict the parser can read is a judge_error: a verifier_error whose error starts
+with `judge_error:` (unscored; a resume or task=reverify asks the judge again), never a 0.
+
+Several judges (`judges=[a, b, c]`, model names on judge.base_url or mappings of judge keys): each is asked,
+each verdict is kept under details.judges, and the reward follows `judges_rule` (majority | unanimous | any |
+mean; see panel_reward); aggregate reports their agreement (gym.metrics.agreement).
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections import Counter
 from typing import Any
 
 from gym.core.errors import GymError
 from gym.core.judge_prompts import CORRECT, FORMATS, INCORRECT, NOT_ATTEMPTED, literal_text, load_template
 from gym.core.prompts import render
-from gym.verifiers.base import JudgeUnavailable, Verdict, Verifier, expected_answer, last_boxed
+from gym.verifiers.base import JudgeUnavailable, Verdict, Verifier, VerifierError, expected_answer, last_boxed
 from gym.core.answer_text import final_answer
 
 log = logging.getLogger("gym.judge")
 
 JUDGE_INPUTS = ("response", "last_boxed")
+PANEL_RULES = ("majority", "unanimous", "any", "mean")
+
+
+def panel_reward(correct_share: float, rule: str) -> float:
+    """The reward from the share of judges that said correct: majority (a tie scores 0.5, what a random
+    pick between the tied verdicts gives on average), unanimous, any, or the mean share itself."""
+    if rule == "majority":
+        return 1.0 if correct_share > 0.5 else 0.0 if correct_share < 0.5 else 0.5
+    if rule == "unanimous":
+        return float(correct_share == 1.0)
+    if rule == "any":
+        return float(correct_share > 0.0)
+    return correct_share
 _THINK_BLOCK = re.compile(r"<(think|thinking)>.*?</\1>", re.DOTALL)
 _GENERATION_FIELD = re.compile(r"(?<!\{)\{generation\}(?!\})")
 
@@ -79,6 +99,8 @@ class JudgeVerifier(Verifier):
             self._math = MathVerifier(**math_options)
         self._client: Any = None  # a gym.model.client.ModelClient, handed in ready (verifiers sit below the model layer)
         self._seed: int | None = None
+        self._panel: list[tuple[Any, int | None]] = []  # judges=[...]: (client, seed) per judge
+        self._rule = "majority"
 
     def _flag(self, name: str) -> bool:
         value = self.options[name]
@@ -117,22 +139,50 @@ class JudgeVerifier(Verifier):
         if self.judge_input == "last_boxed":
             boxed = last_boxed(text)
             generation = boxed if boxed is not None else text
-        reading, judge_details = self._ask(self.messages(row, gold, generation))
-        details.update(judge_details)
-        details.update(verdict=reading.verdict, grade=reading.grade, verdict_found=reading.found, judged=True)
+        messages = self.messages(row, gold, generation)
+        if self._panel:
+            verdict, reward, panel_details = self._ask_panel(messages)
+            details.update(panel_details, verdict=verdict, judged=True)
+        else:
+            reading, judge_details = self._ask(messages, self._client, self._seed)
+            details.update(judge_details)
+            details.update(verdict=reading.verdict, grade=reading.grade, verdict_found=reading.found, judged=True)
+            verdict, reward = reading.verdict, 1.0 if reading.verdict == CORRECT else 0.0
         answer = final_answer(text)[0]
         if symbolic is not None and symbolic.extracted_answer:
             answer = symbolic.extracted_answer
         # "Not attempted" means no answer: it counts under no_answer and never wins a majority vote.
-        extracted = None if reading.verdict == NOT_ATTEMPTED else answer
-        return Verdict(1.0 if reading.verdict == CORRECT else 0.0, extracted, details)
+        extracted = None if verdict == NOT_ATTEMPTED else answer
+        return Verdict(reward, extracted, details)
 
-    def _ask(self, messages: list[dict[str, str]]):
-        if self._client is None:
+    def attach_panel(self, clients: list[tuple[Any, int | None]], rule: str) -> None:
+        """Several judges (judges=[...]): each is asked, their verdicts combine by `rule` (PANEL_RULES)."""
+        if rule not in PANEL_RULES:
+            raise GymError(f"judges_rule={rule!r} is not one of {', '.join(PANEL_RULES)}")
+        self._panel, self._rule = clients, rule
+
+    def _ask_panel(self, messages: list[dict[str, str]]) -> tuple[str, float, dict[str, Any]]:
+        """(verdict, reward, details) of the panel; details["judges"] lists each judge's verdict."""
+        votes = []
+        for client, seed in self._panel:
+            reading, info = self._ask(messages, client, seed)
+            votes.append({"model": info["judge_model"], "verdict": reading.verdict, "grade": reading.grade,
+                          "output": info["judge_output"], "usage": info["judge_usage"]})
+        correct = sum(vote["verdict"] == CORRECT for vote in votes) / len(votes)
+        reward = panel_reward(correct, self._rule)
+        counts = Counter(vote["verdict"] for vote in votes).most_common()
+        verdict = counts[0][0] if len(counts) == 1 or counts[0][1] > counts[1][1] else "split"
+        usage = {key: sum(int((v["usage"] or {}).get(key) or 0) for v in votes)
+                 for key in ("prompt_tokens", "completion_tokens", "total_tokens")}
+        return verdict, reward, {"family": "judge_panel", "judges": votes, "judges_rule": self._rule,
+                                 "judge_usage": usage, "judges_agree": len(counts) == 1}
+
+    def _ask(self, messages: list[dict[str, str]], client: Any, seed: int | None):
+        if client is None:
             raise GymError("verifier 'judge' has no judge endpoint; choose one with judge=vllm|openai|nvidia|mock")
-        completion = self._client.complete(messages, seed=self._seed)
+        completion = client.complete(messages, seed=seed)
         details: dict[str, Any] = {
-            "judge_model": self._client.model, "judge_output": completion.text,
+            "judge_model": client.model, "judge_output": completion.text,
             "judge_finish_reason": completion.finish_reason, "judge_attempts": completion.attempts,
             "judge_latency_s": completion.latency_s, "judge_usage": completion.usage,
         }
@@ -152,6 +202,9 @@ class JudgeVerifier(Verifier):
         if not reading.found and cut:
             raise JudgeUnavailable("judge reply was cut at max_tokens before its verdict; raise "
                                    "judge.sampling.max_tokens", details)
+        if not reading.found:  # never a 0: unscored, and a resume or reverify asks the judge again
+            raise VerifierError(f"judge_error: the reply of judge {client.model} holds no verdict "
+                                f"(parse={self.format.name})", {**details, "judge_error": True})
         return reading, details
 
     def close(self) -> None:

@@ -309,6 +309,11 @@ class MathVerifier(Verifier):
         self._pool = WorkerPool(self.workers, self.timeout)
         self._gold_prints: dict[str, str] = {}  # gold text -> how the worker prints it, for the shortcut
 
+    def marked(self, row: dict, response: str) -> bool:
+        """Strict mode: a \\boxed{} answer or a "####" line; the last number of free text is not an answer."""
+        text = response or ""
+        return last_boxed(text) is not None or _HASHES.search(text) is not None
+
     def worker_pids(self) -> list[int]:
         return self._pool.pids()
 

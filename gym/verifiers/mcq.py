@@ -209,6 +209,14 @@ class MCQVerifier(Verifier):
                     break
         return Verdict(1.0 if letter is not None and letter == gold else 0.0, letter, details)
 
+    def marked(self, row: dict, response: str) -> bool:
+        """Strict mode: auto's last resort, a lone letter on the last line, is no marked answer; the other
+        modes read marked answers only."""
+        if self.mode != "auto":
+            return True
+        text = nfkc(response or "")
+        return bool(answer_payloads(text)) or last_boxed(text) is not None or bool(_row_patterns(row))
+
     def _verify_choice_text(self, row: dict, response: str) -> Verdict:
         texts = {str(letter).strip().upper(): str(text) for letter, text in _option_pairs(row)
                  if text is not None and len(str(letter).strip()) == 1 and str(letter).strip().isalpha()}

@@ -189,3 +189,19 @@ def database_diff(row: dict, task_row_of: Callable[[dict], tuple[dict, str, str]
     except Exception as exc:
         log.info("database diff of %s task %s: %s", row.get("benchmark"), row.get("task_index"), exc)
         return {"error": f"no database comparison: {exc.__class__.__name__}: {exc}"}
+
+
+TRIAL_FACTS = ("trial_status", "build_seconds", "build_cached", "start_seconds", "verifier_seconds", "image",
+               "test_exit_code")
+
+
+def trial(row: dict) -> dict[str, Any] | None:
+    """A container task's trial (gym.episodes.harbor): its status, times, image, the stand-ins and tools it was
+    given, and the tests' output; None for other episodes."""
+    details = row.get("verifier") or {}
+    if "trial_status" not in details:
+        return None
+    return {"facts": {name: details[name] for name in TRIAL_FACTS if details.get(name) is not None},
+            "substitutions": details.get("substitutions") or [], "support": details.get("test_support") or [],
+            "tests": details.get("test_output") or details.get("log_tail") or details.get("output") or "",
+            "reward": row.get("reward"), "error": row.get("error")}

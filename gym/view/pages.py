@@ -120,7 +120,7 @@ def runs_page(runs: Runs, live: int) -> str:
 
 # -- one run ---------------------------------------------------------------------------------------------
 def run_page(run: Run, live: int) -> str:
-    from gym.metrics.output import csv_rows
+    from gym.metrics.output import ci_footnote, csv_rows
     from gym.metrics.subsets import csv_rows as subset_rows
 
     figures = run.figures()
@@ -136,7 +136,7 @@ def run_page(run: Run, live: int) -> str:
                                     and p["model"] == entry["model"]]})
     return render("run.html", "../../", title=run.name, run=run, entries=entries, plots=run.plots(),
                   histogram=histogram(figures.pass_rates), status=run.status(), live=live,
-                  notes=metrics.get("ci_method", ""), inputs=metrics.get("inputs") or {})
+                  notes=ci_footnote(metrics), inputs=metrics.get("inputs") or {})
 
 
 def histogram(rates: list[float], bins: int = 10) -> list[dict[str, Any]]:
@@ -174,6 +174,7 @@ def rollout_page(run: Run, number: int, task_row_of: Callable[[dict, Path], tupl
         return _env.get_template("episode.html").render(
             title=f"{benchmark} task {task} #{rollout}", turns=episode_view.turns(row["trajectory"]),
             checks=episode_view.checks(row.get("verifier") or {}), counters=row.get("episode") or {},
+            trial=episode_view.trial(row),
             diff=episode_view.database_diff(row, None if task_row_of is None else lambda r: task_row_of(r, run.path)), **common)
     messages = [{"role": m.get("role"), "content": episode_view.content_text(m.get("content"))}
                 for m in row.get("prompt") or [] if isinstance(m, dict)]

@@ -1,11 +1,17 @@
 """RULER's synthetic long-context tasks, generated at prepare for a tokenizer and a length (tasks: the
-generators; sources: the upstream files they read)."""
+generators; sources: the upstream files they read). The package is their face for prepare scripts."""
 
 from __future__ import annotations
 
 from typing import Iterable
 
 from gym.core.errors import GymError
+from gym.core.faces import lazy_getattr
+
+FACE = {"TASKS": "gym.data.ruler.tasks", "MATCH_TYPE": "gym.data.ruler.tasks", "Generator": "gym.data.ruler.tasks",
+        "read_sources": "gym.data.ruler.sources"}
+__all__ = sorted([*FACE, "generation_args"])
+__getattr__ = lazy_getattr(__name__, FACE)
 
 
 def generation_args(max_length: int, num_samples: int, tasks: list[str] | str, known: Iterable[str],

@@ -119,7 +119,7 @@ def wonderwords_list(name: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-def sources(ctx: PrepareContext, sentences: Callable[[str], list[str]]) -> Sources:
+def read_sources(ctx: PrepareContext, sentences: Callable[[str], list[str]]) -> Sources:
     """The generators' inputs, each fetched on first use (a run of the noise tasks alone needs no essay)."""
     import re
 

@@ -21,6 +21,7 @@ def generator(task: str, sources: Sources, max_length: int) -> Generator:
 
 
 def generate(task: str, sources: Sources, count: Callable[[str], int], max_length: int, num_samples: int) -> list[dict]:
+    """`num_samples` rows of a RULER v2 task, each filled up to `max_length` tokens as `count` counts them."""
     return generator(task, sources, max_length).samples(count, max_length, num_samples)
 
 

@@ -12,7 +12,6 @@ test cases against test_data.h5 (gym.episodes.scicode.runner). Reward 1 only whe
 from __future__ import annotations
 
 import base64
-import json
 import pickle
 import re
 import secrets
@@ -24,6 +23,7 @@ from gym.core.errors import GymError
 from gym.episodes.base import Score, ToolOutput, Turn
 from gym.episodes.users import STOP
 from gym.episodes.scicode import runner, targets
+from gym.sandbox.report import nonce_report
 
 PROMPT = """PROBLEM DESCRIPTION:
 You will be provided with problem steps along with background knowledge necessary for solving the problem. Your task will be to develop a Python solution focused on the next step of the problem-solving process.
@@ -172,7 +172,7 @@ class SciCodeEnvironment:
         outcome = self._sandboxed().run(runner.program(code, tests), [Run(stdin, self.step_timeout, 1 << 20)],
                                         total_timeout=self.step_timeout + 10)
         result = outcome.results[0] if outcome.results else None
-        report = _report(result.stdout, nonce) if result else None
+        report = nonce_report(result.stdout, nonce) if result else None
         return bool(report) and report.get("passed") == report.get("tests") and "error" not in report
 
     def _sandboxed(self) -> Any:
@@ -185,13 +185,3 @@ class SciCodeEnvironment:
                 self.sandbox = sandbox
             return self.sandbox
 
-
-def _report(stdout: str, nonce: str) -> dict | None:
-    for line in reversed(stdout.splitlines()):
-        if line.startswith(nonce):
-            try:
-                report = json.loads(line[len(nonce):])
-            except json.JSONDecodeError:
-                return None
-            return report if isinstance(report, dict) else None
-    return None

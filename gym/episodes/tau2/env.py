@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from gym.episodes.base import DONE_SCHEMA, Score, ToolOutput
-from gym.episodes.tau2.airline import DOMAIN as AIRLINE
-from gym.episodes.tau2.banking_user import DOMAIN as BANKING
+from gym.episodes.tau2.airline.domain import DOMAIN as AIRLINE
+from gym.episodes.tau2.banking.user import DOMAIN as BANKING
 from gym.episodes.tau2.judge import judge_assertions
 from gym.episodes.tau2.domain import Domain
 from gym.episodes.tau2.mock import DOMAIN as MOCK
 from gym.episodes.tau2.retail import DOMAIN as RETAIL
-from gym.episodes.tau2.telecom import DOMAIN as TELECOM
+from gym.episodes.tau2.telecom.domain import DOMAIN as TELECOM
 from gym.episodes.tau2.scoring import score_episode
 from gym.episodes.tau2.state import Tau2State, fresh_state, replay, run_tool
 from gym.core.errors import GymError, TaskNotSent
@@ -107,7 +107,7 @@ class Tau2Environment:
         """Give the domain files beside the tasks that offer KB_search_dense (τ² banking's alltools form)
         their dense index: the documents embedded by `embedder` (gym.model.embeddings) or read from the
         cache beside the file. Returns what was built; fails when no domain file offers the tool."""
-        from gym.episodes.tau2.banking_dense import build_dense_index
+        from gym.episodes.tau2.banking.dense import build_dense_index
 
         stats = {}
         for path in sorted(self.data_dir.glob("*.env.json")):

@@ -141,6 +141,8 @@ def solo_prompt_maker(fetch: Any, agent_py: Path, files: DomainFiles) -> Any:
 
 def prepare_domain(ctx: "PrepareContext", files: DomainFiles, split: str | None = None,
                    commit: str = COMMIT) -> Path:
+    """Prepare a τ² domain (DOMAINS) from upstream at `commit`: the environment file (policy, databases, tool
+    schemas) beside one row per task, only `split`'s tasks when given."""
     data_dir, src_dir = f"data/tau2/domains/{files.domain}", f"src/tau2/domains/{files.domain}"
     fetch = lambda path: ctx.fetch(url(path, commit))  # noqa: E731
     fetch("LICENSE")

@@ -1,0 +1,14 @@
+"""SWE-bench Verified (500 instances, MIT): SWE-bench/SWE-bench_Verified, split test, from the Hugging Face
+Hub (data.mirror=<dir> for offline use). See gym.swebench.prepare."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gym.swebench.prepare import prepare_instances
+
+URL = "https://huggingface.co/datasets/SWE-bench/SWE-bench_Verified/resolve/main/data/test-00000-of-00001.parquet"
+
+
+def prepare(ctx, only: list[str] | None = None) -> Path:
+    return prepare_instances(ctx, URL, only)

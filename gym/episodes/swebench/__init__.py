@@ -1,0 +1,1 @@
+"""SWE-bench as an episode environment (gym.episodes.swebench.env)."""

@@ -1,0 +1,125 @@
+"""Task images: a task's Dockerfile built with its `FROM` images resolved and the extra CAs trusted.
+
+Each `FROM` image is resolved in order: `runtime.images` (a name mapped to a local image), an image the
+runtime already has, a registry pull when `runtime.pull` is true, else a stand-in built from the
+distribution archives (gym.runtime.bases); an image none of these gives fails the build with one line
+that says which knob to set. Every substitution is returned so the trial's record says what ran.
+
+The task image's tag hashes the build context and the resolved Dockerfile: an unchanged task reuses its
+image; `prune_images` removes the images of a run when `runtime.keep_images` is false.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gym.runtime.base import BuildFailed, ContainerRuntime
+from gym.runtime.bases import ensure_stand_in, stand_in_for
+from gym.runtime.trust import ca_files_digest_lines, ca_snippet, write_ca_files
+
+FROM_LINE = re.compile(r"^(\s*FROM\s+)((?:--\S+\s+)*)(\S+)(.*)$", re.IGNORECASE)
+_LOCKS: dict[str, threading.Lock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+def _lock(key: str) -> threading.Lock:
+    with _LOCKS_GUARD:
+        return _LOCKS.setdefault(key, threading.Lock())
+
+
+@dataclass
+class BuiltImage:
+    tag: str
+    seconds: float  # build time (0 when the image was cached)
+    cached: bool
+    substitutions: list[dict] = field(default_factory=list)  # {image, used, how}
+
+
+def resolve_base(runtime: ContainerRuntime, image: str, timeout: float | None = None) -> dict:
+    """{image, used, how} for one FROM image (BuildFailed when nothing can give it)."""
+    settings = runtime.settings
+    if image in settings.images:  # a local image, or another name resolved in turn (a cheaper stand-in's)
+        mapped = settings.images[image]
+        if mapped == image or runtime.image_exists(mapped):
+            return {"image": image, "used": mapped, "how": "runtime.images"}
+        made = resolve_base(runtime, mapped, timeout)
+        return {"image": image, "used": made["used"], "how": f"runtime.images -> {mapped}: {made['how']}"}
+    if runtime.image_exists(image):
+        return {"image": image, "used": image, "how": "local"}
+    if settings.pull:
+        return {"image": image, "used": image, "how": "pulled"}
+    spec = stand_in_for(image)
+    if spec is None:
+        raise BuildFailed(f"image {image} is not here and gym cannot build a stand-in for it: map it to a local "
+                          f"image with runtime.images (or runtime.pull=true where a registry is reachable)")
+    with _lock(image):
+        used = ensure_stand_in(runtime, spec, timeout)
+    return {"image": image, "used": used, "how": "stand-in: " + spec.describe()}
+
+
+def rewrite_dockerfile(text: str, runtime: ContainerRuntime, timeout: float | None = None) -> tuple[str, list[dict]]:
+    """The Dockerfile with each FROM resolved and the CA lines after it; the substitutions made."""
+    stages: set[str] = set()
+    lines, substitutions = [], []
+    snippet = ca_snippet(runtime.settings)
+    for line in text.splitlines():
+        found = FROM_LINE.match(line)
+        if not found:
+            lines.append(line)
+            continue
+        head, flags, image, rest = found.groups()
+        alias = re.search(r"\bAS\s+(\S+)", rest, re.IGNORECASE)
+        if image.lower() not in stages:
+            made = resolve_base(runtime, image, timeout)
+            if made["used"] != image:
+                substitutions.append(made)
+            image = made["used"]
+        if alias:
+            stages.add(alias[1].lower())
+        lines += [f"{head}{flags}{image}{rest}", *snippet]
+    return "\n".join(lines) + "\n", substitutions
+
+
+def _context_digest(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(folder)).encode() + b"\x00" + path.read_bytes() + b"\x00")
+    return digest.hexdigest()
+
+
+def build_task_image(runtime: ContainerRuntime, environment: Path, name: str, timeout: float | None = None,
+                     labels: dict | None = None) -> BuiltImage:
+    """Build (or reuse) the image of a task's `environment/` folder; BuildFailed says why not."""
+    dockerfile = environment / "Dockerfile"
+    if not dockerfile.is_file():
+        raise BuildFailed(f"{environment} has no Dockerfile")
+    started = time.monotonic()
+    text, substitutions = rewrite_dockerfile(dockerfile.read_text(encoding="utf-8"), runtime, timeout)
+    digest = hashlib.sha256("\x00".join([_context_digest(environment), text,
+                                         *ca_files_digest_lines(runtime.settings)]).encode()).hexdigest()[:16]
+    tag = f"localhost/gym-task/{re.sub(r'[^a-z0-9._-]+', '-', name.lower())}:{digest}"
+    with _lock(tag):
+        if runtime.image_exists(tag):
+            return BuiltImage(tag, 0.0, True, substitutions)
+        with tempfile.TemporaryDirectory(prefix="gym-build-") as tmp:
+            context = Path(tmp) / "context"
+            shutil.copytree(environment, context, symlinks=True)
+            write_ca_files(runtime.settings, context)
+            (context / ".gym.Dockerfile").write_text(text, encoding="utf-8")
+            remaining = None if timeout is None else max(1.0, timeout - (time.monotonic() - started))
+            runtime.build(context, tag, dockerfile=context / ".gym.Dockerfile", timeout=remaining,
+                          labels={"gym.task": name, **(labels or {})})
+    return BuiltImage(tag, time.monotonic() - started, False, substitutions)
+
+
+def prune_images(runtime: ContainerRuntime, tags: list[str]) -> None:
+    """Remove task images (runtime.keep_images=false); bases and stand-ins stay cached."""
+    for tag in tags:
+        runtime.remove_image(tag)

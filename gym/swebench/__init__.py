@@ -1,0 +1,1 @@
+"""SWE-bench: instances, per-repo environment specs, eval scripts and grading."""
