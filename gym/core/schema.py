@@ -290,17 +290,14 @@ class E2EKnobs(CollectKnobs):
     profile: Dict[str, Any] = field(default_factory=dict)
 
 
-def value_knob(default: Any = None) -> Any:
-    """A knob of any type that holds one value (a spec, a list): no keys may be added under it, so
-    `compare.test=x` is an unknown key rather than an override Hydra cannot apply to a list."""
-    return field(default=default, metadata={"subkeys": False})
+VALUE_ONLY = {"subkeys": False}  # a knob of one value (a spec, a list): `compare.test=x` is an unknown key
 
 
 @dataclass
 class AggregateKnobs:
-    rollouts: Any = value_knob()
-    compare: Any = value_knob()
-    k: Any = value_knob()
+    rollouts: Any = field(default=None, metadata=VALUE_ONLY)
+    compare: Any = field(default=None, metadata=VALUE_ONLY)
+    k: Any = field(default=None, metadata=VALUE_ONLY)
     format: str = "table"
     allow_partial: bool = False  # merge the shards there are when some are missing or unfinished
 

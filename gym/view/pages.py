@@ -38,13 +38,14 @@ def _ci(metric: Any) -> str:
 
 
 def _value(value: Any, unit: str) -> str:
-    """A metric's value as a page shows it: counts whole, percents to 2 decimals (as their CIs), others to 4
-    significant digits."""
+    """A metric's value as a page shows it: counts and whole numbers whole, percents and others to 2 decimals
+    (as their CIs), values under 1 to 3 significant digits (a latency of 0.0668 s)."""
     if value is None:
         return "–"
-    if unit == "count":
-        return str(int(value))
-    return f"{float(value):.2f}" if unit == "percent" else f"{float(value):.4g}"
+    number = float(value)
+    if unit == "count" or (unit != "percent" and number.is_integer()):
+        return str(int(number))
+    return f"{number:.2f}" if unit == "percent" or abs(number) >= 1 else f"{number:.3g}"
 
 
 def metric_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
