@@ -35,7 +35,8 @@ FACE = {
 __all__ = sorted(FACE)
 
 # The faces a prepare script may import gym from: this package, and the benchmark families' own tools.
-PREPARE_FACES = ("gym.data", "gym.data.arena", "gym.data.ruler", "gym.data.ruler2", "gym.toolcalls",
-                 "gym.episodes.bfcl", "gym.episodes.tau2", "gym.episodes.toolsandbox", "gym.verifiers")
+PREPARE_FACES = ("gym.data", "gym.data.arena", "gym.data.ruler", "gym.data.ruler2", "gym.swebench", "gym.toolcalls",
+                 "gym.episodes.bfcl", "gym.episodes.harbor", "gym.episodes.tau2", "gym.episodes.toolsandbox",
+                 "gym.verifiers")
 
 __getattr__ = lazy_getattr(__name__, FACE)
