@@ -300,7 +300,7 @@ def prepare_api_page() -> str:
              "run the tool -->",
              "", "A benchmark's `prepare.py` imports gym only from these modules: `gym.data` for the tools every "
              "benchmark shares, and a few benchmark families' own faces for what only they need. "
-             "tests/test_architecture.py holds every script in benchmarks/ to this list, so the modules behind a "
+             "tests/project/test_architecture.py holds every script in benchmarks/ to this list, so the modules behind a "
              "face can move without breaking a script. See [Adding a benchmark](adding-a-benchmark.md)."]
     for face in PREPARE_FACES:
         module = importlib.import_module(face)

@@ -6,7 +6,7 @@ A benchmark's `prepare.py` (gym's own or a user's) imports its tools from here:
 
 This package is the face of prepare scripts: what gym's own scripts need from the layers below sits in
 `FACE`, and a script imports gym only from here or from one of the benchmark families' faces listed in
-`PREPARE_FACES` (tests/test_architecture.py holds it; docs/prepare-api.md lists every name). Names are
+`PREPARE_FACES` (tests/project/test_architecture.py holds it; docs/prepare-api.md lists every name). Names are
 loaded on first use, so importing gym.data.catalog (search, start-up) stays cheap.
 """
 
