@@ -73,14 +73,14 @@ def test_schema_rejects_typos_and_wrong_types():
 
 @pytest.mark.parametrize("task", TASKS)
 def test_task_knob_schemas_accept_the_shipped_defaults(task):
-    from gym.core.schema import check_task_knobs
+    from gym.core.task_knobs import check_task_knobs
 
     check_task_knobs(compose([f"task={task}", "benchmark=gsm8k"]))
 
 
 def test_task_knob_schema_rejects_wrong_types():
     from gym.core.errors import GymError
-    from gym.core.schema import check_task_knobs
+    from gym.core.task_knobs import check_task_knobs
 
     with pytest.raises(GymError, match=r"conf/task/collect.yaml: bad value for 'concurrency'"):
         check_task_knobs(compose(["task=collect", "concurrency=lots"]))

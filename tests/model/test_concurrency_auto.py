@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from gym.core.schema import parse_concurrency
+from gym.core.task_knobs import parse_concurrency
 from gym.model.concurrency import AdaptiveLimit
 from gym.core.config import compose
 from gym.core.errors import GymError

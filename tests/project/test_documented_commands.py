@@ -29,7 +29,7 @@ import pytest
 from gym.cli.help import HELP_ARGS, help_text
 from gym.cli.overrides import check_argv, split_argv
 from gym.core.config import compose
-from gym.core.schema import check_task_knobs
+from gym.core.task_knobs import check_task_knobs
 
 from conftest import REAL_DATA, ROOT, UPSTREAM
 
