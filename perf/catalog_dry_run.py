@@ -1,5 +1,5 @@
 """Wall time and CPU of the README's whole-catalog dry run, exactly as typed, from a checkout (the catalog's
-smoke test, tests/test_catalog_smoke.py, runs the same line):
+smoke test, tests/benchmarks/test_catalog_smoke.py, runs the same line):
 
     python -m gym -m task=e2e 'benchmark=glob(*)' model=mock judge=mock limit=3 \\
         data.mirror=tests/fixtures/upstream data.root=outputs/dry-run-data

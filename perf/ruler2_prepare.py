@@ -3,7 +3,7 @@ the upstream layout at a fraction of upstream's sizes (cais/mmlu all: 14,042 tes
 questions; hotpotqa distractor: 7,405 dev and 90,447 train questions of 10 paragraphs each), written by
 this script from the fixtures' rows with numbered variations, with the words counter and with the
 fixture's BPE tokenizer.json. With --reference (a NeMo Gym checkout or bare git dir) and --reference-python
-(a venv with the reference's requirements, see tests/fixtures/make_ruler2_parity.py), the reference's own
+(a venv with the reference's requirements, see tools/make_ruler2_parity.py), the reference's own
 generators are timed on the same sources (its 12 task processes one after another).
 
     .venv/bin/python perf/ruler2_prepare.py [--scale 0.05] [--num-samples 10] [--reference DIR --reference-python PY]

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.slurm_cluster import ClusterUnavailable, SlurmCluster  # noqa: E402
-from tests.test_collect import gsm8k_rows  # noqa: E402
+from tests.tasks.test_collect import gsm8k_rows  # noqa: E402
 
 
 class Recorder:

@@ -91,7 +91,7 @@ def composed(*overrides: str):
 
 @pytest.fixture(scope="session")
 def viewer_runs(tmp_path_factory) -> dict[str, Path]:
-    """The viewer's runs (tests/view_helpers.py), made once for tests/test_view.py and test_view_browser.py."""
+    """The viewer's runs (tests/view_helpers.py), made once for tests/view/test_view.py and test_view_browser.py."""
     from tests.view_helpers import make_runs
 
     return make_runs(tmp_path_factory.mktemp("view"))
@@ -139,12 +139,13 @@ SHARED = {"test_view.py": "viewer", "test_view_browser.py": "viewer", "test_view
           "test_configs.py": "catalog", "test_benchmarks_e2e.py": "catalog", "test_catalog_dry_run.py": "catalog"}
 SPREAD = {"test_local_servers.py", "test_interrupt_resume.py", "test_e2e_cli.py", "test_cli_mistakes.py",
           "test_prepare_task.py", "test_trackers.py", "test_reverify.py", "test_shards.py", "test_collect.py",
-          "test_wave3_judged.py", "test_local_data.py", "test_local_answers.py", "test_serve_tokens.py",
+          "test_iheval_and_judges.py", "test_local_data.py", "test_local_answers.py", "test_serve_tokens.py",
           "test_serve_docs.py", "test_adaptive.py", "test_judge.py"}
-LONGEST_FIRST = ("test_containers.py", "test_catalog_smoke.py", "test_documented_commands.py", "test_view_browser.py", "test_view.py", "test_code_canonical.py",
-                 "test_slurm.py", "test_code_ioi.py", "test_local_servers.py", "test_vision.py", "test_fresh_clone.py",
-                 "test_benchmarks_e2e.py", "test_interrupt_resume.py", "test_scicode.py", "test_serve_parity.py",
-                 "test_trackers.py", "test_reverify.py", "test_shards.py", "test_serve.py", "test_sandbox_hostile.py",
+LONGEST_FIRST = ("test_containers.py", "test_catalog_smoke.py", "test_documented_commands.py", "test_view_browser.py",
+                 "test_view.py", "test_humaneval_plus_canonical.py", "test_slurm.py", "test_ioi.py",
+                 "test_local_servers.py", "test_hle_vision.py", "test_fresh_clone.py", "test_benchmarks_e2e.py",
+                 "test_interrupt_resume.py", "test_scicode.py", "test_serve_parity.py", "test_trackers.py",
+                 "test_reverify.py", "test_shards.py", "test_serve.py", "test_sandbox_hostile.py",
                  "test_tau2_parity.py")
 
 

@@ -2,7 +2,7 @@
 would receive, run through gym.cli.main.main() (the console entry) with its stdout and stderr captured.
 
 One JSON list of arguments per stdin line in, one JSON object {code, stdout, stderr} per stdout line out.
-Used by tests/test_documented_commands.py so dozens of documented commands cost one interpreter start.
+Used by tests/project/test_documented_commands.py so dozens of documented commands cost one interpreter start.
 """
 
 from __future__ import annotations

@@ -49,5 +49,5 @@ def local_mirror(tmp_path: Path, files: dict[str, bytes]) -> str:
 
 
 def fixture_builder():
-    """tests/fixtures/make_fixtures.py as a module."""
-    return load_script(UPSTREAM.parent / "make_fixtures.py")
+    """tools/make_fixtures.py as a module."""
+    return load_script(UPSTREAM.parents[2] / "tools" / "make_fixtures.py")

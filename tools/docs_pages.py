@@ -51,7 +51,7 @@ FAMILY_NOTES = {
            "beside pass@k",
     "iheval": "IHEval's rule-based checkers per task (instruction hierarchy: the system message over the user's, the "
               "user's over a tool's output); aggregate adds the task-macro aligned / conflict / reference scores and "
-              "`result_score` ([judged and rule-checked benchmarks](benchmarks/wave3_judged.md))",
+              "`result_score` ([judged and rule-checked benchmarks](benchmarks/judged_and_rule_checked.md))",
     "pairwise": "an LLM judge compares the answer with a baseline answer in both orders; pass@1 is the win rate "
                 "(ties half), with a bootstrap CI and per category",
     "sql": "the last `sql` code block and the gold query run on the task's SQLite database (read-only, time limit, "

@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from gym.core import schema
+from gym.core.task_knobs import TASK_KNOBS
 from gym.core.paths import CONF_DIR
 from gym.verifiers import FAMILIES
 
@@ -133,7 +134,7 @@ def _values(path: Path, skip: tuple[str, ...] = ("defaults", "task")) -> dict[st
 def _task_section(path: Path) -> list[str]:
     header, comments = file_comments(path)
     values = _values(path)
-    knobs = schema.TASK_KNOBS.get(path.stem)
+    knobs = TASK_KNOBS.get(path.stem)
     types = {key: kind for key, kind, _, _ in schema_fields(knobs)} if knobs else {}
     includes = [d for d in (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("defaults", [])
                 if isinstance(d, str) and d != "_self_"]
@@ -300,7 +301,7 @@ def prepare_api_page() -> str:
              "run the tool -->",
              "", "A benchmark's `prepare.py` imports gym only from these modules: `gym.data` for the tools every "
              "benchmark shares, and a few benchmark families' own faces for what only they need. "
-             "tests/test_architecture.py holds every script in benchmarks/ to this list, so the modules behind a "
+             "tests/project/test_architecture.py holds every script in benchmarks/ to this list, so the modules behind a "
              "face can move without breaking a script. See [Adding a benchmark](adding-a-benchmark.md)."]
     for face in PREPARE_FACES:
         module = importlib.import_module(face)

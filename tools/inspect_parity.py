@@ -1,5 +1,5 @@
 """Compute Inspect AI's own stderr, ci (t, clustered t), ci_wilson and krippendorff_alpha on fixed numbers and
-store them as tests/fixtures/stats/inspect_parity.json, which tests/test_intervals.py and
+store them as tests/fixtures/stats/inspect_parity.json, which tests/metrics/test_intervals.py and
 tests/test_judge_agreement.py check gym's estimators against.
 
 inspect-ai is heavy (a web stack, many dependencies), so it is not a dev dependency: run this once in a

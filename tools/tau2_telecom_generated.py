@@ -71,7 +71,7 @@ def compare(out: Path, split: str, domain: str = "telecom") -> None:
     from gym.episodes.tau2.env import Tau2Environment
     from gym.episodes.tau2.prepare import DOMAINS, prepare_domain
     from gym.episodes.tau2.state import replay
-    from tests.test_tau2_parity import play
+    from tests.episodes.test_tau2_parity import play
 
     ctx = PrepareContext(name=f"tau2_{domain}", output_path=out / "prepared" / split / f"tau2_{domain}.jsonl",
                          mirror=str(out), offline=True, progress=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gym.swebench.prepare import prepare_instances
+from gym.swebench import prepare_instances
 
 URL = "https://huggingface.co/datasets/SWE-bench/SWE-bench_Verified/resolve/main/data/test-00000-of-00001.parquet"
 

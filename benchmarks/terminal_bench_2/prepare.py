@@ -9,8 +9,8 @@ import tarfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gym.core.errors import GymError
-from gym.episodes.harbor.prepare import DEFAULT_REACHABLE, prepare_tasks
+from gym.data import GymError
+from gym.episodes.harbor import DEFAULT_REACHABLE, prepare_tasks
 
 if TYPE_CHECKING:
     from gym.data import PrepareContext

@@ -36,7 +36,7 @@ def run_task(cfg: Any) -> Any:
     from gym.core.errors import GymError
     from gym.core.io import write_json_atomic
     from gym.core.runlog import to_file
-    from gym.core.schema import check_task_knobs
+    from gym.core.task_knobs import check_task_knobs
     from gym.rollouts import resume
     from gym.tasks import run_task as run_registered
 

@@ -288,13 +288,14 @@ def known_keys(task: str) -> tuple[frozenset[str], frozenset[str]]:
     the task's file (with the files it includes), and the model/judge/user/benchmark/tracker/runtime/agent schemas."""
     from gym.core import schema
     from gym.core.paths import CONF_DIR
+    from gym.core.task_knobs import TASK_KNOBS
 
     leaves: set[str] = {"task.name"}
     open_nodes: set[str] = set()
     _walk_yaml(_yaml(CONF_DIR / "config.yaml"), "", leaves, open_nodes, skip=("defaults", "hydra"))
     for name in _task_files(task):
         _walk_yaml(_yaml(CONF_DIR / "task" / f"{name}.yaml"), "", leaves, open_nodes, skip=("defaults", "task"))
-    knobs = schema.TASK_KNOBS.get(task)
+    knobs = TASK_KNOBS.get(task)
     if knobs is not None:
         _walk_dataclass(knobs, "", leaves, open_nodes)
     for prefix, node in (("model", schema.ModelConfig), ("judge", schema.JudgeConfig), ("user", schema.UserConfig),

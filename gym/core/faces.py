@@ -1,7 +1,7 @@
 """Lazy faces: a package that exports names defined in its modules, loading each module on first use.
 
 A face is a module-level dict `FACE` (name -> the module that defines it) plus `__getattr__ =
-lazy_getattr(__name__, FACE)`: importing the package stays cheap, and tests/test_architecture.py reads
+lazy_getattr(__name__, FACE)`: importing the package stays cheap, and tests/project/test_architecture.py reads
 `FACE` as imports, so a face obeys the layer order like any import.
 """
 

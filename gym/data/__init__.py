@@ -6,7 +6,7 @@ A benchmark's `prepare.py` (gym's own or a user's) imports its tools from here:
 
 This package is the face of prepare scripts: what gym's own scripts need from the layers below sits in
 `FACE`, and a script imports gym only from here or from one of the benchmark families' faces listed in
-`PREPARE_FACES` (tests/test_architecture.py holds it; docs/prepare-api.md lists every name). Names are
+`PREPARE_FACES` (tests/project/test_architecture.py holds it; docs/prepare-api.md lists every name). Names are
 loaded on first use, so importing gym.data.catalog (search, start-up) stays cheap.
 """
 
@@ -35,7 +35,8 @@ FACE = {
 __all__ = sorted(FACE)
 
 # The faces a prepare script may import gym from: this package, and the benchmark families' own tools.
-PREPARE_FACES = ("gym.data", "gym.data.arena", "gym.data.ruler", "gym.data.ruler2", "gym.toolcalls",
-                 "gym.episodes.bfcl", "gym.episodes.tau2", "gym.episodes.toolsandbox", "gym.verifiers")
+PREPARE_FACES = ("gym.data", "gym.data.arena", "gym.data.ruler", "gym.data.ruler2", "gym.swebench", "gym.toolcalls",
+                 "gym.episodes.bfcl", "gym.episodes.harbor", "gym.episodes.tau2", "gym.episodes.toolsandbox",
+                 "gym.verifiers")
 
 __getattr__ = lazy_getattr(__name__, FACE)

@@ -15,7 +15,7 @@ from omegaconf import DictConfig, ListConfig
 
 from gym.core.config import to_plain
 from gym.core.errors import GymError
-from gym.core.schema import parse_concurrency
+from gym.core.task_knobs import parse_concurrency
 from gym.data import local
 from gym.rollouts.adaptive import AdaptiveRule
 from gym.rollouts.cost import Budget

@@ -1,7 +1,7 @@
 """BFCL's AST rules: is a decoded list of calls right for a row's function docs and allowed answers?
 
 Re-implemented from the upstream checker's documented behaviour (ShishirPatil/gorilla,
-berkeley-function-call-leaderboard, eval_checker/ast_eval) and pinned by tests/test_tool_call_verifier.py;
+berkeley-function-call-leaderboard, eval_checker/ast_eval) and pinned by tests/verifiers/test_tool_call_verifier.py;
 every rule, quirks included:
 
 * shape by category: a category containing "parallel" matches every expected call to a distinct model

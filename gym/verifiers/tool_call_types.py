@@ -5,7 +5,7 @@ For Java and JavaScript rows a model passes every argument as a string of source
 Python value by the parameter's declared type and then checks it as it checks Python values. Text that
 does not fit the type is kept as the string itself (so it fails the type check unless the expected answer
 is itself a string, i.e. a variable name). These rules follow the upstream converters' documented
-behaviour and their own test cases (tests/test_tool_call_verifier.py pins them), quirks included:
+behaviour and their own test cases (tests/verifiers/test_tool_call_verifier.py pins them), quirks included:
 a Java `char` is never converted (its pattern cannot match), a JavaScript array splits its elements at
 every comma, a Java collection of another kind (Set, Queue, Stack, Hashtable) cannot be checked.
 """

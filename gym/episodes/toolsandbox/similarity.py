@@ -6,7 +6,7 @@ target table: rows are paired one to one (linear assignment) maximising the geom
 similarities, a row's similarity being the geometric mean of its columns'. Upstream computes in polars
 Float32 for most column measures (Float64 for `column_one_similarity`) and sums a row's -log similarities
 in that precision before the mean; the arithmetic below keeps those precisions, so the scores agree
-with upstream's to the last bits (tests/test_toolsandbox_parity.py).
+with upstream's to the last bits (tests/episodes/test_toolsandbox_parity.py).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Every class has a no-argument constructor and `load_scenario(config, long_contex
 by name); its tools are its public methods, with upstream's names, parameters and return values; `state()`
 is the JSON-able form of the public attributes upstream's state check compares (see `plain`). Stateless
 classes are never loaded, as upstream. Parity with upstream's classes is pinned by
-tests/test_bfcl_multi_turn_apis.py against values tools/bfcl_multi_turn_expected.py computes with upstream's code.
+tests/episodes/test_bfcl_multi_turn_apis.py against values tools/bfcl_multi_turn_expected.py computes with upstream's code.
 """
 
 from __future__ import annotations

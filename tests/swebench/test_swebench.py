@@ -1,0 +1,109 @@
+"""SWE-bench without containers: prepare from upstream's layout, environment plans, scripts, and grading
+real test logs exactly as the swebench package grades them.
+
+The logs under tests/fixtures/real/swebench/logs/ are what gym's container run of pallets__flask-5014 wrote
+(gold patch, then no patch): apply step + eval script output, as SWE-bench's harness logs it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gym.swebench.grading import grade, summary
+from gym.swebench import instances
+from gym.swebench.instances import InstanceError, instance_row
+from gym.swebench.scripts import checkout, eval_script, requirements_text, setup_env_script
+from gym.swebench.specs import facts, plan
+
+ROOT = Path(__file__).resolve().parents[2]
+REAL = ROOT / "tests" / "fixtures" / "real" / "swebench"
+MIRROR = ROOT / "tests" / "fixtures" / "upstream"
+FLASK_GIT = MIRROR / "github.com" / "pallets" / "flask.git"
+
+
+@pytest.fixture(scope="module")
+def flask_row():
+    return instance_row(json.loads((REAL / "pallets__flask-5014.json").read_text(encoding="utf-8")))
+
+
+def test_prepare_keeps_upstream_layout_through_the_cli(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "gym", "task=prepare", "benchmark=swebench_verified",
+                           f"data.mirror={MIRROR}", "data.offline=true", f"data.root={tmp_path}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in (tmp_path / "swebench_verified" / "swebench_verified.jsonl").open()]
+    (row,) = rows
+    assert row["instance_id"] == "pallets__flask-5014" and row["version"] == "2.3"
+    assert row["FAIL_TO_PASS"] == ["tests/test_blueprints.py::test_empty_name_not_allowed"]
+    assert len(row["PASS_TO_PASS"]) == 59 and row["question"] == row["problem_statement"]
+    assert row["environment"]["python"] == "3.11" and row["environment"]["faithful"] is True
+    assert row["environment"]["log_parser"] == "parse_log_flask" and "unscorable" not in row
+    manifest = json.loads((tmp_path / "swebench_verified" / "manifest.json").read_text())
+    assert manifest["upstream_rows"]["kept"] == 1
+
+
+def test_bad_instances_are_named():
+    with pytest.raises(InstanceError, match="no patch"):
+        instance_row({"instance_id": "x", "repo": "a/b", "base_commit": "c", "problem_statement": "p",
+                      "test_patch": "t", "version": "1", "FAIL_TO_PASS": "[]", "PASS_TO_PASS": "[]"})
+    with pytest.raises(InstanceError, match="FAIL_TO_PASS is not a JSON list"):
+        instance_row({"instance_id": "x", "repo": "a/b", "base_commit": "c", "problem_statement": "p", "patch": "d",
+                      "test_patch": "t", "version": "1", "FAIL_TO_PASS": "[oops", "PASS_TO_PASS": "[]"})
+
+
+def test_plans_follow_swebench_v4_specs_and_say_when_a_stand_in_is_unfaithful():
+    flask = plan({"repo": "pallets/flask", "version": "2.3"})
+    assert (flask.python, flask.base_image, flask.install) == ("3.11", "debian:bookworm", "python -m pip install -e .")
+    assert "Werkzeug==2.3.7" in flask.pip_packages and flask.requirements_paths == ["requirements/dev.txt"]
+    xarray = plan({"repo": "pydata/xarray", "version": "2022.06"})
+    assert xarray.faithful is False and any("environment.yml" in note for note in xarray.notes)
+    sklearn = plan({"repo": "scikit-learn/scikit-learn", "version": "1.3"})
+    assert sklearn.faithful is False and any("numpy" in note for note in sklearn.notes)
+    requests = plan({"repo": "psf/requests", "version": "2.0"})
+    assert requests.faithful is True and requests.base_image == "debian:bullseye"  # conda's `pytest` = pip's
+    unknown = plan({"repo": "pallets/flask", "version": "9.9"})
+    assert unknown.buildable is False and "no environment spec" in unknown.notes[0]
+    assert facts()["parsers"]["django/django"] == "parse_log_django"
+
+
+def test_eval_script_runs_the_test_patch_files_between_swebench_markers(flask_row):
+    environment = plan(flask_row)
+    script = eval_script(flask_row, environment)
+    assert instances.test_directives(flask_row, facts()["non_test_exts"]) == ["tests/test_blueprints.py"]
+    assert "\npytest -rA tests/test_blueprints.py\nSWEBENCH_TEST_EXIT_CODE=$?\n" in script
+    assert script.index(">>>>> Start Test Output") < script.index("pytest -rA") < script.index(">>>>> End Test Output")
+    assert script.count(f"git checkout {flask_row['base_commit']} tests/test_blueprints.py") == 2
+    django = {"repo": "django/django", "test_patch": "diff --git a/tests/admin_views/tests.py b/tests/admin_views/tests.py\n"}
+    assert instances.test_directives(django, facts()["non_test_exts"]) == ["admin_views.tests"]
+
+
+def test_repository_and_requirements_come_from_the_git_mirror(flask_row, tmp_path):
+    checkout(str(FLASK_GIT), flask_row["base_commit"], tmp_path / "repo")
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=tmp_path / "repo", capture_output=True, text=True)
+    assert head.stdout.strip() == flask_row["base_commit"]
+    refs = subprocess.run(["git", "for-each-ref"], cwd=tmp_path / "repo", capture_output=True, text=True).stdout
+    assert refs.count("\n") == 1 and "refs/heads/main" in refs  # no remote, no newer branch or tag
+    requirements = requirements_text(FLASK_GIT, flask_row["environment_setup_commit"], ["requirements/dev.txt"])
+    assert "-r " not in requirements and "pytest==" in requirements and "sphinx==" in requirements.lower()
+    assert "python -m pip install -r /root/requirements.txt" in setup_env_script(plan(flask_row), requirements)
+
+
+def test_grading_agrees_with_swebench_on_real_logs(flask_row):
+    from swebench.harness.log_parsers import PARSER_REGISTRY
+
+    gold = (REAL / "logs" / "pallets__flask-5014.gold.log").read_text(encoding="utf-8")
+    empty = (REAL / "logs" / "pallets__flask-5014.empty.log").read_text(encoding="utf-8")
+    resolved, unresolved = grade(flask_row, gold, flask_row["patch"]), grade(flask_row, empty, "")
+    assert resolved["resolved"] is True and unresolved["resolved"] is False
+    assert summary(resolved) == {"FAIL_TO_PASS": {"success": 1, "failure": 0}, "PASS_TO_PASS": {"success": 59, "failure": 0}}
+    assert summary(unresolved) == {"FAIL_TO_PASS": {"success": 0, "failure": 1}, "PASS_TO_PASS": {"success": 59, "failure": 0}}
+    marked = gold.split(">>>>> Start Test Output")[1].split(">>>>> End Test Output")[0]
+    assert resolved["status_map"] == PARSER_REGISTRY["parse_log_flask"](marked, None)
+    assert unresolved["status_map"]["tests/test_blueprints.py::test_empty_name_not_allowed"] == "FAILED"
+    failed_apply = grade(flask_row, ">>>>> Patch Apply Failed\n", "garbage")
+    assert failed_apply["resolved"] is False and failed_apply["patch_successfully_applied"] is False
