@@ -141,7 +141,7 @@ SPREAD = {"test_local_servers.py", "test_interrupt_resume.py", "test_e2e_cli.py"
           "test_prepare_task.py", "test_trackers.py", "test_reverify.py", "test_shards.py", "test_collect.py",
           "test_iheval_and_judges.py", "test_local_data.py", "test_local_answers.py", "test_serve_tokens.py",
           "test_serve_docs.py", "test_adaptive.py", "test_judge.py"}
-LONGEST_FIRST = ("test_containers.py", "test_catalog_smoke.py", "test_documented_commands.py", "test_view_browser.py",
+LONGEST_FIRST = ("test_containers.py", "test_swebench_containers.py", "test_catalog_smoke.py", "test_documented_commands.py", "test_view_browser.py",
                  "test_view.py", "test_humaneval_plus_canonical.py", "test_slurm.py", "test_ioi.py",
                  "test_local_servers.py", "test_hle_vision.py", "test_fresh_clone.py", "test_benchmarks_e2e.py",
                  "test_interrupt_resume.py", "test_scicode.py", "test_serve_parity.py", "test_trackers.py",

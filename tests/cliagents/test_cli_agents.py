@@ -1,6 +1,6 @@
 """CLI agents without containers: their configs, and the reference server playing each agent's own protocol
 (mini-swe-agent's fenced commands, OpenCode's bash tool) over HTTP, as the agents ask it through the proxy.
-(tests/test_swebench_containers.py runs mini-swe-agent itself in a container end to end.)"""
+(tests/benchmarks/test_swebench_containers.py runs mini-swe-agent itself in a container end to end.)"""
 
 from __future__ import annotations
 
