@@ -1,6 +1,6 @@
 """Compute Inspect AI's own stderr, ci (t, clustered t), ci_wilson and krippendorff_alpha on fixed numbers and
 store them as tests/fixtures/stats/inspect_parity.json, which tests/metrics/test_intervals.py and
-tests/metrics/test_intervals.py and tests/verifiers/test_judge_panel.py check gym's estimators against.
+tests/verifiers/test_judge_panel.py check gym's estimators against.
 
 inspect-ai is heavy (a web stack, many dependencies), so it is not a dev dependency: run this once in a
 separate environment and commit its output.
