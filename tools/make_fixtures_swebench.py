@@ -50,6 +50,9 @@ def make_mirror(source: Path, commits: list[str]) -> None:
         shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
     for bitmap in MIRROR.glob("objects/pack/*.bitmap"):
         bitmap.unlink()
+    # git keeps no empty folders, and without refs/ a bare repository is not one: a file keeps it in a checkout
+    (MIRROR / "refs").mkdir(exist_ok=True)
+    (MIRROR / "refs" / ".keep").touch()
     licence = git("show", f"{commits[0]}:LICENSE.rst", cwd=MIRROR)
     (MIRROR.parent / "flask.LICENSE.rst").write_text(licence, encoding="utf-8")
 

@@ -127,6 +127,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         from gym.serve.trainer_data import export_trainer
 
         written = export_trainer(cfg, fmt, files, out_dir)
+        if not written:  # a selection nothing fits: say so rather than exit quietly with no file
+            print(f"no task fits the selection ({to_plain(cfg.get('select'))}): nothing written", flush=True)
         for label, entry in written.items():
             print(f"{label}: {entry['tasks']} task(s) -> {entry['files'][fmt]}", flush=True)
         return {"format": fmt, "out_dir": str(out_dir), "groups": written}

@@ -1,7 +1,8 @@
 """The catalog's smoke test: the README's whole-catalog dry run, exactly as it spells it, from a checkout
-(`python -m gym -m task=e2e 'benchmark=glob(*)' model=mock judge=mock limit=3 data.mirror=tests/fixtures/upstream
-data.root=outputs/dry-run-data`): every benchmark prepares from the fixtures, runs and is scored, or is skipped
-with its reason (benchmark=local, which needs your own file), and the sweep exits 0."""
+(`python -m gym -m task=e2e 'benchmark=glob(*,exclude=[terminal_bench_2,swebench_*])' model=mock judge=mock limit=3
+data.mirror=tests/fixtures/upstream data.root=outputs/dry-run-data`): every benchmark prepares from the fixtures,
+runs and is scored, or is skipped with its reason (benchmark=local and benchmark=harbor, which need your own file or
+folder), and the sweep exits 0; the container benchmarks are left out by the line's own glob."""
 
 from __future__ import annotations
 
@@ -19,10 +20,23 @@ README = (ROOT / "README.md").read_text()
 
 def typed_command() -> list[str]:
     joined = re.sub(r"\\\n\s*", " ", README)
-    line = next(line for line in joined.splitlines() if "'benchmark=glob(*)'" in line)
+    line = next(line for line in joined.splitlines() if "'benchmark=glob(*" in line)
     words = shlex.split(line, comments=True)
     assert words[:3] == ["python", "-m", "gym"], words
     return words[3:]
+
+
+def swept(names) -> list[str]:
+    """The benchmarks the typed line's glob(...) picks, by Hydra's own parser."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    (glob,) = [word for word in typed_command() if word.startswith("benchmark=glob(")]
+    return OverridesParser.create().parse_override(glob).value().filter(sorted(names))
+
+
+def test_the_sweep_leaves_out_only_the_container_benchmarks():
+    assert set(benchmark_files()) - set(swept(benchmark_files())) == {"terminal_bench_2", "swebench_lite",
+                                                                       "swebench_verified"}
 
 
 @pytest.mark.slow
@@ -35,9 +49,10 @@ def test_the_whole_catalog_dry_run_as_typed_exits_0(tmp_path):
     assert "Traceback" not in result.stderr
     (summary,) = (tmp_path / "outputs" / "e2e" / "multirun").glob("*/summary.json")
     jobs = {job["job"].split("_", 1)[1].rsplit("_", 1)[0]: job for job in json.loads(summary.read_text())["jobs"]}
-    assert set(jobs) == set(benchmark_files()) | {"local"}
-    local = jobs.pop("local")
+    assert set(jobs) == set(swept(benchmark_files())) | {"local", "harbor"}
+    local, harbor = jobs.pop("local"), jobs.pop("harbor")
     assert local["status"] == "skipped" and "runs your own file" in local["error"]
+    assert harbor["status"] == "skipped" and "benchmark.dataset.tasks=" in harbor["error"]
     assert "gym: skipped: benchmark=local runs your own file" in result.stderr
     assert {name: job["status"] for name, job in jobs.items() if job["status"] != "ok"} == {}
     assert all(job["pass@1"] is not None for job in jobs.values())
