@@ -13,12 +13,11 @@ Without either, every task is its own cluster (the usual interval over tasks).
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gym.core.errors import GymError
 from gym.metrics.subsets import CLUSTER, frame_subsets
+from gym.rollouts.files import rows_as_loaded
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -35,16 +34,9 @@ def _top_level(rollouts: "RolloutSet", field: str) -> "np.ndarray":
     sources, ordinals = frame["source"].to_numpy(), frame["ordinal"].to_numpy()
     for source, path in enumerate(rollouts.files):
         values: list[Any] = []
-        with Path(path).open("rb") as handle:
-            for raw in handle:
-                if not raw.strip():
-                    continue
-                try:
-                    row = json.loads(raw)
-                except ValueError:
-                    break  # a torn last line: the loader skipped it too
-                value = row.get(field) if isinstance(row, dict) else None
-                values.append(None if value is None or isinstance(value, (dict, list)) else str(value))
+        for row in rows_as_loaded(path):
+            value = row.get(field)
+            values.append(None if value is None or isinstance(value, (dict, list)) else str(value))
         mask = sources == source
         array = np.asarray(values + [None], dtype=object)
         out[mask] = array[np.minimum(ordinals[mask], len(values))]

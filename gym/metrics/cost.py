@@ -67,27 +67,18 @@ def _fast(path: Path) -> dict[str, "np.ndarray"] | None:
 
 
 def _slow(path: Path) -> dict[str, "np.ndarray"]:
-    import json
-
     import numpy as np
 
     from gym.rollouts.cost import role_usage, tokens
+    from gym.rollouts.files import rows_as_loaded
 
     out: dict[str, list] = {"cost_usd": [], "judge": [], "user": []}
-    with path.open("rb") as handle:
-        for raw in handle:
-            if not raw.strip():
-                continue
-            try:
-                row = json.loads(raw)
-            except ValueError:
-                break  # a torn last line: the loader skipped it too
-            row = row if isinstance(row, dict) else {}
-            usage = role_usage(row)
-            cost = row.get("cost_usd")
-            out["cost_usd"].append(float(cost) if isinstance(cost, (int, float)) else np.nan)
-            for role in ("judge", "user"):
-                out[role].append(tokens(usage[role]) if role in usage else 0)
+    for row in rows_as_loaded(path):
+        usage = role_usage(row)
+        cost = row.get("cost_usd")
+        out["cost_usd"].append(float(cost) if isinstance(cost, (int, float)) else np.nan)
+        for role in ("judge", "user"):
+            out[role].append(tokens(usage[role]) if role in usage else 0)
     return {name: np.asarray(values, dtype=float) for name, values in out.items()}
 
 

@@ -112,20 +112,15 @@ def _read_fast(path: Path, names: list[str]) -> "pa.Table | None":
 
 def _read_slow(path: Path, names: list[str]) -> dict[str, list[str | None]]:
     """Line by line, with the loader's numbering: blank lines skipped, a torn last line ignored."""
+    from gym.rollouts.files import rows_as_loaded
+
     columns: dict[str, list[str | None]] = {name: [] for name in names}
-    with path.open("rb") as handle:
-        for raw in handle:
-            if not raw.strip():
-                continue
-            try:
-                row = json.loads(raw)
-            except ValueError:
-                break  # only a torn last line gets here: the loader already failed on any other
-            value = row.get(FIELD) if isinstance(row, dict) else None
-            value = value if isinstance(value, dict) else {}
-            for name in names:
-                item = value.get(name)
-                columns[name].append(None if item is None else str(item))
+    for row in rows_as_loaded(path):  # only a torn last line fails to parse: the loader failed on any other
+        value = row.get(FIELD)
+        value = value if isinstance(value, dict) else {}
+        for name in names:
+            item = value.get(name)
+            columns[name].append(None if item is None else str(item))
     return columns
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import fnmatch
 import glob as globlib
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from gym.core.errors import GymError
 
@@ -105,3 +105,19 @@ def find_rollout_files(spec: Any) -> tuple[list[Path], list[Path]]:
         else:
             raise GymError(f"rollouts: no such file or directory '{pattern}'")
     return sorted(p.resolve() for p in files), sorted(set(skipped))
+
+
+def rows_as_loaded(path: Path) -> Iterator[dict]:
+    """A rollouts file's rows line by line, numbered as the loader numbers them: blank lines skipped, a torn last
+    line ends the file (the loader skipped it too), a line that is no JSON object read as {}."""
+    import json
+
+    with Path(path).open("rb") as handle:
+        for raw in handle:
+            if not raw.strip():
+                continue
+            try:
+                row = json.loads(raw)
+            except ValueError:
+                return
+            yield row if isinstance(row, dict) else {}

@@ -7,23 +7,12 @@ folder), and the sweep exits 0; the container benchmarks are left out by the lin
 from __future__ import annotations
 
 import json
-import re
-import shlex
 
 import pytest
 
 from gym.data.catalog import benchmark_files
+from tests.benchmarks.test_catalog_dry_run import typed_command
 from tests.conftest import NO_NETWORK, ROOT, run_gym
-
-README = (ROOT / "README.md").read_text()
-
-
-def typed_command() -> list[str]:
-    joined = re.sub(r"\\\n\s*", " ", README)
-    line = next(line for line in joined.splitlines() if "'benchmark=glob(*" in line)
-    words = shlex.split(line, comments=True)
-    assert words[:3] == ["python", "-m", "gym"], words
-    return words[3:]
 
 
 def swept(names) -> list[str]:
