@@ -137,6 +137,8 @@ NOT_HERE = {  # what a command needs that the suite has not: the reason it only 
     "hydra/launcher=slurm": "a SLURM cluster",
     "benchmarks=all": "every benchmark's data (tests/benchmarks/test_benchmarks_e2e.py prepares each)",
     "benchmark=glob(*)": "the whole catalog (tests/benchmarks/test_catalog_dry_run.py, tests/benchmarks/test_benchmarks_e2e.py)",
+    "benchmark=glob(*,exclude=[terminal_bench_2,swebench_*])": "the README's whole-catalog dry run: "
+                                                               "tests/benchmarks/test_catalog_smoke.py runs it as typed",
     "benchmark.dataset.prepare_args.environment=build": "PyPI and a few GB of libraries",
     "benchmark.dataset.prepare_args.split=full": "BigCodeBench's full file (the fixture holds the hard subset)",
     "agent=oracle": "containers (tests/benchmarks/test_containers.py runs the oracle, nop and terminal agents in podman)",
