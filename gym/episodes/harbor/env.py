@@ -34,6 +34,26 @@ def shell_schema(default_timeout: float) -> dict:
                 "timeout": {"type": "number", "description": f"seconds before it is killed (default {default_timeout:.0f})"}}}}
 
 
+def shell_request(name: str, arguments: Any, default_timeout: float) -> tuple[str, float] | ToolOutput:
+    """The command a `shell` call asks for and its timeout, or the error the agent gets back."""
+    if name != SHELL:
+        return ToolOutput(f"unknown tool {name!r}: use `shell` or `done`", error=True)
+    if not isinstance(arguments, dict) or not isinstance(arguments.get("command"), str):
+        return ToolOutput("shell needs a string `command`", error=True)
+    try:
+        return arguments["command"], float(arguments.get("timeout") or default_timeout)
+    except (TypeError, ValueError):
+        return arguments["command"], default_timeout
+
+
+def shell_reply(result: Any, timeout: float, output_chars: int) -> ToolOutput:
+    """A command's exit code and its clipped output, as the agent reads them."""
+    text = clip(result.output, output_chars)
+    if result.timed_out:
+        return ToolOutput(f"timed out after {timeout:.0f} s\n{text}", error=True)
+    return ToolOutput(f"exit code: {result.exit_code}\n{text}", error=False)
+
+
 class HarborEnvironment:
     name = "harbor"
     supports_solo = True
@@ -89,22 +109,15 @@ class HarborEnvironment:
         return [shell_schema(self.command_timeout), DONE_SCHEMA]
 
     def call(self, state: Trial, name: str, arguments: Any, requestor: str = "assistant") -> ToolOutput:
-        if name != SHELL:
-            return ToolOutput(f"unknown tool {name!r}: use `shell` or `done`", error=True)
-        if not isinstance(arguments, dict) or not isinstance(arguments.get("command"), str):
-            return ToolOutput("shell needs a string `command`", error=True)
+        request = shell_request(name, arguments, self.command_timeout)
+        if isinstance(request, ToolOutput):
+            return request
+        command, asked = request
         remaining = state.remaining()
         if remaining <= 0:
             return ToolOutput("the task's time is up", error=True)
-        try:
-            asked = float(arguments.get("timeout") or self.command_timeout)
-        except (TypeError, ValueError):
-            asked = self.command_timeout
-        result = state.exec(arguments["command"], timeout=max(1.0, min(asked, remaining)))
-        text = clip(result.output, self.output_chars)
-        if result.timed_out:
-            return ToolOutput(f"timed out after {min(asked, remaining):.0f} s\n{text}", error=True)
-        return ToolOutput(f"exit code: {result.exit_code}\n{text}", error=False)
+        result = state.exec(command, timeout=max(1.0, min(asked, remaining)))
+        return shell_reply(result, min(asked, remaining), self.output_chars)
 
     def timed_out(self, state: Trial) -> bool:
         """The task's agent timeout has passed (the loop ends the episode as `timeout`)."""

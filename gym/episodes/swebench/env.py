@@ -20,7 +20,7 @@ import threading
 from typing import Any
 
 from gym.episodes.base import DONE_SCHEMA, DONE_TOOL, Score, ToolOutput, Turn
-from gym.episodes.harbor.env import SHELL, shell_schema
+from gym.episodes.harbor.env import SHELL, shell_reply, shell_request, shell_schema
 from gym.episodes.harbor.trial import TrialFailed, clip
 from gym.swebench.instances import gold_command
 from gym.toolcalls import ToolCall
@@ -113,19 +113,12 @@ class SweBenchEnvironment:
         return [shell_schema(self.command_timeout), DONE_SCHEMA]
 
     def call(self, state: dict, name: str, arguments: Any, requestor: str = "assistant") -> ToolOutput:
-        if name != SHELL:
-            return ToolOutput(f"unknown tool {name!r}: use `shell` or `done`", error=True)
-        if not isinstance(arguments, dict) or not isinstance(arguments.get("command"), str):
-            return ToolOutput("shell needs a string `command`", error=True)
-        try:
-            timeout = float(arguments.get("timeout") or self.command_timeout)
-        except (TypeError, ValueError):
-            timeout = self.command_timeout
-        result = self.runtime.exec(state["container"], arguments["command"], timeout=timeout, workdir="/testbed")
-        text = clip(result.output, self.output_chars)
-        if result.timed_out:
-            return ToolOutput(f"timed out after {timeout:.0f} s\n{text}", error=True)
-        return ToolOutput(f"exit code: {result.exit_code}\n{text}")
+        request = shell_request(name, arguments, self.command_timeout)
+        if isinstance(request, ToolOutput):
+            return request
+        command, timeout = request
+        result = self.runtime.exec(state["container"], command, timeout=timeout, workdir="/testbed")
+        return shell_reply(result, timeout, self.output_chars)
 
     def score(self, row: dict, trajectory: list[dict], termination: str, final: Any = None) -> Score:
         from gym.swebench.environment import evaluate
