@@ -91,9 +91,7 @@ class Service:
         if action == "step":
             return self.step(served, body, session), None
         if action == "close":
-            sid = body.get("session_id") or session
-            self.sessions.close(sid)
-            return {"closed": True}, None
+            return self.sessions.close_by_client(body.get("session_id") or session), None
         if action == "run":
             if self.agent is None:
                 raise RequestError("this server plays no rollouts", 404)
@@ -174,7 +172,9 @@ class Service:
         session = StepSession.start(served, row, _seed(body), user, self.limits)
         opening = session.opening()
         sid = self.sessions.open(session)
-        return {"session_id": sid, **opening}, sid
+        # NeMo Gym's gymnasium_agent then POSTs /close after every episode, finished or failed
+        info = {**opening.pop("info"), "supports_explicit_close": True}
+        return {"session_id": sid, **opening, "info": info}, sid
 
     def step(self, served: Served, body: dict, session: str | None) -> dict:
         sid = body.get("session_id") or session

@@ -6,6 +6,11 @@ task never see each other's writes. At `max_sessions` a new one is refused (`Ses
 than an old one dropped; a session unused for `ttl` seconds is closed by the next sweep (each open runs
 one, and a reaper thread runs one every few seconds), so a client that disappears mid-episode leaks
 nothing. The store is an ordered dict by last use: a sweep pops from the old end only.
+
+A client's `/close` is idempotent, as NeMo Gym's: its gymnasium_agent, told by `/reset` that the server
+`supports_explicit_close`, closes every episode when it is done or fails (a model error, a cancelled
+rollout), episodes the server closed already included (ended by their last `/step`, or expired); the ids
+of the last `max_sessions` closed sessions are kept to answer those (`already_closed`) rather than 404.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ class Sessions:
     def __init__(self, max_sessions: int, ttl: float, clock: Callable[[], float] = time.monotonic):
         self.max_sessions, self.ttl, self.clock = int(max_sessions), float(ttl), clock
         self._open: OrderedDict[str, tuple[float, Any]] = OrderedDict()
+        self._closed: OrderedDict[str, None] = OrderedDict()  # the last max_sessions closed ids, oldest first
         self._lock = threading.Lock()
         self.opened = self.closed = self.expired = self.refused = 0
         self._stop = threading.Event()
@@ -67,12 +73,32 @@ class Sessions:
 
     def close(self, sid: Any) -> Any:
         with self._lock:
-            entry = self._open.pop(sid, None) if isinstance(sid, str) else None
-            if entry is None:
-                raise RequestError(_unknown(sid), 404)
-            self.closed += 1
-        _release(entry[1])
+            value = self._pop(sid)
+        _release(value)
+        return value
+
+    def close_by_client(self, sid: Any) -> dict[str, bool]:
+        """A client's /close: an open session closes; one closed already (its episode ended, it expired, or
+        this client closed it) is said to be so; an id never opened here is a 404."""
+        with self._lock:
+            if isinstance(sid, str) and sid in self._closed:
+                return {"closed": False, "already_closed": True}
+            value = self._pop(sid)
+        _release(value)
+        return {"closed": True, "already_closed": False}
+
+    def _pop(self, sid: Any) -> Any:
+        entry = self._open.pop(sid, None) if isinstance(sid, str) else None
+        if entry is None:
+            raise RequestError(_unknown(sid), 404)
+        self.closed += 1
+        self._remember(sid)
         return entry[1]
+
+    def _remember(self, sid: str) -> None:
+        self._closed[sid] = None
+        while len(self._closed) > max(1, self.max_sessions):
+            self._closed.popitem(last=False)
 
     def sweep(self) -> int:
         with self._lock:
@@ -89,6 +115,7 @@ class Sessions:
             if used > limit:
                 break
             del self._open[sid]
+            self._remember(sid)
             gone.append(value)
         self.expired += len(gone)
         return gone

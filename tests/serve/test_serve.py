@@ -165,8 +165,10 @@ def test_episode_contract_isolated_sessions_and_the_single_benchmark_root(single
                    headers=AUTH).json()
     assert changed["details"]["db_match"] is True  # the call ran in the session named beside its arguments
     third = post(single, "/seed_session", {"task_index": 2}, headers=AUTH).json()["session_id"]
-    post(single, "/close", {"session_id": third}, headers=AUTH).raise_for_status()
-    assert post(single, "/close", {"session_id": third}, headers=AUTH).status_code == 404
+    assert post(single, "/close", {"session_id": third}, headers=AUTH).json() == {"closed": True, "already_closed": False}
+    again = post(single, "/close", {"session_id": third}, headers=AUTH)  # idempotent, as NeMo Gym's /close
+    assert again.status_code == 200 and again.json() == {"closed": False, "already_closed": True}
+    assert post(single, "/close", {"session_id": "never-opened-here"}, headers=AUTH).status_code == 404
 
 
 def test_max_sessions_gives_429_and_idle_sessions_expire(single):
@@ -180,22 +182,29 @@ def test_max_sessions_gives_429_and_idle_sessions_expire(single):
     assert health["refused"] >= 1 and health["expired"] >= 3
 
 
+def play_gold_steps(step, row: dict, seen: list[dict]) -> dict:
+    """Step an episode with the gold replies until it ends; `step(message)` posts one: the last step's answer."""
+    for _ in range(20):
+        turn = gold_turn(row, seen)
+        message = {"role": "assistant", "content": turn.text}
+        if turn.tool_calls:
+            message["tool_calls"] = [call.to_chat(n) for n, call in enumerate(turn.tool_calls)]
+        answer = step(message)
+        seen += [message, *answer["observation"]]
+        if answer["terminated"] or answer["truncated"]:
+            return answer
+        assert answer["reward"] is None
+    raise AssertionError("the episode did not end in 20 steps")
+
+
 def test_step_interface_plays_an_episode_with_the_simulated_user(many, data):
     rows = rows_of(data / "tau2_mock" / "tau2_mock.jsonl")
     reset = post(many, "/tau2_mock/reset", {"task_index": 0, "seed": 300}).json()
     assert {t["name"] for t in reset["tools"]} >= {"create_task"} and reset["terminated"] is False
     seen, sid = list(reset["observation"]), reset["session_id"]
     assert seen[0]["role"] == "system" and seen[-1]["role"] == "user"  # the mock user spoke first
-    for _ in range(20):
-        turn = gold_turn(rows[0], seen)
-        message = {"role": "assistant", "content": turn.text}
-        if turn.tool_calls:
-            message["tool_calls"] = [call.to_chat(n) for n, call in enumerate(turn.tool_calls)]
-        step = post(many, "/tau2_mock/step", {"session_id": sid, "message": message}).json()
-        seen += [message, *step["observation"]]
-        if step["terminated"] or step["truncated"]:
-            break
-        assert step["reward"] is None
+    step = play_gold_steps(lambda message: post(many, "/tau2_mock/step", {"session_id": sid, "message": message}).json(),
+                           rows[0], seen)
     assert (step["reward"], step["info"]["termination"], step["info"]["status"]) == (1.0, "user_stop", "ok")
     assert post(many, "/tau2_mock/step", {"session_id": sid, "message": "again"}).status_code == 404  # closed
     one = post(many, "/gsm8k/reset", {"task_index": 0}).json()
@@ -203,6 +212,30 @@ def test_step_interface_plays_an_episode_with_the_simulated_user(many, data):
     gold = rows_of(data / "gsm8k" / "gsm8k.jsonl")[0]["expected_answer"]
     done = post(many, "/gsm8k/step", {"session_id": one["session_id"], "message": f"\\boxed{{{gold}}}"}).json()
     assert (done["reward"], done["terminated"]) == (1.0, True)
+
+
+def test_step_sessions_close_as_nemo_gyms_gymnasium_agent_closes_them(many, data):
+    """NeMo Gym's gymnasium_agent: /reset, /step on the session's cookie, and, when /reset's info says
+    `supports_explicit_close`, /close with an empty body after the rollout, finished or failed."""
+    row = rows_of(data / "tau2_mock" / "tau2_mock.jsonl")[0]
+    agent = requests.Session()  # carries the session cookie, as the agent's client does
+
+    def closed() -> int:
+        return requests.get(many + "/health").json()["sessions"]["closed"]
+
+    reset = agent.post(f"{many}/tau2_mock/reset", json={"task_index": 0, "seed": 300}).json()
+    assert reset["info"]["supports_explicit_close"] is True
+    before = closed()  # a failed rollout (its model call failed): closed mid-episode, its state let go
+    assert agent.post(f"{many}/tau2_mock/close", json={}).json() == {"closed": True, "already_closed": False}
+    assert closed() == before + 1
+    assert agent.post(f"{many}/tau2_mock/step", json={"message": "still there?"}).status_code == 404
+    reset = agent.post(f"{many}/tau2_mock/reset", json={"task_index": 0, "seed": 300}).json()
+    last = play_gold_steps(lambda message: agent.post(f"{many}/tau2_mock/step", json={"message": message}).json(),
+                           row, list(reset["observation"]))
+    assert last["reward"] == 1.0 and last["terminated"] is True  # the last step closed the session
+    done = agent.post(f"{many}/tau2_mock/close", json={})  # the agent's cleanup after a finished rollout: no error
+    assert done.status_code == 200 and done.json() == {"closed": False, "already_closed": True}
+    assert closed() == before + 2
 
 
 def test_run_plays_answers_and_episodes_against_the_policy(many, data):
