@@ -4,6 +4,7 @@ its tools that clear fraud alerts and raise a card's daily limit for a day."""
 
 from __future__ import annotations
 
+from gym.episodes.tau2.banking.cards import closed_account_error, status_error
 from gym.episodes.tau2.banking.db import TODAY, find, table
 from gym.episodes.tau2.banking.pins import pin_problem
 from gym.episodes.tau2.domain import Tool
@@ -33,18 +34,12 @@ def _checked(db: dict, name: str, card_id: str, last_4_digits: str, expiration_d
     if TOOL_FOR.get(reason) != name:
         return (f"Error: Wrong activation tool. This card has issue_reason='{reason}'. Please use "
                 f"{TOOL_FOR.get(reason, 'unknown')} instead of {name}.", None)
-    if card.get("status") == "ACTIVE":
-        return f"Error: Debit card '{card_id}' is already active.", None
-    if card.get("status") != "PENDING":
-        return (f"Error: Debit card '{card_id}' cannot be activated. Current status: {card.get('status')}. "
-                "Only PENDING cards can be activated."), None
+    refused = status_error(card_id, card, "activated", "PENDING", "ACTIVE")
+    if refused:
+        return refused, None
     if card.get("last_4_digits") != last_4_digits:
         return "Error: Card verification failed. The last 4 digits do not match our records.", None
-    account_id, accounts = card.get("account_id"), table(db, "accounts")
-    if account_id and account_id in accounts and accounts[account_id].get("status") != "OPEN":
-        return (f"Error: The linked checking account '{account_id}' is no longer open. "
-                "Card cannot be activated."), None
-    return None, card
+    return closed_account_error(db, card, "activated"), card
 
 
 def _activate(db: dict, card_id: str, card: dict, status: str, changes: dict) -> list[str]:

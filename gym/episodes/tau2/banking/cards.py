@@ -163,17 +163,35 @@ def close_debit_card_4721(db: dict, card_id: str, reason: str) -> str:
     return "\n".join(parts)
 
 
+def status_error(card_id: str, card: dict, done: str, required: str, already: str) -> str | None:
+    """Upstream's error for a debit card whose status does not allow the change (`done`: what the change does
+    to it, "frozen"), or None: already in the status the change leads to (`already`), or not in `required`."""
+    status = card.get("status")
+    if status == already:
+        return f"Error: Debit card '{card_id}' is already {already.lower()}."
+    if status != required:
+        return (f"Error: Debit card '{card_id}' cannot be {done}. Current status: {status}. "
+                f"Only {required} cards can be {done}.")
+    return None
+
+
+def closed_account_error(db: dict, card: dict, done: str) -> str | None:
+    """Upstream's error for a card whose linked checking account is no longer open, or None."""
+    account_id, accounts = card.get("account_id"), table(db, "accounts")
+    if account_id and account_id in accounts and accounts[account_id].get("status") != "OPEN":
+        return f"Error: The linked checking account '{account_id}' is no longer open. Card cannot be {done}."
+    return None
+
+
 def freeze_debit_card_3892(db: dict, card_id: str) -> str:
     if not card_id:
         return "Error: Missing required parameter: card_id."
     card, missing = find(db, "debit_cards", card_id)
     if missing:
         return missing
-    if card.get("status") == "FROZEN":
-        return f"Error: Debit card '{card_id}' is already frozen."
-    if card.get("status") != "ACTIVE":
-        return (f"Error: Debit card '{card_id}' cannot be frozen. Current status: {card.get('status')}. "
-                "Only ACTIVE cards can be frozen.")
+    refused = status_error(card_id, card, "frozen", "ACTIVE", "FROZEN")
+    if refused:
+        return refused
     card.update(status="FROZEN", frozen_date=TODAY)
     return "\n".join(["Debit Card Frozen Successfully", f"Card ID: {card_id}", "Status: FROZEN", f"Frozen Date: {TODAY}",
                       "", "While frozen:", "- All new purchase transactions will be declined",
@@ -189,15 +207,9 @@ def unfreeze_debit_card_3893(db: dict, card_id: str) -> str:
     card, missing = find(db, "debit_cards", card_id)
     if missing:
         return missing
-    if card.get("status") == "ACTIVE":
-        return f"Error: Debit card '{card_id}' is already active."
-    if card.get("status") != "FROZEN":
-        return (f"Error: Debit card '{card_id}' cannot be unfrozen. Current status: {card.get('status')}. "
-                "Only FROZEN cards can be unfrozen.")
-    account_id = card.get("account_id")
-    accounts = table(db, "accounts")
-    if account_id and account_id in accounts and accounts[account_id].get("status") != "OPEN":
-        return f"Error: The linked checking account '{account_id}' is no longer open. Card cannot be unfrozen."
+    refused = status_error(card_id, card, "unfrozen", "FROZEN", "ACTIVE") or closed_account_error(db, card, "unfrozen")
+    if refused:
+        return refused
     card.update(status="ACTIVE", unfrozen_date=TODAY)
     return "\n".join(["Debit Card Unfrozen Successfully", f"Card ID: {card_id}", "Status: ACTIVE",
                       f"Unfrozen Date: {TODAY}", "", "The card is now active and ready to use immediately.",

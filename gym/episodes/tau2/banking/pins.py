@@ -82,7 +82,15 @@ def post_credit(db: dict, account: dict, account_id: str, amount: float, credit_
             f"  - New Balance: ${after:.2f}")
 
 
-def apply_checking_account_credit_5829(db: dict, account_id: str, amount: float, credit_type: str) -> str:
+CHECKING_CREDITS = {"rebate_credit": "REBATE CREDIT - CUSTOMER SERVICE", "fee_refund": "FEE REFUND - CUSTOMER SERVICE"}
+SAVINGS_CREDITS = {"interest_correction": "INTEREST CORRECTION - CUSTOMER SERVICE",
+                   "fee_refund": "FEE REFUND - CUSTOMER SERVICE", "goodwill_credit": "GOODWILL CREDIT - CUSTOMER SERVICE"}
+
+
+def credit_account(db: dict, account_id: str, amount: float, credit_type: str, credits: dict[str, str],
+                   classes: tuple[str, ...], wrong_class: str, seed: str, holdings_prefix: str) -> str:
+    """Upstream's checking and savings credit tools: one set of checks, in their order (`credits`: the credit
+    types the tool takes and their transaction descriptions; `classes`: the account classes it applies to)."""
     if not account_id or amount is None or not credit_type:
         return "Error: Missing required parameters."
     try:
@@ -91,19 +99,22 @@ def apply_checking_account_credit_5829(db: dict, account_id: str, amount: float,
         return "Error: Invalid credit amount. Must be a number."
     if amount <= 0:
         return "Error: Credit amount must be positive."
-    if credit_type not in ("rebate_credit", "fee_refund"):
-        return "Error: Invalid credit_type. Must be one of: ['rebate_credit', 'fee_refund']"
+    if credit_type not in credits:
+        return f"Error: Invalid credit_type. Must be one of: {list(credits)}"
     account, missing = find(db, "accounts", account_id)
     if missing:
         return missing
-    if account.get("class", "").lower() != "checking":
-        return (f"Error: Account '{account_id}' is not a checking account. "
-                "Credits can only be applied to checking accounts.")
+    if account.get("class", "").lower() not in classes:
+        return f"Error: Account '{account_id}' is {wrong_class}"
     if account.get("status") not in ("ACTIVE", "OPEN"):
         return f"Error: Account '{account_id}' is not active."
-    description = ("REBATE CREDIT - CUSTOMER SERVICE" if credit_type == "rebate_credit"
-                   else "FEE REFUND - CUSTOMER SERVICE")
-    return post_credit(db, account, account_id, amount, credit_type, "checking_credit", description, "$")
+    return post_credit(db, account, account_id, amount, credit_type, seed, credits[credit_type], holdings_prefix)
+
+
+def apply_checking_account_credit_5829(db: dict, account_id: str, amount: float, credit_type: str) -> str:
+    return credit_account(db, account_id, amount, credit_type, CHECKING_CREDITS, ("checking",),
+                          "not a checking account. Credits can only be applied to checking accounts.",
+                          "checking_credit", "$")
 
 
 PIN_TOOLS: dict[str, Tool] = {
@@ -113,30 +124,9 @@ PIN_TOOLS: dict[str, Tool] = {
 }
 
 
-SAVINGS_CREDITS = {"interest_correction": "INTEREST CORRECTION - CUSTOMER SERVICE",
-                   "fee_refund": "FEE REFUND - CUSTOMER SERVICE", "goodwill_credit": "GOODWILL CREDIT - CUSTOMER SERVICE"}
-
-
 def apply_savings_account_credit_6831(db: dict, account_id: str, amount: float, credit_type: str) -> str:
-    if not account_id or amount is None or not credit_type:
-        return "Error: Missing required parameters."
-    try:
-        amount = float(amount)
-    except (TypeError, ValueError):
-        return "Error: Invalid credit amount. Must be a number."
-    if amount <= 0:
-        return "Error: Credit amount must be positive."
-    if credit_type not in SAVINGS_CREDITS:
-        return f"Error: Invalid credit_type. Must be one of: {list(SAVINGS_CREDITS)}"
-    account, missing = find(db, "accounts", account_id)
-    if missing:
-        return missing
-    if account.get("class", "").lower() not in ("saving", "savings"):
-        return (f"Error: Account '{account_id}' is not a savings account. "
-                "This tool only applies to savings accounts.")
-    if account.get("status") not in ("ACTIVE", "OPEN"):
-        return f"Error: Account '{account_id}' is not active."
-    return post_credit(db, account, account_id, amount, credit_type, "savings_credit", SAVINGS_CREDITS[credit_type], "")
+    return credit_account(db, account_id, amount, credit_type, SAVINGS_CREDITS, ("saving", "savings"),
+                          "not a savings account. This tool only applies to savings accounts.", "savings_credit", "")
 
 
 def submit_interest_discrepancy_report_7294(db: dict, account_id: str, user_id: str, expected_apy: float,

@@ -92,17 +92,15 @@ def submit_transaction(db: dict, user_id: str, credit_card_type: str, merchant_n
 
 
 # -- discoverable tools the agent gives the user ---------------------------------------------------------
-def _given(db: dict, name: str) -> str | None:
+def _not_given(db: dict, name: str, args: dict) -> str | None:
+    """Upstream's error when the agent has not given the user the tool; else None, the call logged."""
     if "No records found" in by_field(db, "user_discoverable_tools", "tool_name", name):
         return (f"Error: Tool '{name}' has not been given to you by the agent. "
                 f"The agent must first use `give_discoverable_user_tool` to give this tool to you.")
-    return None
-
-
-def _log_call(db: dict, name: str, args: dict) -> None:
     record_id = deterministic_id(f"user_discoverable_tool_call:{name}:{json.dumps(args, sort_keys=True)}")
     add(db, "user_discoverable_tool_calls", record_id,
         {"tool_name": name, "arguments": args, "called_at": TODAY, "status": "CALLED"})
+    return None
 
 
 def _done(message: str, name: str, args: dict) -> str:
@@ -111,10 +109,9 @@ def _done(message: str, name: str, args: dict) -> str:
 
 def submit_cash_back_dispute_0589(db: dict, user_id: str, transaction_id: str) -> str:
     name, args = "submit_cash_back_dispute_0589", {"user_id": user_id, "transaction_id": transaction_id}
-    error = _given(db, name)
+    error = _not_given(db, name, args)
     if error:
         return error
-    _log_call(db, name, args)
     dispute_id = f"dsp_{deterministic_id(f'dispute:{user_id}:{transaction_id}', 12)}"
     settings = table(db, "task_config").get("dispute_settings", {}) if table(db, "task_config") else {}
     record = {"dispute_id": dispute_id, "user_id": user_id, "transaction_id": transaction_id, "submitted_at": TODAY}
@@ -133,10 +130,9 @@ def submit_cash_back_dispute_0589(db: dict, user_id: str, transaction_id: str) -
 
 def get_referral_link(db: dict, user_id: str, card_name: str) -> str:
     name, args = "get_referral_link", {"user_id": user_id, "card_name": card_name}
-    error = _given(db, name)
+    error = _not_given(db, name, args)
     if error:
         return error
-    _log_call(db, name, args)
     referral_id = deterministic_id(f"referral_link:{user_id}:{card_name}")
     record = {"referral_id": referral_id, "referrer_id": user_id, "referred_account_type": card_name,
               "referral_status": "NO_PROGRESS", "date": TODAY}
@@ -149,10 +145,9 @@ def get_referral_link(db: dict, user_id: str, card_name: str) -> str:
 
 def get_card_last_4_digits(db: dict, credit_card_account_id: str) -> str:
     name, args = "get_card_last_4_digits", {"credit_card_account_id": credit_card_account_id}
-    error = _given(db, name)
+    error = _not_given(db, name, args)
     if error:
         return error
-    _log_call(db, name, args)
     if "No records found" in by_field(db, "credit_card_accounts", "account_id", credit_card_account_id):
         return f"Error: Credit card account '{credit_card_account_id}' not found."
     digits = [c for c in hashlib.sha256(f"card_last4:{credit_card_account_id}".encode()).hexdigest() if c.isdigit()]
@@ -162,10 +157,9 @@ def get_card_last_4_digits(db: dict, credit_card_account_id: str) -> str:
 
 def deposit_check_3847(db: dict, account_id: str, check_amount: float) -> str:
     name, args = "deposit_check_3847", {"account_id": account_id, "check_amount": check_amount}
-    error = _given(db, name)
+    error = _not_given(db, name, args)
     if error:
         return error
-    _log_call(db, name, args)
     try:
         check_amount = float(check_amount)
     except (ValueError, TypeError):
