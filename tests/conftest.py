@@ -171,3 +171,41 @@ def pytest_xdist_make_scheduler(config, log):
 def pytest_collection_modifyitems(config, items):
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order
+
+
+# -- the suite leaves the checkout as it found it: what a test writes goes under its tmp_path ----------------
+_CHECKOUT_BEFORE: set[str] | None = None
+
+
+def checkout_leftovers() -> set[str] | None:
+    """The checkout's untracked and ignored entries as git lists them (caches and the venv left out); None
+    where git cannot say (not a git checkout)."""
+    try:
+        listed = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=ROOT, capture_output=True,
+                                text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if listed.returncode != 0:
+        return None
+    entries = {line[3:] for line in listed.stdout.splitlines() if line[:2] in ("??", "!!")}
+    return {entry for entry in entries if "__pycache__" not in entry and not entry.startswith((".venv", "venv/"))}
+
+
+def pytest_sessionstart(session):
+    global _CHECKOUT_BEFORE
+    if not hasattr(session.config, "workerinput"):  # once, in the process that runs or hands out the tests
+        _CHECKOUT_BEFORE = checkout_leftovers()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if hasattr(session.config, "workerinput") or _CHECKOUT_BEFORE is None:
+        return
+    new = sorted((checkout_leftovers() or set()) - _CHECKOUT_BEFORE)
+    if new:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        message = f"the tests left files in the checkout (write them under tmp_path): {', '.join(new)}"
+        if reporter is not None:
+            reporter.write_sep("=", message, red=True)
+        else:
+            print(message, file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -18,7 +18,7 @@ from tests.conftest import ROOT, UPSTREAM, run_gym, wait_until
 
 def prepare(data_dir: Path, *names: str) -> None:
     result = run_gym("task=prepare", f"benchmarks=[{','.join(names)}]", f"data.mirror={UPSTREAM}", "data.offline=true",
-                     env={"GYM_DATA_DIR": str(data_dir)})
+                     f"hydra.run.dir={data_dir.with_name(data_dir.name + '-prepare')}", env={"GYM_DATA_DIR": str(data_dir)})
     assert result.returncode == 0, result.stderr
 
 

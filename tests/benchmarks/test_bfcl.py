@@ -87,9 +87,9 @@ def test_prepare_selects_categories_and_keeps_bfcl_ids(data_dir, mirror_url):
     assert simple["functions"][0]["parameters"]["type"] == "dict"  # the checker reads BFCL's own docs
 
 
-def test_prepare_rejects_an_unknown_category(mirror_url):
+def test_prepare_rejects_an_unknown_category(mirror_url, tmp_path):
     result = run_gym("task=prepare", "benchmark=bfcl", f"data.mirror={mirror_url}",
-                     "+prepare_args.categories=[simple_cobol]")
+                     "+prepare_args.categories=[simple_cobol]", f"hydra.run.dir={tmp_path}")
     assert result.returncode != 0 and "unknown category simple_cobol" in result.stderr
     assert "Traceback" not in result.stderr
 

@@ -59,7 +59,7 @@ def harbor(tmp_path_factory):
     if bundle:
         knobs.append(f"runtime.extra_ca_certs=[{bundle}]")
     env = {"GYM_DATA_DIR": str(home / "data")}
-    built = run_gym("task=prepare", *knobs[:2], env=env, timeout=120)
+    built = run_gym("task=prepare", *knobs[:2], f"hydra.run.dir={home / 'prepare'}", env=env, timeout=120)
     assert built.returncode == 0, built.stderr
     yield {"knobs": knobs, "env": env, "home": home}
     # only what these tests made: their tasks' images and the stand-in they needed (others' images stay)
@@ -224,7 +224,7 @@ def test_task_toml_is_honoured_with_harbors_defaults(tmp_path):
 def test_terminal_bench_2_prepares_from_a_mirror_of_its_snapshot(tmp_path):
     # the snapshot archive in the loopback mirror's layout (tools/make_fixtures_harbor.py)
     result = run_gym("task=prepare", "benchmark=terminal_bench_2", f"data.mirror={ROOT / 'tests' / 'fixtures' / 'upstream'}",
-                     "data.offline=true", env={"GYM_DATA_DIR": str(tmp_path / "data")})
+                     "data.offline=true", f"hydra.run.dir={tmp_path / 'run'}", env={"GYM_DATA_DIR": str(tmp_path / "data")})
     assert result.returncode == 0, result.stderr
     rows = [json.loads(line) for line in (tmp_path / "data" / "terminal_bench_2" / "terminal_bench_2.jsonl").open()]
     assert sorted(row["id"] for row in rows) == sorted(NAMES)
@@ -243,7 +243,7 @@ def test_a_missing_container_cli_is_one_line(tmp_path):
 
 
 def test_harbor_without_its_folder_says_so(tmp_path):
-    result = run_gym("task=prepare", "benchmark=harbor", env={"GYM_DATA_DIR": str(tmp_path)})
+    result = run_gym("task=prepare", "benchmark=harbor", f"hydra.run.dir={tmp_path / 'run'}", env={"GYM_DATA_DIR": str(tmp_path)})
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert "benchmark.dataset.tasks" in result.stderr
 

@@ -36,7 +36,7 @@ def ruler_rows(tmp_path_factory):
     data = tmp_path_factory.mktemp("ruler")
     result = run_gym("task=prepare", "benchmark=ruler", MIRROR, "data.offline=true", f"data.root={data}",
                      f"+prepare_args.tokenizer={TOKENIZER}", "+prepare_args.max_length=2500",
-                     "+prepare_args.num_samples=2", timeout=300)
+                     "+prepare_args.num_samples=2", f"hydra.run.dir={data}-prepare", timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     rows = prepared(data, "ruler")
     return {task: [row for row in rows if row["metadata"]["task"] == task] for task in {r["metadata"]["task"] for r in rows}}
@@ -121,11 +121,11 @@ def test_templates_are_upstreams():
         "niah": 128, "variable_tracking": 30, "common_words_extraction": 120, "freq_words_extraction": 50, "qa": 32}
 
 
-def test_ruler_bad_arguments_fail_in_one_line(data_dir):
-    assert_clean_failure(run_gym("task=prepare", "benchmark=ruler", MIRROR, "+prepare_args.tasks=[niah_single_9]"),
-                         "unknown RULER task niah_single_9")
-    assert_clean_failure(run_gym("task=prepare", "benchmark=ruler", MIRROR,
-                                 "+prepare_args.tokenizer=/nowhere/tokenizer.json"), "no such tokenizer.json")
+def test_ruler_bad_arguments_fail_in_one_line(data_dir, tmp_path):
+    assert_clean_failure(run_gym("task=prepare", "benchmark=ruler", MIRROR, "+prepare_args.tasks=[niah_single_9]",
+                                 f"hydra.run.dir={tmp_path / 'a'}"), "unknown RULER task niah_single_9")
+    assert_clean_failure(run_gym("task=prepare", "benchmark=ruler", MIRROR, "+prepare_args.tokenizer=/nowhere/tokenizer.json",
+                                 f"hydra.run.dir={tmp_path / 'b'}"), "no such tokenizer.json")
 
 
 def test_ruler_e2e_through_the_cli(tmp_path):
@@ -137,9 +137,9 @@ def test_ruler_e2e_through_the_cli(tmp_path):
     assert metrics["rollouts"] == 2 and metrics["pass@1"]["value"] == 100.0
 
 
-def test_token_cap_leaves_out_long_conversations(data_dir):
+def test_token_cap_leaves_out_long_conversations(data_dir, tmp_path):
     result = run_gym("task=prepare", "benchmark=mrcr_n3_128k", MIRROR, "data.offline=true",
-                     "+prepare_args.max_context_tokens=400")
+                     "+prepare_args.max_context_tokens=400", f"hydra.run.dir={tmp_path / 'run'}")
     assert result.returncode == 0, result.stderr[-2000:]
     rows = prepared(data_dir, "mrcr_n3_128k")
     manifest = json.loads((data_dir / "mrcr_n3_128k" / "manifest.json").read_text())
@@ -149,8 +149,9 @@ def test_token_cap_leaves_out_long_conversations(data_dir):
         assert row["metadata"]["n_tokens"] == sum(count_tokens(m["content"]) for m in row["messages"]) <= 400
 
 
-def test_longcodebench_rows(data_dir):
-    result = run_gym("task=prepare", "benchmark=longcodebench", MIRROR, "data.offline=true")
+def test_longcodebench_rows(data_dir, tmp_path):
+    result = run_gym("task=prepare", "benchmark=longcodebench", MIRROR, "data.offline=true",
+                     f"hydra.run.dir={tmp_path / 'run'}")
     assert result.returncode == 0, result.stderr[-2000:]
     rows = prepared(data_dir, "longcodebench")
     assert [row["metadata"]["bucket"] for row in rows] == ["128K", "32K", "32K", "64K"]  # names sorted as text

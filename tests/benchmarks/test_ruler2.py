@@ -38,7 +38,7 @@ def cli_prepared(tmp_path_factory):
     data = tmp_path_factory.mktemp("ruler2")
     result = run_gym("task=prepare", "benchmark=ruler2", MIRROR, "data.offline=true", f"data.root={data}",
                      "+prepare_args.tokenizer=gym-fixtures/tiny-bpe", "+prepare_args.max_length=2000",
-                     "+prepare_args.num_samples=3")
+                     "+prepare_args.num_samples=3", f"hydra.run.dir={data}-prepare")
     assert result.returncode == 0, result.stderr[-2000:]
     return data / "ruler2"
 
@@ -137,7 +137,8 @@ def test_ruler2_e2e_through_the_cli(tmp_path):
 
 
 def test_ruler2_bad_arguments_fail_in_one_line(tmp_path):
-    common = ("task=prepare", "benchmark=ruler2", MIRROR, "data.offline=true", f"data.root={tmp_path}")
+    common = ("task=prepare", "benchmark=ruler2", MIRROR, "data.offline=true", f"data.root={tmp_path}",
+              f"hydra.run.dir={tmp_path / 'run'}")
     assert_clean_failure(run_gym(*common, "+prepare_args.tasks=[qa_9]"), "unknown ruler2 task qa_9")
     assert_clean_failure(run_gym(*common, "+prepare_args.tasks=[qa_hard]", "+prepare_args.num_samples=6"),
                          "qa_hard: HotpotQA dev has 5 questions, fewer than num_samples=6")
@@ -152,7 +153,8 @@ def test_reference_example_rollouts_posted_to_serve_get_their_reward(tmp_path):
 
     data = tmp_path / "data"
     result = run_gym("task=prepare", "benchmark=ruler2", MIRROR, "data.offline=true", f"data.root={data}",
-                     "+prepare_args.tasks=[mk_niah_basic]", "+prepare_args.num_samples=1", "+prepare_args.max_length=200")
+                     "+prepare_args.tasks=[mk_niah_basic]", "+prepare_args.num_samples=1", "+prepare_args.max_length=200",
+                     f"hydra.run.dir={tmp_path / 'prepare'}")
     assert result.returncode == 0, result.stderr[-2000:]
     rows = rows_of(FIXTURES / "nemo_gym" / "ruler2.example_rollouts.jsonl")
     with served(tmp_path / "run", data, "benchmark=ruler2", "model=mock") as url:
