@@ -2,8 +2,8 @@
 
 Before a batch runs, Hydra's sweeper composes every job's config to catch a bad override before any job
 starts; its in-process launcher then composes each job again to run it. With that launcher, the configs
-the check composed are the ones the jobs run (a whole-catalog sweep spends about a third of its time
-composing otherwise). Other launchers (joblib, SLURM) compose in their own processes and are left as
+the check composed are the ones the jobs run (the whole-catalog dry run: 118 CPU-s against 130,
+docs/performance.md). Other launchers (joblib, SLURM) compose in their own processes and are left as
 Hydra has them. Hydra imports every module here at start-up, so this one stays light."""
 
 from typing import Any, Dict, List, Sequence, Tuple
