@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
-from tests.conftest import ROOT, run_gym
+from tests.conftest import run_gym
 
 
 def make_runs(base: Path) -> dict[str, Path]:
@@ -40,12 +42,14 @@ class Viewer:
 
     def __init__(self, *args: str, env: dict | None = None):
         full_env = {**os.environ, **(env or {})}
-        self.process = subprocess.Popen([sys.executable, "-m", "gym", "task=view", *args], cwd=ROOT, env=full_env,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.workdir = tempfile.mkdtemp(prefix="gym-viewer-")  # its run dir goes here, not into the checkout
+        self.process = subprocess.Popen([sys.executable, "-m", "gym", "task=view", *args], cwd=self.workdir,
+                                        env=full_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.process.stdout.readline()  # blocks until the viewer prints its URL (or exits)
         found = re.search(r"(http://\S+)/index\.html", line)
         if not found:
             self.process.kill()
+            shutil.rmtree(self.workdir, ignore_errors=True)
             raise AssertionError(f"no URL printed: {line!r} {self.process.stderr.read()[-2000:]}")
         self.url = found.group(1)
         self.printed = line
@@ -57,3 +61,4 @@ class Viewer:
         finally:
             self.process.stdout.close()
             self.process.stderr.close()
+            shutil.rmtree(self.workdir, ignore_errors=True)
