@@ -144,7 +144,8 @@ def test_e2e_offline_through_the_command_line(tmp_path):
     """The documented offline run: prepare from the fixtures, the reference agent and mock user, every
     task run and scored; task=reverify scores the stored episodes the same; task=search finds it."""
     done = gym("task=e2e", "benchmark=banking_bm25_grep", "model=mock", "user=mock", "data.mirror=tests/fixtures/upstream",
-               f"data.root={tmp_path}/data", f"output={tmp_path}/rollouts.jsonl", "num_repeats=1", "progress=false")
+               f"data.root={tmp_path}/data", f"output={tmp_path}/rollouts.jsonl", "num_repeats=1", "progress=false",
+               f"hydra.run.dir={tmp_path}/run")
     assert done.returncode == 0, done.stderr[-2000:]
     rows = [json.loads(line) for line in (tmp_path / "rollouts.jsonl").read_text().splitlines()]
     assert len(rows) == len(WANT) and all(r["status"] == "ok" for r in rows)

@@ -90,7 +90,8 @@ def test_an_episode_calls_shell(prepared):
 def test_e2e_offline_through_the_command_line(tmp_path):
     done = subprocess.run([sys.executable, "-m", "gym", "task=e2e", "benchmark=banking_terminal_use", "model=mock",
                            "user=mock", "data.mirror=tests/fixtures/upstream", f"data.root={tmp_path}/data",
-                           f"output={tmp_path}/rollouts.jsonl", "num_repeats=1", "progress=false"],
+                           f"output={tmp_path}/rollouts.jsonl", "num_repeats=1", "progress=false",
+                           f"hydra.run.dir={tmp_path}/run"],
                           cwd=ROOT.parent, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     rows = [json.loads(line) for line in (tmp_path / "rollouts.jsonl").read_text().splitlines()]

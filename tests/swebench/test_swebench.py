@@ -33,7 +33,8 @@ def flask_row():
 
 def test_prepare_keeps_upstream_layout_through_the_cli(tmp_path):
     done = subprocess.run([sys.executable, "-m", "gym", "task=prepare", "benchmark=swebench_verified",
-                           f"data.mirror={MIRROR}", "data.offline=true", f"data.root={tmp_path}"],
+                           f"data.mirror={MIRROR}", "data.offline=true", f"data.root={tmp_path}",
+                           f"hydra.run.dir={tmp_path / 'run'}"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     rows = [json.loads(line) for line in (tmp_path / "swebench_verified" / "swebench_verified.jsonl").open()]
