@@ -93,8 +93,11 @@ class Served:
     def tool_names(self) -> list[str]:
         """An episode environment's tools (the same for every task of a τ² domain; BFCL's first task's)."""
         if self.kind == "episode" and self.rows:
+            from gym.serve.containers import builds_worlds
+
             env = self.env
-            return [t["name"] for t in env.tools(env.reset(self.rows[0], 0))]
+            state = None if builds_worlds(env) else env.reset(self.rows[0], 0)  # no container for a listing
+            return [t["name"] for t in env.tools(state)]
         return []
 
     def verdict(self, row: dict, text: str, tool_calls: list | None = None,

@@ -12,10 +12,15 @@ mmdebstrap or the Debian archive the tests are skipped with the reason.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import threading
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+import requests
 
 from tests.conftest import ROOT, run_gym
 from tests.benchmarks.test_containers import _ca_bundle, _images, _why_not
@@ -102,3 +107,100 @@ def test_mini_swe_agent_resolves_through_the_model_proxy(swebench, tmp_path):
     texts = [part["text"] for item in nemo["response"]["output"] if item.get("type") == "message"
              for part in item["content"]]
     assert nemo["reward"] == 1.0 and any("mswea_bash_command" in text for text in texts)
+
+
+class TokenIds(BaseHTTPRequestHandler):
+    """A vLLM-shaped policy in front of the reference server: its replies, with token ids and logprobs added
+    (vLLM's `return_token_ids` and `logprobs` shape), as a trainer's policy server returns them."""
+
+    upstream = ""
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        with urllib.request.urlopen(self.upstream + self.path) as answer:
+            self._reply(answer.read())
+
+    def do_POST(self):
+        request = urllib.request.Request(self.upstream + self.path, method="POST",
+                                         data=self.rfile.read(int(self.headers["Content-Length"])),
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request) as answer:
+            body = json.loads(answer.read())
+        turn = len(TOKEN_TURNS)
+        TOKEN_TURNS.append(turn)
+        body["prompt_token_ids"] = [100 + turn, 101, 102]
+        for choice in body["choices"]:
+            choice["token_ids"] = [10 * turn + 1, 10 * turn + 2]
+            choice["logprobs"] = {"content": [{"token": "t", "logprob": -0.5 - turn, "bytes": [], "top_logprobs": []},
+                                              {"token": "u", "logprob": -0.25, "bytes": [], "top_logprobs": []}]}
+        self._reply(json.dumps(body).encode())
+
+    def _reply(self, raw: bytes) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+
+
+TOKEN_TURNS: list[int] = []
+
+
+@pytest.fixture
+def token_policy():
+    from gym.mock.server import MockServer
+    from gym.swebench.instances import instance_row
+
+    row = instance_row(json.loads((ROOT / "tests/fixtures/real/swebench/pallets__flask-5014.json").read_text()))
+    with MockServer(rows=[row]) as mock:
+        TokenIds.upstream = mock.base_url.removesuffix("/v1")
+        TOKEN_TURNS.clear()
+        server = ThreadingHTTPServer(("127.0.0.1", 0), TokenIds)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+        server.shutdown()
+
+
+def test_serve_run_plays_mini_swe_agent_in_a_container_per_request(swebench, tmp_path, token_policy):
+    """A trainer's /run on SWE-bench with a CLI agent: one container per request, removed after; the agent's
+    every model call through the proxy in front of the request's policy; token ids where it returns them."""
+    from tests.serve_helpers import served
+
+    data = Path(swebench["env"]["GYM_DATA_DIR"])
+    prepared = run_gym("task=prepare", "benchmark=swebench_verified", *swebench["knobs"][1:3], env=swebench["env"])
+    assert prepared.returncode == 0, prepared.stderr
+    knobs = [k for k in swebench["knobs"] if not k.startswith(("benchmark=", "progress="))]
+    run_dir = tmp_path / "serve"
+    with served(run_dir, data, "benchmarks=[swebench_verified]", "agent=mini_swe_agent", *knobs) as url:
+        owner = f"gym.owner={os.uname().nodename}:{json.loads((run_dir / 'serve.json').read_text())['pid']}"
+        listed = requests.get(url + "/benchmarks", timeout=60).json()
+        assert listed[0]["tools"] == ["shell", "done"] and not _owned(owner)  # a listing starts no container
+        plain = requests.post(url + "/swebench_verified/run", json={"task_index": 0}, timeout=900).json()
+        tokens = requests.post(url + "/swebench_verified/run", timeout=900,
+                               json={"task_index": 0, "policy": {"base_url": token_policy}}).json()
+        assert not _owned(owner), "a /run's container outlived its request"
+    for answer in (plain, tokens):
+        assert "rollout" in answer, answer
+        record = answer["rollout"]["verifier"]["cli_agent"]
+        assert answer["reward"] == 1.0 and answer["status"] == "ok" and answer["mask_sample"] is False
+        assert (record["agent"], record["version"], record["exit_code"]) == ("mini-swe-agent", "2.4.6", 0)
+        assert len(record["model_calls"]) == record["proxy"]["calls"] == 2
+        assert all(set(call) >= {"responses_create_params", "response"} for call in record["model_calls"])
+        texts = [part["text"] for item in answer["response"]["output"] if item.get("type") == "message"
+                 for part in item["content"]]
+        assert any("COMPLETE_TASK_AND_SUBMIT" in text for text in texts)
+    assert TOKEN_TURNS == [0, 1]  # both of the agent's calls reached the request's own policy
+    calls = tokens["rollout"]["verifier"]["cli_agent"]["model_calls"]
+    assert [call["response"]["output"][-1]["generation_token_ids"] for call in calls] == [[1, 2], [11, 12]]
+    assert calls[1]["response"]["output"][-1]["generation_log_probs"] == [-1.5, -0.25]
+    turns = [item for item in tokens["response"]["output"] if "generation_token_ids" in item]
+    assert [item["generation_token_ids"] for item in turns] == [[1, 2], [11, 12]]
+    assert turns[0]["prompt_token_ids"] == [100, 101, 102]
+    assert not any("generation_token_ids" in item for item in plain["response"]["output"])
+
+
+def _owned(owner: str) -> list[str]:
+    out = subprocess.run(["podman", "ps", "-aq", "--filter", f"label={owner}"], capture_output=True, text=True)
+    return out.stdout.split()
