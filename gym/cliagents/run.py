@@ -96,8 +96,8 @@ class CliAgentRunner:
         with proxy:
             env = {key: self.spec.fill(value, base_url=proxy.base_url, api_key=proxy.token, model=self.model_name)
                    for key, value in self.spec.env.items()}
-            result = runtime.exec(container, self.spec.fill(self.spec.launch), timeout=self.timeout, workdir=workdir,
-                                  env=env)
+            launch = self.spec.fill(self.spec.launch, base_url=proxy.base_url, model=self.model_name)  # no key
+            result = runtime.exec(container, launch, timeout=self.timeout, workdir=workdir, env=env)
         records = proxy.log.snapshot()
         output = result.output.replace(proxy.token, "[token]")
         return {"agent": self.spec.name, "version": self.spec.version, "protocol": self.spec.protocol,

@@ -21,7 +21,7 @@ from tests.conftest import ROOT
 ROW = instance_row(json.loads((ROOT / "tests/fixtures/real/swebench/pallets__flask-5014.json").read_text()))
 
 
-@pytest.mark.parametrize("name", ["mini_swe_agent", "opencode"])
+@pytest.mark.parametrize("name", ["mini_swe_agent", "opencode", "codex"])
 def test_shipped_agents_are_pinned_and_complete(name):
     node = OmegaConf.to_container(OmegaConf.load(ROOT / "conf" / "agent" / f"{name}.yaml"))
     spec = AgentSpec.from_config(node["cli"])
@@ -29,7 +29,9 @@ def test_shipped_agents_are_pinned_and_complete(name):
     assert any(spec.version in spec.fill(line) for line in spec.install)  # the pin reaches the install line
     filled = {k: spec.fill(v, base_url="http://10.89.0.1:5000", api_key="gym-t", model="gym-policy")
               for k, v in spec.env.items()}
-    assert "gym-t" in filled.values() and any("http://10.89.0.1:5000" in v for v in filled.values())
+    launch = spec.fill(spec.launch, base_url="http://10.89.0.1:5000", model="gym-policy")
+    assert "gym-t" in filled.values() and any("http://10.89.0.1:5000" in v for v in [*filled.values(), launch])
+    assert "{" + "api_key}" not in spec.launch  # the key goes in the environment, never on a command line
 
 
 def test_an_incomplete_agent_config_is_one_clear_error():
@@ -66,3 +68,18 @@ def test_reference_server_plays_opencode_bash_tool(proxied):
             {"role": "tool", "tool_call_id": call.id, "content": "Applied patch"}]
     final = proxied.chat.completions.create(model="m", messages=ask, tools=tools).choices[0]
     assert final.finish_reason == "stop" and final.message.content.startswith("Done")
+
+
+def test_reference_server_plays_codex_exec_command_over_responses(proxied):
+    """Codex CLI's Responses requests (its exec_command and write_stdin tools, streamed): the gold command
+    as an exec_command call, then, with the command's output back, a final message."""
+    tools = [{"type": "function", "name": name, "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}}}
+             for name in ("exec_command", "write_stdin", "view_image")]
+    ask = [{"role": "developer", "content": "You are Codex."}, {"role": "user", "content": ROW["problem_statement"]}]
+    events = list(proxied.responses.create(model="m", input=ask, tools=tools, stream=True))
+    (call,) = [item for item in events[-1].response.output if item.type == "function_call"]
+    assert call.name == "exec_command" and "GYM_GOLD_PATCH" in json.loads(call.arguments)["cmd"]
+    ask += [{"type": "function_call", "call_id": call.call_id, "name": call.name, "arguments": call.arguments},
+            {"type": "function_call_output", "call_id": call.call_id, "output": "Process exited with code 0"}]
+    final = proxied.responses.create(model="m", input=ask, tools=tools)
+    assert final.output_text.startswith("Done") and not [i for i in final.output if i.type == "function_call"]
