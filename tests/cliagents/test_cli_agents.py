@@ -21,7 +21,7 @@ from tests.conftest import ROOT
 ROW = instance_row(json.loads((ROOT / "tests/fixtures/real/swebench/pallets__flask-5014.json").read_text()))
 
 
-@pytest.mark.parametrize("name", ["mini_swe_agent", "opencode", "codex"])
+@pytest.mark.parametrize("name", ["mini_swe_agent", "opencode", "codex", "claude_code"])
 def test_shipped_agents_are_pinned_and_complete(name):
     node = OmegaConf.to_container(OmegaConf.load(ROOT / "conf" / "agent" / f"{name}.yaml"))
     spec = AgentSpec.from_config(node["cli"])
@@ -40,11 +40,16 @@ def test_an_incomplete_agent_config_is_one_clear_error():
 
 
 @pytest.fixture(scope="module")
-def proxied():
+def proxy():
     with MockServer(rows=[ROW]) as mock:
         client = ModelClient(mock.base_url, model="gym-mock", max_retries=0)
         with ModelProxy.for_trial(client, Budget()) as proxy:
-            yield openai.OpenAI(base_url=proxy.base_url + "/v1", api_key=proxy.token, max_retries=0)
+            yield proxy
+
+
+@pytest.fixture(scope="module")
+def proxied(proxy):
+    return openai.OpenAI(base_url=proxy.base_url + "/v1", api_key=proxy.token, max_retries=0)
 
 
 def test_reference_server_plays_mini_swe_agent_text_protocol(proxied):
@@ -83,3 +88,27 @@ def test_reference_server_plays_codex_exec_command_over_responses(proxied):
             {"type": "function_call_output", "call_id": call.call_id, "output": "Process exited with code 0"}]
     final = proxied.responses.create(model="m", input=ask, tools=tools)
     assert final.output_text.startswith("Done") and not [i for i in final.output if i.type == "function_call"]
+
+
+def test_reference_server_plays_claude_code_bash_tool_over_messages(proxy):
+    """Claude Code's Messages requests (its Bash and Edit tools, a system message inside the conversation
+    as 2.1 sends its environment, streamed) through Anthropic's own client: the gold command as a Bash call,
+    then, with its result back, a final message."""
+    import anthropic
+
+    client = anthropic.Anthropic(base_url=proxy.base_url, api_key=proxy.token, max_retries=0)
+    tools = [{"name": name, "input_schema": {"type": "object", "properties": {"command": {"type": "string"}}}}
+             for name in ("Bash", "Edit", "Read")]
+    ask = [{"role": "user", "content": ROW["problem_statement"]},
+           {"role": "system", "content": [{"type": "text", "text": "# Environment\nPrimary working directory: /testbed"}]}]
+    with client.messages.stream(model="m", max_tokens=512, system="You are Claude Code.", messages=ask,
+                                tools=tools) as stream:
+        first = stream.get_final_message()
+    (call,) = [block for block in first.content if block.type == "tool_use"]
+    assert call.name == "Bash" and "GYM_GOLD_PATCH" in call.input["command"]
+    ask += [{"role": "assistant", "content": [call.model_dump(exclude={"caller"}, exclude_none=True)]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id, "content": "Applied"}]}]
+    final = client.messages.create(model="m", max_tokens=512, messages=ask, tools=tools)
+    assert final.stop_reason == "end_turn" and final.content[0].text.startswith("Done")
+    sent = proxy.log.snapshot()[-2]["responses_create_params"]["input"]
+    assert "Primary working directory" in sent[0]["content"] and sent[0]["role"] == "system"
