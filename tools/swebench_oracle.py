@@ -21,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from gym.core.errors import GymError  # noqa: E402
 from gym.runtime import BuildFailed, make_runtime, settings_from_config  # noqa: E402
 from gym.swebench.environment import build_image, evaluate  # noqa: E402
 from gym.swebench.specs import plan  # noqa: E402
@@ -38,6 +39,8 @@ def one(runtime, row: dict, mirror: str | None, keep: bool) -> dict:
     except BuildFailed as exc:
         return {**out, "outcome": "build_error", "build_seconds": round(time.monotonic() - started, 1),
                 "why": exc.output.strip().splitlines()[-3:] if exc.output else str(exc)}
+    except GymError as exc:  # the repository at base_commit is not in the mirror (nor reachable)
+        return {**out, "outcome": "no_repository", "why": str(exc)[-300:]}
     size = runtime.call("image", "inspect", "--format", "{{.Size}}", built.tag, timeout=60).strip()
     out.update(build_seconds=round(built.seconds, 1), build_cached=built.cached, image_mb=round(int(size or 0) / 1e6))
     try:

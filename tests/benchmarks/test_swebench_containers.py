@@ -1,18 +1,19 @@
 """SWE-bench end to end in podman, as a user types it: `python -m gym task=e2e benchmark=swebench_verified
-agent=oracle|nop|terminal ...` on the real instance pallets__flask-5014 (its repository from the git mirror
-in tests/fixtures/upstream), graded by swebench's parser: the gold patch resolves, no patch does not, gym's
-terminal agent with the reference server playing the gold resolves, and the verdict equals swebench's own
-on the row's test log.
+agent=oracle|nop|terminal|mini_swe_agent|codex ...` on the real instance pallets__flask-5014 (its repository from
+the git mirror in tests/fixtures/upstream), graded by swebench's parser: the gold patch resolves, no patch does
+not, gym's terminal agent and two third-party CLI agents with the reference server playing the gold resolve,
+and the verdict equals swebench's own on the row's test log. A second repository (sympy__sympy-20916: gold
+resolves, empty does not), and task=serve's /run playing mini-swe-agent in a container per request.
 
-The instance's image (Debian bookworm's Python 3.11, venv, flask's dev requirements) is built once by the
-first run and reused by the others; the images made here are removed at the end. Without podman,
-mmdebstrap or the Debian archive the tests are skipped with the reason.
-"""
+The flask instance's image (Debian bookworm's Python 3.11, venv, flask's dev requirements) is built once by the
+first run and reused by the others, as are the agents' layers; the images made here are removed at the end.
+Without podman, mmdebstrap or the Debian archive the tests are skipped with the reason."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import threading
 import urllib.request
@@ -26,6 +27,7 @@ from tests.conftest import ROOT, run_gym
 from tests.benchmarks.test_containers import _ca_bundle, _images, _why_not
 
 MIRROR = ROOT / "tests" / "fixtures" / "upstream"
+FLASK_ONLY = "benchmark.dataset.prepare_args.only=[pallets__flask-5014]"
 pytestmark = pytest.mark.timeout(900)  # the first run builds the instance's image, the CLI agent's its layer
 
 
@@ -36,7 +38,7 @@ def swebench(tmp_path_factory):
         pytest.skip(why)
     home = tmp_path_factory.mktemp("swebench")
     before = set(_images())
-    knobs = ["benchmark=swebench_verified", f"data.mirror={MIRROR}", "data.offline=true", "model=mock",
+    knobs = ["benchmark=swebench_verified", f"data.mirror={MIRROR}", "data.offline=true", FLASK_ONLY, "model=mock",
              f"runtime.cache_dir={home / 'runtime-cache'}", "progress=false"]
     bundle = _ca_bundle()
     if bundle:
@@ -48,6 +50,7 @@ def swebench(tmp_path_factory):
 
 
 def _run(swebench: dict, run_dir: Path, agent: str) -> dict:
+    run_dir.mkdir(parents=True, exist_ok=True)
     result = run_gym("task=e2e", *swebench["knobs"], f"agent={agent}", f"hydra.run.dir={run_dir}",
                      env=swebench["env"], timeout=900)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -107,6 +110,41 @@ def test_mini_swe_agent_resolves_through_the_model_proxy(swebench, tmp_path):
     texts = [part["text"] for item in nemo["response"]["output"] if item.get("type") == "message"
              for part in item["content"]]
     assert nemo["reward"] == 1.0 and any("mswea_bash_command" in text for text in texts)
+
+
+def test_a_second_repository_sympy_gold_resolves_and_empty_does_not(swebench, tmp_path):
+    """sympy__sympy-20916 (Verified; its repository from a two-commit mirror of sympy/sympy): Python 3.9 on
+    Debian bullseye, SWE-bench's sympy test runner and log parser; gold resolves, no patch does not."""
+    from swebench.harness.log_parsers import PARSER_REGISTRY
+
+    sympy = {"knobs": [k.replace(FLASK_ONLY, "benchmark.dataset.prepare_args.only=[sympy__sympy-20916]")
+                       for k in swebench["knobs"]], "env": {"GYM_DATA_DIR": str(tmp_path / "data")}}
+    gold, empty = _run(sympy, tmp_path / "gold", "oracle"), _run(sympy, tmp_path / "empty", "nop")
+    assert gold["reward"] == 1.0 and gold["verifier"]["resolved"] is True and gold["verifier"]["faithful"] is True
+    assert gold["verifier"]["tests"] == {"FAIL_TO_PASS": {"success": 1, "failure": 0},
+                                         "PASS_TO_PASS": {"success": 1, "failure": 0}}
+    assert gold["verifier"]["substitutions"][0]["image"] == "debian:bullseye"
+    assert empty["reward"] == 0.0 and empty["verifier"]["tests"]["FAIL_TO_PASS"] == {"success": 0, "failure": 1}
+    for row, verdict in ((gold, "PASSED"), (empty, "FAILED")):
+        marked = row["verifier"]["test_log"].split(">>>>> Start Test Output")[1].split(">>>>> End Test Output")[0]
+        assert PARSER_REGISTRY["parse_log_sympy"](marked, None)["test_super_sub"] == verdict
+
+
+def test_codex_resolves_through_the_model_proxy(swebench, tmp_path):
+    """Codex CLI from npm (its native binary), installed into the instance's container, driven over the
+    Responses API by the reference server playing its exec_command tool; every call in the proxy's record."""
+    row = _run(swebench, tmp_path, "codex")
+    record = row["verifier"]["cli_agent"]
+    assert row["reward"] == 1.0 and row["verifier"]["resolved"] is True
+    assert (record["agent"], record["version"], record["exit_code"]) == ("codex", "0.171.0", 0)
+    assert record["proxy"]["calls"] == len(record["model_calls"]) == 2  # the gold command, then the reply
+    assert all(call["dialect"] == "responses" and call["stream"] and call["status"] == "ok"
+               for call in record["model_calls"])
+    first = record["model_calls"][0]
+    assert "exec_command" in [tool["name"] for tool in first["responses_create_params"]["tools"]]
+    assert first["response"]["output"][-1]["name"] == "exec_command"
+    assert "Applied patch src/flask/blueprints.py cleanly" in json.dumps(record["model_calls"][1])
+    assert "Authorization" not in json.dumps(row) and not re.search(r"gym-[\w-]{32}", json.dumps(row))  # no token
 
 
 class TokenIds(BaseHTTPRequestHandler):
@@ -169,7 +207,7 @@ def test_serve_run_plays_mini_swe_agent_in_a_container_per_request(swebench, tmp
     from tests.serve_helpers import served
 
     data = Path(swebench["env"]["GYM_DATA_DIR"])
-    prepared = run_gym("task=prepare", "benchmark=swebench_verified", *swebench["knobs"][1:3], env=swebench["env"])
+    prepared = run_gym("task=prepare", "benchmark=swebench_verified", *swebench["knobs"][1:4], env=swebench["env"])
     assert prepared.returncode == 0, prepared.stderr
     knobs = [k for k in swebench["knobs"] if not k.startswith(("benchmark=", "progress="))]
     run_dir = tmp_path / "serve"

@@ -36,15 +36,20 @@ def test_prepare_keeps_upstream_layout_through_the_cli(tmp_path):
                            f"data.mirror={MIRROR}", "data.offline=true", f"data.root={tmp_path}"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    rows = [json.loads(line) for line in (tmp_path / "swebench_verified" / "swebench_verified.jsonl").open()]
-    (row,) = rows
-    assert row["instance_id"] == "pallets__flask-5014" and row["version"] == "2.3"
+    rows = {json.loads(line)["instance_id"]: json.loads(line)
+            for line in (tmp_path / "swebench_verified" / "swebench_verified.jsonl").open()}
+    assert sorted(rows) == ["pallets__flask-5014", "sympy__sympy-20916"]
+    sympy = rows["sympy__sympy-20916"]
+    assert (sympy["environment"]["python"], sympy["environment"]["log_parser"]) == ("3.9", "parse_log_sympy")
+    assert sympy["FAIL_TO_PASS"] == ["test_super_sub"] and sympy["environment"]["faithful"] is True
+    row = rows["pallets__flask-5014"]
+    assert row["version"] == "2.3"
     assert row["FAIL_TO_PASS"] == ["tests/test_blueprints.py::test_empty_name_not_allowed"]
     assert len(row["PASS_TO_PASS"]) == 59 and row["question"] == row["problem_statement"]
     assert row["environment"]["python"] == "3.11" and row["environment"]["faithful"] is True
     assert row["environment"]["log_parser"] == "parse_log_flask" and "unscorable" not in row
     manifest = json.loads((tmp_path / "swebench_verified" / "manifest.json").read_text())
-    assert manifest["upstream_rows"]["kept"] == 1
+    assert manifest["upstream_rows"]["kept"] == 2
 
 
 def test_bad_instances_are_named():
