@@ -147,6 +147,21 @@ def test_codex_resolves_through_the_model_proxy(swebench, tmp_path):
     assert "Authorization" not in json.dumps(row) and not re.search(r"gym-[\w-]{32}", json.dumps(row))  # no token
 
 
+def test_claude_code_resolves_through_the_model_proxy(swebench, tmp_path):
+    """Claude Code from npm (its native binary; the container's Node is bookworm's 18), driven over Anthropic
+    Messages by the reference server playing its Bash tool; every call in the proxy's record."""
+    row = _run(swebench, tmp_path, "claude_code")
+    record = row["verifier"]["cli_agent"]
+    assert row["reward"] == 1.0 and row["verifier"]["resolved"] is True
+    assert (record["agent"], record["version"], record["exit_code"]) == ("claude-code", "2.1.332", 0)
+    assert record["proxy"]["calls"] == len(record["model_calls"]) >= 2
+    assert all(call["dialect"] == "messages" and call["status"] == "ok" for call in record["model_calls"])
+    calls = [call["response"]["output"][-1] for call in record["model_calls"]]
+    assert any(item.get("name") == "Bash" and "GYM_GOLD_PATCH" in item["arguments"] for item in calls)
+    assert json.loads(record["output"].strip().splitlines()[-1])["result"].startswith("Done")
+    assert "Authorization" not in json.dumps(row) and not re.search(r"gym-[\w-]{32}", json.dumps(row))
+
+
 class TokenIds(BaseHTTPRequestHandler):
     """A vLLM-shaped policy in front of the reference server: its replies, with token ids and logprobs added
     (vLLM's `return_token_ids` and `logprobs` shape), as a trainer's policy server returns them."""
