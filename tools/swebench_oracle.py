@@ -55,7 +55,8 @@ def one(runtime, row: dict, mirror: str | None, keep: bool) -> dict:
         "gold_unresolved" if not gold.report["resolved"] else "empty_resolved"
     return {**out, "outcome": outcome, "gold_resolved": gold.report["resolved"],
             "empty_resolved": empty.report["resolved"], "failing_with_gold": failing[:20],
-            "gold_seconds": round(gold.seconds, 1)}
+            "gold_seconds": round(gold.seconds, 1),
+            **({"gold_log_tail": gold.log[-3000:]} if outcome != "ok" else {})}  # the why of a failure
 
 
 def main() -> None:
