@@ -93,10 +93,9 @@ class Served:
     def tool_names(self) -> list[str]:
         """An episode environment's tools (the same for every task of a τ² domain; BFCL's first task's)."""
         if self.kind == "episode" and self.rows:
-            from gym.serve.containers import builds_worlds
-
             env = self.env
-            state = None if builds_worlds(env) else env.reset(self.rows[0], 0)  # no container for a listing
+            # a container benchmark's reset builds an image and starts a container: not for a listing
+            state = None if getattr(env, "runtime", None) is not None else env.reset(self.rows[0], 0)
             return [t["name"] for t in env.tools(state)]
         return []
 

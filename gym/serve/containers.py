@@ -7,7 +7,8 @@ container and every model call it makes goes through a model proxy in front of t
 (its `policy`, else the server's `model.*`): the proxy's record of each call (NeMo Gym's
 `responses_create_params` + `response`, with `prompt_token_ids`, `generation_token_ids` and
 `generation_log_probs` on the reply when the policy returns them) is in the rollout, and the agent's own
-conversation, token ids on the policy's turns, is the rollout's `response.output`.
+conversation, token ids on the policy's turns, is the rollout's `response.output`. A listing of the
+benchmark (gym.serve.catalog's tool names) never resets such an environment: no container for a GET.
 """
 
 from __future__ import annotations
@@ -31,8 +32,3 @@ def bind_policy(served: Served, client: Any) -> None:
     except GymError as exc:  # an agent config the server was started with cannot run
         raise RequestError(f"{served.name}: {exc}", 422) from None
 
-
-def builds_worlds(env: Any) -> bool:
-    """Whether an environment's reset builds something costly (an image, a container): a listing must
-    not reset it just to name its tools."""
-    return getattr(env, "runtime", None) is not None
