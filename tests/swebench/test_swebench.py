@@ -112,3 +112,16 @@ def test_grading_agrees_with_swebench_on_real_logs(flask_row):
     assert unresolved["status_map"]["tests/test_blueprints.py::test_empty_name_not_allowed"] == "FAILED"
     failed_apply = grade(flask_row, ">>>>> Patch Apply Failed\n", "garbage")
     assert failed_apply["resolved"] is False and failed_apply["patch_successfully_applied"] is False
+
+
+def test_a_runtime_failure_while_grading_is_no_verdict():
+    """podman's own failure (exit 125, its `Error: ...`: the container gone mid-run, as seen when a grading
+    container was removed under a run) raises, so the trial is a verifier_error, never an unresolved 0."""
+    from gym.runtime import ContainerError, ExecResult
+    from gym.swebench.environment import runtime_checked
+
+    gone = ExecResult(125, "Error: can only create exec sessions on running containers: container state improper\n", 0.1)
+    with pytest.raises(ContainerError, match="container state improper"):
+        runtime_checked(gone)
+    failing_tests = ExecResult(1, "+ pytest -rA tests/test_blueprints.py\nFAILED tests/test_blueprints.py::x\n", 2.0)
+    assert runtime_checked(failing_tests) is failing_tests

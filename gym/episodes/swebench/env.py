@@ -141,7 +141,12 @@ class SweBenchEnvironment:
         if diff.exit_code != 0:
             raise TrialFailed("verifier_error", "could not take the diff of the agent's work", {"output": clip(diff.output)})
         patch = diff.output
-        result = evaluate(self.runtime, final["image"], row, final["plan"], patch, timeout=self.test_timeout)
+        from gym.runtime import ContainerError
+
+        try:
+            result = evaluate(self.runtime, final["image"], row, final["plan"], patch, timeout=self.test_timeout)
+        except ContainerError as exc:  # the grading container failed, not the patch: no verdict
+            raise TrialFailed("verifier_error", f"grading failed: {exc}", {"patch": patch, **final["record"]}) from None
         report = result.report
         environment = final["plan"]
         details = {"trial_status": "ok", "resolved": bool(report.get("resolved")), "patch": patch,
