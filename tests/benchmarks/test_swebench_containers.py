@@ -224,7 +224,7 @@ def test_serve_run_plays_mini_swe_agent_in_a_container_per_request(swebench, tmp
     data = Path(swebench["env"]["GYM_DATA_DIR"])
     prepared = run_gym("task=prepare", "benchmark=swebench_verified", *swebench["knobs"][1:4], env=swebench["env"])
     assert prepared.returncode == 0, prepared.stderr
-    knobs = [k for k in swebench["knobs"] if not k.startswith(("benchmark", "progress="))]  # serve reads the prepared file
+    knobs = [k for k in swebench["knobs"] if not k.startswith(("benchmark", "progress="))]  # it reads the prepared file
     run_dir = tmp_path / "serve"
     with served(run_dir, data, "benchmarks=[swebench_verified]", "agent=mini_swe_agent", *knobs) as url:
         owner = f"gym.owner={os.uname().nodename}:{json.loads((run_dir / 'serve.json').read_text())['pid']}"

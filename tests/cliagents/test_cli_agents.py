@@ -78,7 +78,8 @@ def test_reference_server_plays_opencode_bash_tool(proxied):
 def test_reference_server_plays_codex_exec_command_over_responses(proxied):
     """Codex CLI's Responses requests (its exec_command and write_stdin tools, streamed): the gold command
     as an exec_command call, then, with the command's output back, a final message."""
-    tools = [{"type": "function", "name": name, "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}}}
+    schema = {"type": "object", "properties": {"cmd": {"type": "string"}}}
+    tools = [{"type": "function", "name": name, "parameters": schema}
              for name in ("exec_command", "write_stdin", "view_image")]
     ask = [{"role": "developer", "content": "You are Codex."}, {"role": "user", "content": ROW["problem_statement"]}]
     events = list(proxied.responses.create(model="m", input=ask, tools=tools, stream=True))
@@ -100,7 +101,7 @@ def test_reference_server_plays_claude_code_bash_tool_over_messages(proxy):
     tools = [{"name": name, "input_schema": {"type": "object", "properties": {"command": {"type": "string"}}}}
              for name in ("Bash", "Edit", "Read")]
     ask = [{"role": "user", "content": ROW["problem_statement"]},
-           {"role": "system", "content": [{"type": "text", "text": "# Environment\nPrimary working directory: /testbed"}]}]
+           {"role": "system", "content": [{"type": "text", "text": "# Environment\nPrimary working directory: /tb"}]}]
     with client.messages.stream(model="m", max_tokens=512, system="You are Claude Code.", messages=ask,
                                 tools=tools) as stream:
         first = stream.get_final_message()

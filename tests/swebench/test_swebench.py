@@ -120,7 +120,7 @@ def test_a_runtime_failure_while_grading_is_no_verdict():
     from gym.runtime import ContainerError, ExecResult
     from gym.swebench.environment import runtime_checked
 
-    gone = ExecResult(125, "Error: can only create exec sessions on running containers: container state improper\n", 0.1)
+    gone = ExecResult(125, "Error: can only create exec sessions on running containers: container state improper", 0.1)
     with pytest.raises(ContainerError, match="container state improper"):
         runtime_checked(gone)
     failing_tests = ExecResult(1, "+ pytest -rA tests/test_blueprints.py\nFAILED tests/test_blueprints.py::x\n", 2.0)
