@@ -1,11 +1,11 @@
-"""Rebuild SWE-bench's fixtures: the instance parquet files and the git mirror of pallets/flask.
+"""Rebuild SWE-bench's fixtures: the instance parquet file and the git mirrors of the instances' repositories.
 
-    .venv/bin/python tools/make_fixtures_swebench.py /path/to/a/clone/of/pallets/flask
+    .venv/bin/python tools/make_fixtures_swebench.py [pallets/flask=/path/to/a/clone] [sympy/sympy=/path/to/a/clone]
 
-The instance (tests/fixtures/real/swebench/pallets__flask-5014.json, see the README there) is written as
-upstream's parquet (SWE-bench/SWE-bench_Verified, split test; every column a string, as published). The
-mirror is a bare repository with just the instance's base and environment-setup commits (depth 1), in
-the layout gym reads repositories from (`<mirror>/github.com/<owner>/<name>.git`).
+The instances (tests/fixtures/real/swebench/<instance_id>.json, see the README there) are written as
+upstream's parquet (SWE-bench/SWE-bench_Verified, split test; every column a string, as published). A
+mirror is a bare repository with just its instance's base and environment-setup commits (depth 1), in
+the layout gym reads repositories from (`<mirror>/github.com/<owner>/<name>.git`), its licence beside it.
 """
 
 from __future__ import annotations
@@ -20,9 +20,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 HERE = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
-INSTANCE = HERE / "real" / "swebench" / "pallets__flask-5014.json"
+INSTANCES = {"pallets__flask-5014": "LICENSE.rst", "sympy__sympy-20916": "LICENSE"}  # id -> its licence file
 VERIFIED = HERE / "upstream/huggingface.co/datasets/SWE-bench/SWE-bench_Verified/resolve/main/data/test-00000-of-00001.parquet"
-MIRROR = HERE / "upstream/github.com/pallets/flask.git"
 
 
 def write_parquet(rows: list[dict], path: Path) -> None:
@@ -36,33 +35,38 @@ def git(*args: str, cwd: Path | None = None) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
-def make_mirror(source: Path, commits: list[str]) -> None:
-    shutil.rmtree(MIRROR, ignore_errors=True)
-    git("init", "-q", "--bare", str(MIRROR))
-    git("fetch", "-q", "--depth", "1", f"file://{source.resolve()}", *commits, cwd=MIRROR)
+def make_mirror(source: Path, repo: str, commits: list[str], licence_file: str) -> None:
+    mirror = HERE / "upstream/github.com" / f"{repo}.git"
+    shutil.rmtree(mirror, ignore_errors=True)
+    git("init", "-q", "--bare", str(mirror))
+    git("fetch", "-q", "--depth", "1", f"file://{source.resolve()}", *commits, cwd=mirror)
     for name, commit in zip(("base", "environment"), commits):
-        git("update-ref", f"refs/heads/{name}", commit, cwd=MIRROR)
-    git("symbolic-ref", "HEAD", "refs/heads/base", cwd=MIRROR)
-    git("gc", "-q", "--aggressive", "--prune=now", cwd=MIRROR)
-    git("update-server-info", cwd=MIRROR)  # served over plain HTTP too (a mirror URL)
+        git("update-ref", f"refs/heads/{name}", commit, cwd=mirror)
+    git("symbolic-ref", "HEAD", "refs/heads/base", cwd=mirror)
+    git("gc", "-q", "--aggressive", "--prune=now", cwd=mirror)
+    git("update-server-info", cwd=mirror)  # served over plain HTTP too (a mirror URL)
     for extra in ("hooks", "FETCH_HEAD", "description", "logs"):
-        path = MIRROR / extra
+        path = mirror / extra
         shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
-    for bitmap in MIRROR.glob("objects/pack/*.bitmap"):
+    for bitmap in mirror.glob("objects/pack/*.bitmap"):
         bitmap.unlink()
     # git keeps no empty folders, and without refs/ a bare repository is not one: a file keeps it in a checkout
-    (MIRROR / "refs").mkdir(exist_ok=True)
-    (MIRROR / "refs" / ".keep").touch()
-    licence = git("show", f"{commits[0]}:LICENSE.rst", cwd=MIRROR)
-    (MIRROR.parent / "flask.LICENSE.rst").write_text(licence, encoding="utf-8")
+    (mirror / "refs").mkdir(exist_ok=True)
+    (mirror / "refs" / ".keep").touch()
+    licence = git("show", f"{commits[0]}:{licence_file}", cwd=mirror)
+    (mirror.parent / f"{repo.split('/')[1]}.{licence_file}").write_text(licence, encoding="utf-8")
 
 
 def main() -> None:
-    row = json.loads(INSTANCE.read_text(encoding="utf-8"))
-    write_parquet([row], VERIFIED)
-    if len(sys.argv) > 1:
-        make_mirror(Path(sys.argv[1]), [row["base_commit"], row["environment_setup_commit"]])
-    print(f"wrote {VERIFIED.relative_to(HERE)}" + (f" and {MIRROR.relative_to(HERE)}" if len(sys.argv) > 1 else ""))
+    rows = [json.loads((HERE / "real" / "swebench" / f"{name}.json").read_text(encoding="utf-8")) for name in INSTANCES]
+    write_parquet(rows, VERIFIED)
+    clones = dict(arg.split("=", 1) for arg in sys.argv[1:])
+    for row, licence_file in zip(rows, INSTANCES.values()):
+        if row["repo"] in clones:
+            make_mirror(Path(clones[row["repo"]]), row["repo"], [row["base_commit"], row["environment_setup_commit"]],
+                        licence_file)
+            print(f"wrote the mirror of {row['repo']}")
+    print(f"wrote {VERIFIED.relative_to(HERE)} ({len(rows)} instances)")
 
 
 if __name__ == "__main__":

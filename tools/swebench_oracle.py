@@ -21,7 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gym.runtime import BuildFailed, make_runtime, settings_from_config  # noqa: E402
+from gym.core.errors import GymError  # noqa: E402
+from gym.runtime import BuildFailed, ContainerError, make_runtime, settings_from_config  # noqa: E402
 from gym.swebench.environment import build_image, evaluate  # noqa: E402
 from gym.swebench.specs import plan  # noqa: E402
 
@@ -38,11 +39,19 @@ def one(runtime, row: dict, mirror: str | None, keep: bool) -> dict:
     except BuildFailed as exc:
         return {**out, "outcome": "build_error", "build_seconds": round(time.monotonic() - started, 1),
                 "why": exc.output.strip().splitlines()[-3:] if exc.output else str(exc)}
-    size = runtime.call("image", "inspect", "--format", "{{.Size}}", built.tag, timeout=60).strip()
-    out.update(build_seconds=round(built.seconds, 1), build_cached=built.cached, image_mb=round(int(size or 0) / 1e6))
+    except GymError as exc:  # the repository at base_commit is not in the mirror (nor reachable)
+        return {**out, "outcome": "no_repository", "why": str(exc)[-300:]}
+    try:
+        size = runtime.call("image", "inspect", "--format", "{{.Size}}", built.tag, timeout=300).strip()
+    except ContainerError:  # podman too busy to answer: the size is unknown, the run goes on
+        size = ""
+    out.update(build_seconds=round(built.seconds, 1), build_cached=built.cached,
+               image_mb=round(int(size) / 1e6) if size else None)
     try:
         gold = evaluate(runtime, built.tag, row, environment, row["patch"], timeout=1800)
         empty = evaluate(runtime, built.tag, row, environment, "", timeout=1800)
+    except ContainerError as exc:  # the runtime failed, not the instance: no verdict
+        return {**out, "outcome": "infra_error", "why": str(exc)[-300:]}
     finally:
         if not keep:
             runtime.remove_image(built.tag)
@@ -52,7 +61,8 @@ def one(runtime, row: dict, mirror: str | None, keep: bool) -> dict:
         "gold_unresolved" if not gold.report["resolved"] else "empty_resolved"
     return {**out, "outcome": outcome, "gold_resolved": gold.report["resolved"],
             "empty_resolved": empty.report["resolved"], "failing_with_gold": failing[:20],
-            "gold_seconds": round(gold.seconds, 1)}
+            "gold_seconds": round(gold.seconds, 1),
+            **({"gold_log_tail": gold.log[-3000:]} if outcome != "ok" else {})}  # the why of a failure
 
 
 def main() -> None:

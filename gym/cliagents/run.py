@@ -96,8 +96,8 @@ class CliAgentRunner:
         with proxy:
             env = {key: self.spec.fill(value, base_url=proxy.base_url, api_key=proxy.token, model=self.model_name)
                    for key, value in self.spec.env.items()}
-            result = runtime.exec(container, self.spec.fill(self.spec.launch), timeout=self.timeout, workdir=workdir,
-                                  env=env)
+            launch = self.spec.fill(self.spec.launch, base_url=proxy.base_url, model=self.model_name)  # no key
+            result = runtime.exec(container, launch, timeout=self.timeout, workdir=workdir, env=env)
         records = proxy.log.snapshot()
         output = result.output.replace(proxy.token, "[token]")
         return {"agent": self.spec.name, "version": self.spec.version, "protocol": self.spec.protocol,
@@ -107,12 +107,17 @@ class CliAgentRunner:
                 "proxy": proxy.log.summary(), "model_calls": records, "trajectory": trajectory(records)}
 
 
-def attach(env: Any, client: Any) -> None:
+def attach(env: Any, client: Any, this_thread: bool = False) -> None:
     """Give an episode environment whose agent is a CLI agent (`env.cli_agent`: the config's `cli` block)
-    its runner over the run's policy client; environments without one are left as they are."""
+    its runner over the policy client; environments without one are left as they are. `this_thread`: for
+    the episodes this thread plays only (a served /run, whose request names its own policy)."""
     knobs = getattr(env, "cli_agent", None)
     if not knobs:
         return
     spec = AgentSpec.from_config(knobs.get("cli"))
     budget = Budget(knobs.get("max_model_calls"), knobs.get("max_model_tokens"))
-    env.runner = CliAgentRunner(client, spec, budget, float(knobs.get("timeout") or 1800))
+    runner = CliAgentRunner(client, spec, budget, float(knobs.get("timeout") or 1800))
+    if this_thread:
+        env.local.runner = runner
+    else:
+        env.runner = runner

@@ -134,9 +134,12 @@ def compose_in_app(overrides: Iterable[str]) -> DictConfig:
 
 
 def compose_benchmark(cfg: DictConfig, name: str) -> DictConfig:
-    """The `benchmark` node for another benchmark than the selected one, resolved against cfg's data root."""
+    """The `benchmark` node for another benchmark than the selected one, its interpolations resolved against
+    cfg's own nodes (the data root; a container benchmark's `${agent...}` and `${runtime}`)."""
     composed = compose_in_app([f"benchmark={name}"])
-    composed.data = cfg.data
+    for key in composed:
+        if key not in ("benchmark", "task", "hydra") and key in cfg:
+            composed[key] = cfg[key]
     return composed.benchmark
 
 

@@ -9,6 +9,10 @@ finishing. Protocols:
   with the command `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT` run on its own.
   OpenCode: native tool calls; its `bash` tool takes {command, description} (it offers `todowrite` too,
   which tells it apart); the task ends with a reply without calls.
+  Codex CLI: native tool calls (Responses API); its `exec_command` tool takes {cmd} (it offers
+  `write_stdin` too); the task ends with a reply without calls.
+  Claude Code: native tool calls (Anthropic Messages); its `Bash` tool takes {command, description} (it
+  offers `Edit` too); the task ends with a reply without calls.
 
 So an agent nobody here wrote completes a task end to end offline, every one of its calls going through
 gym's model proxy.
@@ -48,18 +52,21 @@ def cli_agent_turn(index: Any, messages: list[dict], tools: list[dict] | None = 
     texts = _texts(messages)
     offered = {str((tool.get("function") or tool).get("name")) for tool in tools or [] if isinstance(tool, dict)}
     opencode = {"bash", "todowrite"} <= offered
-    if not index or not (opencode or any(MSWEA_BLOCK in text for text in texts[:2])):
+    codex = {"exec_command", "write_stdin"} <= offered
+    claude = {"Bash", "Edit"} <= offered
+    if not index or not (opencode or codex or claude or any(MSWEA_BLOCK in text for text in texts[:2])):
         return None
     row = _row_quoted(index, [t for m, t in zip(messages, texts) if m.get("role") == "user"])
     if row is None:
         return None
     actions = (row["task"].get("evaluation_criteria") or {}).get("actions") or []
     commands = [str((a.get("arguments") or {}).get("command")) for a in actions if a.get("name") == "shell"]
-    if opencode:
+    if opencode or codex or claude:
         done = sum(1 for message in messages if message.get("role") == "tool")
         if done < len(commands):
-            return Turn(tool_calls=[ToolCall("bash", {"command": commands[done], "description": "reference step"},
-                                             None, f"gold-{done}")], finish_reason="tool_calls")
+            name, arguments = ("exec_command", {"cmd": commands[done]}) if codex else \
+                ("Bash" if claude else "bash", {"command": commands[done], "description": "reference step"})
+            return Turn(tool_calls=[ToolCall(name, arguments, None, f"gold-{done}")], finish_reason="tool_calls")
         return Turn(text="Done: the change is in place.", finish_reason="stop")
     done = sum(1 for message in messages if message.get("role") == "assistant")
     command = commands[done] if done < len(commands) else MSWEA_SUBMIT

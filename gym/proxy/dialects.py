@@ -175,15 +175,21 @@ def _anthropic_blocks(role: str, content: Any, messages: list[dict]) -> int:
 
 def read_messages(body: dict) -> Call:
     messages: list[dict] = []
-    if body.get("system"):
-        messages.append({"role": "system", "content": _text(body["system"])})
+    system = [_text(body["system"])] if body.get("system") else []
     images = 0
     for message in _list(body, "messages"):
+        if isinstance(message, dict) and message.get("role") == "system":
+            # a system message inside the conversation (Claude Code 2.1 sends its environment so): joined to
+            # the system prompt, since chat templates take a system message only at the start
+            system.append(_text(message.get("content")))
+            continue
         if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
-            raise BadRequest("each message needs a role of 'user' or 'assistant'")
+            raise BadRequest("each message needs a role of 'user', 'assistant' or 'system'")
         images += _anthropic_blocks(message["role"], message.get("content"), messages)
-    if len(messages) == (1 if body.get("system") else 0):
+    if not messages:
         raise BadRequest("'messages' must be a non-empty list")
+    if system:
+        messages.insert(0, {"role": "system", "content": "\n\n".join(system)})
     tools, other = [], []
     for tool in _list(body, "tools"):
         if isinstance(tool, dict) and "input_schema" in tool:

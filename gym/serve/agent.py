@@ -28,6 +28,7 @@ from gym.rollouts.nemo_gym import to_nemo
 from gym.rollouts.row import make_episode_rollout, make_rollout
 from gym.serve.answers import CONTRACT_FIELDS, object_body, task_row
 from gym.serve.catalog import RequestError, Served
+from gym.serve.containers import bind_policy
 from gym.serve.service import contract_fields
 from gym.verifiers.base import Verdict
 
@@ -102,6 +103,7 @@ class Agent:
             if user is None and not getattr(served.env, "supports_solo", False):
                 raise RequestError(f"{served.name} needs a simulated user: start the server with user=mock "
                                    "(or user=vllm user.base_url=...)", 422)
+            bind_policy(served, client)  # a CLI agent's model proxy forwards to this request's policy
             setup = EpisodeSetup(served.env, user, self.limits, user_model=getattr(user, "model", None))
             played = play(setup, client, verifier, row, seed)
             rollout = make_episode_rollout(served.name, client.model, row, task_index, rollout_index, key, played)

@@ -94,7 +94,9 @@ class Served:
         """An episode environment's tools (the same for every task of a τ² domain; BFCL's first task's)."""
         if self.kind == "episode" and self.rows:
             env = self.env
-            return [t["name"] for t in env.tools(env.reset(self.rows[0], 0))]
+            # a container benchmark's reset builds an image and starts a container: not for a listing
+            state = None if getattr(env, "runtime", None) is not None else env.reset(self.rows[0], 0)
+            return [t["name"] for t in env.tools(state)]
         return []
 
     def verdict(self, row: dict, text: str, tool_calls: list | None = None,

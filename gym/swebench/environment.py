@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from gym.runtime import BuiltImage, ContainerRuntime, ResourceLimits, build_task_image
+from gym.runtime import BuiltImage, ContainerError, ContainerRuntime, ExecResult, ResourceLimits, build_task_image
 from gym.swebench.grading import grade
 from gym.swebench.scripts import apply_script, build_context, eval_script
 from gym.swebench.specs import EnvironmentPlan
@@ -47,11 +47,19 @@ def run_patch(runtime: ContainerRuntime, container, row: dict, plan: Environment
         script.write_text(eval_script(row, plan), encoding="utf-8")
         runtime.copy_in(container, patch_file, PATCH_PATH)
         runtime.copy_in(container, script, EVAL_PATH)
-    applied = runtime.exec(container, apply_script(PATCH_PATH), timeout=120)
+    applied = runtime_checked(runtime.exec(container, apply_script(PATCH_PATH), timeout=120))
     if applied.exit_code != 0:
         return applied.output, applied.timed_out
-    tests = runtime.exec(container, f"bash {EVAL_PATH}", timeout=timeout)
+    tests = runtime_checked(runtime.exec(container, f"bash {EVAL_PATH}", timeout=timeout))
     return applied.output + tests.output, tests.timed_out
+
+
+def runtime_checked(result: ExecResult) -> ExecResult:
+    """The result of a command in the container, or ContainerError when the runtime itself failed (exit 125
+    and its own `Error: ...`, e.g. the container gone): no verdict then, never an unresolved."""
+    if result.exit_code == 125 and result.output.startswith("Error: "):
+        raise ContainerError(f"the container runtime failed: {result.output.strip()[:300]}", result.output)
+    return result
 
 
 def evaluate(runtime: ContainerRuntime, image: str, row: dict, plan: EnvironmentPlan, patch: str,

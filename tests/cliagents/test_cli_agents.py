@@ -21,7 +21,7 @@ from tests.conftest import ROOT
 ROW = instance_row(json.loads((ROOT / "tests/fixtures/real/swebench/pallets__flask-5014.json").read_text()))
 
 
-@pytest.mark.parametrize("name", ["mini_swe_agent", "opencode"])
+@pytest.mark.parametrize("name", ["mini_swe_agent", "opencode", "codex", "claude_code"])
 def test_shipped_agents_are_pinned_and_complete(name):
     node = OmegaConf.to_container(OmegaConf.load(ROOT / "conf" / "agent" / f"{name}.yaml"))
     spec = AgentSpec.from_config(node["cli"])
@@ -29,7 +29,9 @@ def test_shipped_agents_are_pinned_and_complete(name):
     assert any(spec.version in spec.fill(line) for line in spec.install)  # the pin reaches the install line
     filled = {k: spec.fill(v, base_url="http://10.89.0.1:5000", api_key="gym-t", model="gym-policy")
               for k, v in spec.env.items()}
-    assert "gym-t" in filled.values() and any("http://10.89.0.1:5000" in v for v in filled.values())
+    launch = spec.fill(spec.launch, base_url="http://10.89.0.1:5000", model="gym-policy")
+    assert "gym-t" in filled.values() and any("http://10.89.0.1:5000" in v for v in [*filled.values(), launch])
+    assert "{" + "api_key}" not in spec.launch  # the key goes in the environment, never on a command line
 
 
 def test_an_incomplete_agent_config_is_one_clear_error():
@@ -38,11 +40,16 @@ def test_an_incomplete_agent_config_is_one_clear_error():
 
 
 @pytest.fixture(scope="module")
-def proxied():
+def proxy():
     with MockServer(rows=[ROW]) as mock:
         client = ModelClient(mock.base_url, model="gym-mock", max_retries=0)
         with ModelProxy.for_trial(client, Budget()) as proxy:
-            yield openai.OpenAI(base_url=proxy.base_url + "/v1", api_key=proxy.token, max_retries=0)
+            yield proxy
+
+
+@pytest.fixture(scope="module")
+def proxied(proxy):
+    return openai.OpenAI(base_url=proxy.base_url + "/v1", api_key=proxy.token, max_retries=0)
 
 
 def test_reference_server_plays_mini_swe_agent_text_protocol(proxied):
@@ -66,3 +73,43 @@ def test_reference_server_plays_opencode_bash_tool(proxied):
             {"role": "tool", "tool_call_id": call.id, "content": "Applied patch"}]
     final = proxied.chat.completions.create(model="m", messages=ask, tools=tools).choices[0]
     assert final.finish_reason == "stop" and final.message.content.startswith("Done")
+
+
+def test_reference_server_plays_codex_exec_command_over_responses(proxied):
+    """Codex CLI's Responses requests (its exec_command and write_stdin tools, streamed): the gold command
+    as an exec_command call, then, with the command's output back, a final message."""
+    schema = {"type": "object", "properties": {"cmd": {"type": "string"}}}
+    tools = [{"type": "function", "name": name, "parameters": schema}
+             for name in ("exec_command", "write_stdin", "view_image")]
+    ask = [{"role": "developer", "content": "You are Codex."}, {"role": "user", "content": ROW["problem_statement"]}]
+    events = list(proxied.responses.create(model="m", input=ask, tools=tools, stream=True))
+    (call,) = [item for item in events[-1].response.output if item.type == "function_call"]
+    assert call.name == "exec_command" and "GYM_GOLD_PATCH" in json.loads(call.arguments)["cmd"]
+    ask += [{"type": "function_call", "call_id": call.call_id, "name": call.name, "arguments": call.arguments},
+            {"type": "function_call_output", "call_id": call.call_id, "output": "Process exited with code 0"}]
+    final = proxied.responses.create(model="m", input=ask, tools=tools)
+    assert final.output_text.startswith("Done") and not [i for i in final.output if i.type == "function_call"]
+
+
+def test_reference_server_plays_claude_code_bash_tool_over_messages(proxy):
+    """Claude Code's Messages requests (its Bash and Edit tools, a system message inside the conversation
+    as 2.1 sends its environment, streamed) through Anthropic's own client: the gold command as a Bash call,
+    then, with its result back, a final message."""
+    import anthropic
+
+    client = anthropic.Anthropic(base_url=proxy.base_url, api_key=proxy.token, max_retries=0)
+    tools = [{"name": name, "input_schema": {"type": "object", "properties": {"command": {"type": "string"}}}}
+             for name in ("Bash", "Edit", "Read")]
+    ask = [{"role": "user", "content": ROW["problem_statement"]},
+           {"role": "system", "content": [{"type": "text", "text": "# Environment\nPrimary working directory: /tb"}]}]
+    with client.messages.stream(model="m", max_tokens=512, system="You are Claude Code.", messages=ask,
+                                tools=tools) as stream:
+        first = stream.get_final_message()
+    (call,) = [block for block in first.content if block.type == "tool_use"]
+    assert call.name == "Bash" and "GYM_GOLD_PATCH" in call.input["command"]
+    ask += [{"role": "assistant", "content": [call.model_dump(exclude={"caller"}, exclude_none=True)]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id, "content": "Applied"}]}]
+    final = client.messages.create(model="m", max_tokens=512, messages=ask, tools=tools)
+    assert final.stop_reason == "end_turn" and final.content[0].text.startswith("Done")
+    sent = proxy.log.snapshot()[-2]["responses_create_params"]["input"]
+    assert "Primary working directory" in sent[0]["content"] and sent[0]["role"] == "system"

@@ -37,15 +37,20 @@ def test_prepare_keeps_upstream_layout_through_the_cli(tmp_path):
                            f"hydra.run.dir={tmp_path / 'run'}"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    rows = [json.loads(line) for line in (tmp_path / "swebench_verified" / "swebench_verified.jsonl").open()]
-    (row,) = rows
-    assert row["instance_id"] == "pallets__flask-5014" and row["version"] == "2.3"
+    rows = {json.loads(line)["instance_id"]: json.loads(line)
+            for line in (tmp_path / "swebench_verified" / "swebench_verified.jsonl").open()}
+    assert sorted(rows) == ["pallets__flask-5014", "sympy__sympy-20916"]
+    sympy = rows["sympy__sympy-20916"]
+    assert (sympy["environment"]["python"], sympy["environment"]["log_parser"]) == ("3.9", "parse_log_sympy")
+    assert sympy["FAIL_TO_PASS"] == ["test_super_sub"] and sympy["environment"]["faithful"] is True
+    row = rows["pallets__flask-5014"]
+    assert row["version"] == "2.3"
     assert row["FAIL_TO_PASS"] == ["tests/test_blueprints.py::test_empty_name_not_allowed"]
     assert len(row["PASS_TO_PASS"]) == 59 and row["question"] == row["problem_statement"]
     assert row["environment"]["python"] == "3.11" and row["environment"]["faithful"] is True
     assert row["environment"]["log_parser"] == "parse_log_flask" and "unscorable" not in row
     manifest = json.loads((tmp_path / "swebench_verified" / "manifest.json").read_text())
-    assert manifest["upstream_rows"]["kept"] == 1
+    assert manifest["upstream_rows"]["kept"] == 2
 
 
 def test_bad_instances_are_named():
@@ -108,3 +113,16 @@ def test_grading_agrees_with_swebench_on_real_logs(flask_row):
     assert unresolved["status_map"]["tests/test_blueprints.py::test_empty_name_not_allowed"] == "FAILED"
     failed_apply = grade(flask_row, ">>>>> Patch Apply Failed\n", "garbage")
     assert failed_apply["resolved"] is False and failed_apply["patch_successfully_applied"] is False
+
+
+def test_a_runtime_failure_while_grading_is_no_verdict():
+    """podman's own failure (exit 125, its `Error: ...`: the container gone mid-run, as seen when a grading
+    container was removed under a run) raises, so the trial is a verifier_error, never an unresolved 0."""
+    from gym.runtime import ContainerError, ExecResult
+    from gym.swebench.environment import runtime_checked
+
+    gone = ExecResult(125, "Error: can only create exec sessions on running containers: container state improper", 0.1)
+    with pytest.raises(ContainerError, match="container state improper"):
+        runtime_checked(gone)
+    failing_tests = ExecResult(1, "+ pytest -rA tests/test_blueprints.py\nFAILED tests/test_blueprints.py::x\n", 2.0)
+    assert runtime_checked(failing_tests) is failing_tests

@@ -56,13 +56,23 @@ class SweBenchEnvironment:
         self.slots = threading.BoundedSemaphore(max(1, self.runtime.settings.max_parallel))
         self.identity = {"agent": agent}
         self.local = threading.local()  # the state of the episode this thread plays (a CLI agent's turn needs it)
-        self.runner: Any = None  # a CLI agent's runner (gym.cliagents.attach gives it the policy)
+        self.shared_runner: Any = None  # a CLI agent's runner (gym.cliagents.attach gives it the policy)
         if agent == "cli":
             if not cli:
                 raise GymError("agent.kind=cli needs agent.cli (name, version, install, launch): see docs/cli-agents.md")
             self.cli_agent = {"cli": cli, "max_model_calls": max_model_calls, "max_model_tokens": max_model_tokens,
                               "timeout": agent_timeout}
             self.identity = {"agent": f"{cli.get('name')}=={cli.get('version')}"}
+
+    @property
+    def runner(self) -> Any:
+        """The CLI agent's runner for this thread's episode: the one a served /run bound to its own policy
+        (gym.cliagents.attach(..., this_thread=True)), else the run's."""
+        return getattr(self.local, "runner", None) or self.shared_runner
+
+    @runner.setter
+    def runner(self, value: Any) -> None:
+        self.shared_runner = value
 
     def reset(self, row: dict, seed: int | None = None, solo: bool = True) -> dict:
         from gym.runtime import LABEL_RUN, LABEL_TRIAL, BuildFailed, ContainerError, ResourceLimits
@@ -131,7 +141,12 @@ class SweBenchEnvironment:
         if diff.exit_code != 0:
             raise TrialFailed("verifier_error", "could not take the diff of the agent's work", {"output": clip(diff.output)})
         patch = diff.output
-        result = evaluate(self.runtime, final["image"], row, final["plan"], patch, timeout=self.test_timeout)
+        from gym.runtime import ContainerError
+
+        try:
+            result = evaluate(self.runtime, final["image"], row, final["plan"], patch, timeout=self.test_timeout)
+        except ContainerError as exc:  # the grading container failed, not the patch: no verdict
+            raise TrialFailed("verifier_error", f"grading failed: {exc}", {"patch": patch, **final["record"]}) from None
         report = result.report
         environment = final["plan"]
         details = {"trial_status": "ok", "resolved": bool(report.get("resolved")), "patch": patch,
