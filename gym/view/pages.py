@@ -133,11 +133,26 @@ def run_page(run: Run, live: int) -> str:
                         "explain_avg": any("[avg-of-" in row["metric"] for row in rows),
                         "subsets": subset_metric_rows(subset_rows({"benchmarks": {label: entry}})),
                         "family": entry.get("family_metrics") or {},
+                        "panel": judge_panel_view(entry["benchmark"], entry.get("family_metrics") or {}),
                         "profile": [p for p in figures.profile if p["benchmark"] == entry["benchmark"]
                                     and p["model"] == entry["model"]]})
     return render("run.html", "../../", title=run.name, run=run, entries=entries, plots=run.plots(),
                   histogram=histogram(figures.pass_rates), status=run.status(), live=live,
                   notes=ci_footnote(metrics), inputs=metrics.get("inputs") or {})
+
+
+def judge_panel_view(benchmark: str, family: dict[str, Any]) -> dict[str, Any] | None:
+    """A judge panel's agreement and its listed disagreements as tables (None for other families): one row
+    per split item, a column per judge, linked to the item's rollout page."""
+    if family.get("family") != "judge_panel" or not family.get("items"):
+        return None
+    judges = family.get("judges") or []
+    return {"judges": judges, "rule": family.get("rule"), "graded": family["items"],
+            "agreement_percent": family.get("agreement_percent"), "alpha": family.get("krippendorff_alpha"),
+            "kappas": list((family.get("cohen_kappa") or {}).items()), "disagreements": family.get("disagreements", 0),
+            "rows": [{"task": d["task_index"], "rollout": d["rollout_index"], "verdicts": d["verdicts"],
+                      "href": rollout_path(benchmark, d["task_index"], d["rollout_index"])}
+                     for d in family.get("disagreements_listed") or []]}
 
 
 def histogram(rates: list[float], bins: int = 10) -> list[dict[str, Any]]:

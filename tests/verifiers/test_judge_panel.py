@@ -122,10 +122,18 @@ def test_three_judges_vote_and_their_agreement_is_reported(tmp_path, data_dir):
     viewer = Viewer(f"rollouts={run}")
     try:
         page = requests.get(f"{viewer.url}/run/0/index.html", timeout=60).text
+        first = split[0]
+        href = f'rollout/simpleqa/{first["task_index"]}_{first["rollout_index"]}.html'
+        linked = requests.get(f"{viewer.url}/run/0/{href}", timeout=60)
     finally:
         assert viewer.stop() == 0
-    assert "krippendorff_alpha" in page and "disagreements_listed" in page  # the viewer lists them
-    assert f'&#34;task_index&#34;: {split[0]["task_index"]}' in page or f'"task_index": {split[0]["task_index"]}' in page
+    # the viewer shows the panel as tables, each disagreement a row linked to its rollout's page
+    assert f"3 judges (majority): agree on {panel['agreement_percent']:.1f}% of {panel['items']} items" in page
+    assert f"Krippendorff's α {panel['krippendorff_alpha']:.3f}" in page and "disagreements_listed" not in page
+    assert "<th>judge-a</th><th>judge-b</th><th>judge-c</th>" in page and f"Disagreements: {len(split)}" in page
+    cells = "".join(f"<td>{v['verdict']}</td>" for v in first["verifier"]["judges"])
+    assert f'<a href="{href}">{first["task_index"]}</a>' in page and cells in page
+    assert linked.status_code == 200 and "judge-b" in linked.text
 
 
 def test_an_unparseable_verdict_is_a_judge_error_that_resume_asks_again(tmp_path, data_dir):
