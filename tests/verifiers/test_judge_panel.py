@@ -168,3 +168,26 @@ def test_bad_panel_knobs_fail_in_one_line(tmp_path, data_dir):
     unjudged = run_gym("task=e2e", "benchmark=gsm8k", "model=mock", "judges=[a,b]", f"data.mirror={UPSTREAM}",
                        f"hydra.run.dir={tmp_path / 'c'}")
     assert_clean_failure(unjudged, "judges=[...]: gsm8k is not graded by an LLM judge")
+
+
+def test_each_judge_of_a_panel_is_billed_at_its_own_price(tmp_path, data_dir):
+    """judges=[{name: a, price: ...}, b]: judge a at its own input price (its output price from judge.price),
+    judge b at judge.price; the row's cost, metrics.json's and the summary's dollars all say so."""
+    judges = Judges({"judge-a": "A", "judge-b": "A"})
+    run = tmp_path / "run"
+    try:
+        result = run_gym("task=e2e", "benchmark=simpleqa", "model=mock", "judge=vllm", f"judge.base_url={judges.url}",
+                         "judges=[{name:judge-a,price:{input:1}},judge-b]", "judge.price.input=10",
+                         "judge.price.output=20", "limit=3", "progress=false", f"data.mirror={UPSTREAM}",
+                         f"hydra.run.dir={run}")
+    finally:
+        judges.close()
+    assert result.returncode == 0, result.stderr
+    rows = _rows(run)
+    each = (100 * 1 + 1 * 20 + 100 * 10 + 1 * 20) / 1e6  # the server reports 100 prompt and 1 completion token a call
+    assert [row["cost_usd"] for row in rows] == [pytest.approx(each)] * 3
+    cost = json.loads((run / "metrics.json").read_text())["benchmarks"]["simpleqa"]["cost"]
+    assert cost["usd"] == pytest.approx(3 * each) and cost["tokens"]["judge"] == 3 * 2 * 101
+    bad = run_gym("task=e2e", "benchmark=simpleqa", "model=mock", "judge=mock", "judges=[{name:a,price:{input:-1}},b]",
+                  "limit=1", f"data.mirror={UPSTREAM}", f"hydra.run.dir={tmp_path / 'bad'}")
+    assert_clean_failure(bad, "judges[0].price.input=-1.0 must be a non-negative number")
