@@ -14,10 +14,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from gym.core.errors import GymError
 from gym.episodes.agents import ClientAgent
 from gym.episodes.base import EpisodeFailed, Limits
 from gym.episodes.loop import Episode, EpisodeRunner
-from gym.core.errors import GymError
 from gym.rollouts.row import verify_answer
 
 HOLDS = (None, "agent", "user")  # episode.hold: which side's seed stays fixed across a task's rollouts
@@ -46,16 +46,16 @@ class Played:
 
 
 def play(setup: EpisodeSetup, client: Any, verifier: Any, row: dict, seed: int | None,
-         agent_seed: Any = "same") -> Played:
+         agent_seed: int | None = None) -> Played:
     """One episode: played, graded, and its environment's resources released (a container task's
     container) whatever happened. An environment may play the agent itself (`scripted_agent`: a container
     task's oracle or nop); a typed failure (EpisodeFailed) becomes its own unscored status, never a 0.
-    `seed` goes to the world and the simulated user, `agent_seed` (by default the same) to the agent."""
+    `seed` goes to the world and the simulated user, `agent_seed` (None: the same) to the agent."""
     started = time.monotonic()
     prompt = setup.prompt(row)
     scripted = getattr(setup.env, "scripted_agent", None)
     agent = (scripted(row) if scripted else None) or ClientAgent(
-        client, seed if agent_seed == "same" else agent_seed, tool_choice="required" if setup.user is None else None)
+        client, seed if agent_seed is None else agent_seed, tool_choice="required" if setup.user is None else None)
     runner = EpisodeRunner(setup.env, agent, setup.user, setup.limits)
     try:
         try:

@@ -1,7 +1,9 @@
 """task=noise: the noise floor of a run with repeats (gym.metrics.noise): how often a task's outcome flips
 between identical trials, the pass@1 difference two runs of the same model reach by sampling alone, and,
 for runs graded by several judges, the judges' part. `noise.runs` adds runs made with one side held fixed
-(e.g. one agent seed with k user seeds), each with its own floor.
+(e.g. one agent seed with k user seeds), each with its own floor. Given `benchmark=<name>` instead of
+`rollouts`, it plays those runs itself (`replay`): collect with episode.hold unset, =agent and =user for an
+episode benchmark, and task=reverify with k judge seeds for a one-judge benchmark.
 
 Writes noise.json in the run dir and prints a table (or JSON with format=json).
 """
@@ -12,7 +14,7 @@ import json
 import logging
 from typing import Any
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
 from gym.core.config import run_dir, to_plain
 from gym.core.errors import GymError
@@ -41,6 +43,9 @@ def run_noise(spec: Any) -> dict[str, Any]:
             entry["judges"] = judge_noise(rows)
         out[label] = entry
     return out
+
+
+MAIN = "agent_and_user"  # the replay where both sides' seeds vary, as in any run with repeats
 
 
 def replay(cfg: DictConfig) -> tuple[str, dict[str, str], dict[str, Any] | None]:
@@ -85,9 +90,6 @@ def rejudge(cfg: DictConfig, rollouts: str) -> dict[str, Any] | None:
         judgings.append({row["key"]: float(row["reward"]) for row in rows_as_loaded(where / "rollouts.jsonl")
                          if row.get("status") == "ok" and row.get("reward") is not None})
     return rejudge_noise(judgings)
-
-
-MAIN = "agent_and_user"  # the replay where both sides' seeds vary, as in any run with repeats
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
