@@ -140,3 +140,9 @@ def test_task_noise_without_a_run_or_a_benchmark_fails_in_one_line(tmp_path):
 
     result = run_gym("task=noise", f"hydra.run.dir={tmp_path}")
     assert_clean_failure(result, "rollouts=<file|glob|run dir> (a run with num_repeats >= 2) or benchmark=<name>")
+    once = run_gym("task=noise", "benchmark=tau2_mock", "model=mock", "user=mock", "noise.repeats=1",
+                   f"hydra.run.dir={tmp_path / 'once'}")
+    assert_clean_failure(once, "noise.repeats=1: the floor needs two or more rollouts of a task")
+    hold = run_gym("task=collect", "benchmark=tau2_mock", "model=mock", "user=mock", "episode.hold=judge",
+                   "limit=1", f"hydra.run.dir={tmp_path / 'hold'}")
+    assert_clean_failure(hold, "episode.hold=judge is not one of: agent, user")
