@@ -64,6 +64,7 @@ class EpisodeKnobs:
     max_steps_per_turn: Optional[int] = None  # None: the environment's own (BFCL multi-turn: 20)
     timeout: Optional[float] = None
     seed: Optional[int] = 300
+    hold: Optional[str] = None  # agent | user: that side keeps rollout 0's seed (task=noise's replays)
 
 
 @dataclass
@@ -106,6 +107,8 @@ class AggregateKnobs:
 @dataclass
 class NoiseOptions:
     runs: Dict[str, Any] = field(default_factory=dict)
+    repeats: int = 4  # replays: rollouts of each task in each part
+    judge_repeats: int = 4  # replays with a single judge: times the same trajectories are judged again
 
 
 @dataclass
@@ -113,6 +116,9 @@ class NoiseKnobs:
     rollouts: Any = None
     noise: NoiseOptions = field(default_factory=NoiseOptions)
     format: str = "table"
+    limit: Optional[int] = None  # replays: tasks of the benchmark
+    concurrency: Any = 32
+    progress: bool = True
 
 
 @dataclass

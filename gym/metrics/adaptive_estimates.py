@@ -124,27 +124,43 @@ def prefixes(group: "pd.DataFrame", task_index: "np.ndarray") -> list[list[float
     return out
 
 
-def correct_entry(entry: dict[str, Any], group: "pd.DataFrame", task_index: "np.ndarray") -> None:
-    """Replace a metrics.json entry's biased figures by the estimators above (in place)."""
+def correct_entry(entry: dict[str, Any], group: "pd.DataFrame", task_index: "np.ndarray",
+                  clusters: "np.ndarray | None" = None) -> None:
+    """Replace a metrics.json entry's biased figures by the estimators above (in place). `clusters` (a code
+    per task, in `task_index` order: metrics.cluster_by or the benchmark's key) keeps their intervals
+    cluster-robust, as a fixed run's are: the per-task estimates are as correlated within a cluster as the
+    plain means."""
     rule = rule_of(group)
     if rule is None:
         return
     ks = [int(k) for k in entry.get("k_values") or []]
     table = per_task(rule, prefixes(group, task_index), sorted({1, *ks}))
     cols = {k: col for col, k in enumerate(sorted({1, *ks}))}
-    entry["pass@1"] = mean_ci(table[:, cols[1]])
+    entry["pass@1"] = mean_ci(table[:, cols[1]], clusters)
     entry["k_values"] = [k for k in ks if k <= rule.min_repeats]
     if "pass@k" in entry:
-        entry["pass@k"] = {str(k): mean_ci(table[:, cols[k]]) for k in ks if k <= rule.min_repeats}
+        entry["pass@k"] = {str(k): mean_ci(table[:, cols[k]], clusters) for k in ks if k <= rule.min_repeats}
     for family in ("majority@k", "pass@1[avg-of-k]"):
         if family in entry:
             entry[family] = {key: value for key, value in entry[family].items() if int(key) <= rule.min_repeats}
     if entry.get("scores"):
         head = group[group["rollout_index"] < rule.min_repeats]
-        entry["scores"] = score_metrics(head, TaskArrays(head))
+        arrays = TaskArrays(head)
+        entry["scores"] = score_metrics(head, arrays, _aligned(clusters, task_index, arrays.task_index))
+    if entry.get("clustering"):
+        entry["clustering"]["design_effect"] = entry["pass@1"].get("design_effect")
     entry["adaptive"] = {"rule": rule.spec(), "estimator": METHOD, "not_estimable": {
         f"pass@k, majority@k, pass@1[avg-of-k] for k > {rule.min_repeats}":
             "tasks stopped early have no k-th rollout, and which tasks stopped depends on their rewards"}}
+
+
+def _aligned(clusters: "np.ndarray | None", task_index: "np.ndarray", wanted: "np.ndarray") -> "np.ndarray | None":
+    """The cluster codes of `wanted` tasks, from codes given in `task_index` order."""
+    if clusters is None:
+        return None
+    import numpy as np
+
+    return clusters[np.searchsorted(task_index, wanted)]  # task_index is sorted (TaskArrays factorizes sorted)
 
 
 def correct_profile(prof: "pd.DataFrame", group: "pd.DataFrame") -> None:

@@ -102,7 +102,7 @@ def group_metrics(group: "pd.DataFrame", k: int | Sequence[int] | None = None,
     if adaptive:
         from gym.metrics.adaptive_estimates import correct_entry
 
-        correct_entry(entry, group, arrays.task_index)
+        correct_entry(entry, group, arrays.task_index, clusters)
     return entry
 
 

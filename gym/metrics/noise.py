@@ -13,8 +13,12 @@ From a run with repeats (K rollouts of each of T tasks), per benchmark:
   agent and user held fixed.
 
 The user simulator's part (one agent seed, k user seeds) and the agent's part (k agent seeds, one user)
-need runs made with the other side held fixed: give such runs as `noise.runs` (label -> rollouts) and
-each gets its own floor beside the main one.
+need runs made with the other side held fixed: task=noise plays them itself for a benchmark
+(`benchmark=<name>` without `rollouts`: collect with `episode.hold=agent`, then `episode.hold=user`),
+or takes such runs as `noise.runs` (label -> rollouts); each gets its own floor beside the main one.
+`parts` puts each side's within-task variance beside the one with both varying: the share of the
+sampling spread that side alone makes. With one judge, the main run's trajectories are judged again
+`noise.judge_repeats` times (task=reverify with judge seeds seed, seed + 1, ...): the judge's part.
 """
 
 from __future__ import annotations
@@ -82,6 +86,55 @@ def judge_noise(rows: list[dict]) -> dict[str, Any] | None:
             "items_with_disagreement_percent": round(100.0 * float(np.mean(np.asarray(shares) > 0)), 4)}
 
 
+def rejudge_noise(runs: list[dict[str, float]]) -> dict[str, Any] | None:
+    """The judge's part from the same trajectories judged k times ({key: reward} per judging): the variance
+    of each item's reward across the judgings (mean over items scored every time)."""
+    import numpy as np
+
+    keys = sorted(set.intersection(*(set(run) for run in runs))) if len(runs) >= 2 else []
+    if not keys:
+        return None
+    shares = np.var(np.array([[run[key] for run in runs] for key in keys]), axis=1, ddof=1)
+    return {"items": len(keys), "judgings": len(runs), "judge_variance": round(float(shares.mean()), 6),
+            "items_with_disagreement_percent": round(100.0 * float((shares > 0).mean()), 4)}
+
+
+SIDES = (("user", "user_seeds", "the simulated user's seed varies, the agent's is held"),
+         ("agent", "agent_seeds", "the agent's seed varies, the user's is held"))
+
+
+def noise_parts(benchmarks: dict[str, Any], main: str) -> dict[str, Any]:
+    """Each held-side replay of benchmark label `main` beside the run where both vary: its within-task
+    variance, floor and share of the both-varying within-task variance."""
+    both = benchmarks.get(main) or {}
+    base = both.get("within_task_variance")
+    parts: dict[str, Any] = {}
+    for side, label, what in SIDES:
+        entry = benchmarks.get(f"{label}: {main}") or {}
+        if "within_task_variance" not in entry:
+            continue
+        within = entry["within_task_variance"]
+        parts[side] = {"what": what, "within_task_variance": within, "flip_rate_percent": entry["flip_rate_percent"],
+                       "noise_floor": entry["noise_floor"],
+                       "share_of_both": round(within / base, 4) if base else None}
+    if both.get("judges"):
+        parts["judge"] = both["judges"]
+    return parts
+
+
+def parts_text(parts: dict[str, Any], prefix: str = "") -> str:
+    lines = []
+    for side, part in parts.items():
+        if side == "judge":
+            lines.append(f"judge: variance {part['judge_variance']:.4f} across judges or judgings of one trajectory; "
+                         f"{part['items_with_disagreement_percent']:.1f}% of {part['items']} items split")
+            continue
+        share = "-" if part["share_of_both"] is None else f"{100 * part['share_of_both']:.0f}%"
+        lines.append(f"{side}: {part['what']}: within-task variance {part['within_task_variance']:.4f} ({share} of "
+                     f"the spread with both varying), noise floor ±{part['noise_floor']:.2f}")
+    return "".join(f"{prefix}{line}\n" for line in lines)
+
+
 def noise_text(result: dict[str, Any]) -> str:
     from gym.metrics.table import format_table
 
@@ -97,4 +150,6 @@ def noise_text(result: dict[str, Any]) -> str:
                      "-" if not judge else f"judge variance {judge['judge_variance']:.4f} "
                                            f"({judge['items_with_disagreement_percent']:.1f}% of items split)"])
     table = format_table(["run", "tasks", "repeats", "flip rate", "noise floor", "at 1 repeat", "judges"], rows)
-    return table + f"\nnoise floor: {METHOD}\n"
+    parts = "".join(parts_text(value, f"{label}: " if len(result["parts"]) > 1 else "")
+                    for label, value in (result.get("parts") or {}).items() if value)
+    return table + "\n" + parts + f"noise floor: {METHOD}\n"

@@ -58,6 +58,12 @@ def mcnemar(solved_a: "np.ndarray", solved_b: "np.ndarray") -> dict[str, Any]:
     return {"a_only": table[0][1], "b_only": table[1][0], "p_value": round(float(result.pvalue), 6), "exact": exact}
 
 
+def mcnemar_line(test: dict[str, Any]) -> str:
+    """McNemar's test as a person reads it (the CLI's compare table and the viewer's compare page)."""
+    return (f"McNemar: solved by A only {test['a_only']}, by B only {test['b_only']}: "
+            f"p = {test['p_value']:.4f} ({'exact binomial' if test['exact'] else 'chi-squared'})")
+
+
 def _power():
     from statsmodels.stats.power import TTestPower
 

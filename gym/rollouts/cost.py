@@ -7,6 +7,10 @@ endpoints; cached prompt tokens (`usage.cached_tokens`, from the endpoint's prom
 at `cached_input` when it is set, else as input. A row's cost goes into it as `cost_usd` when any price is
 set, so aggregate sums what the run cost without the price table.
 
+A judge panel (`judges=[...]`) prices each judge at its own `price` (`judges=[{name: a, price: {input: 3}}, b]`),
+key by key falling back to `judge.price`: a row's judge cost is the sum over its votes (`verifier.judges[i].usage`
+at judge i's price), so a cheap and a dear judge in one panel are not billed alike.
+
 `budget.usd` / `budget.tokens` stop the run: once what this invocation spent reaches either, no new task is
 started, the rollouts in flight land and are written, and collect ends with one line naming the budget
 and the command that continues the run (a resume spends a fresh budget).
@@ -53,6 +57,16 @@ def price_of(node: Any, where: str) -> Price:
     return Price(**{key: None if value is None else float(value) for key, value in node.items()})
 
 
+def panel_prices(cfg: Any) -> tuple[Price, ...]:
+    """Each judge's price of a panel (`judges=[...]`), its own keys over judge.price's; () without a panel."""
+    if not cfg.get("judges"):
+        return ()
+    from gym.model.endpoints import judge_panel
+
+    return tuple(price_of(judge.get("price"), f"judges[{number}].price")
+                 for number, judge in enumerate(judge_panel(cfg)))
+
+
 def role_usage(rollout: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """{role: usage} of the roles a row has usage for."""
     out: dict[str, dict[str, Any]] = {}
@@ -81,6 +95,7 @@ class Budget:
     spent_usd: float = 0.0
     spent_tokens: int = 0
     stopped: bool = False  # collect left tasks unstarted because of the budget
+    panel: tuple[Price, ...] = ()  # judges=[...]: each judge's own price, in the panel's order (empty: none set)
 
     @classmethod
     def from_config(cls, cfg: Any) -> "Budget":
@@ -96,14 +111,26 @@ class Budget:
         if usd is not None and "policy" not in priced:
             raise GymError("budget.usd needs the model's price: model.price.input=<USD per million> "
                            "model.price.output=<USD per million>")
-        return cls(priced, None if usd is None else float(usd), max_tokens)
+        panel = panel_prices(cfg)
+        if any(price.set for price in panel) and "judge" not in priced:
+            priced["judge"] = Price()  # the panel's judges are priced one by one (judge_usd)
+        return cls(priced, None if usd is None else float(usd), max_tokens,
+                   panel=panel if any(price.set for price in panel) else ())
 
     def stamp(self, rollout: dict[str, Any]) -> None:
         """Put the row's cost_usd in it (when any price is set)."""
         if self.prices:
             usage = role_usage(rollout)
-            rollout["cost_usd"] = round(sum(price.usd(usage[role]) for role, price in self.prices.items()
-                                            if role in usage), 8)
+            rollout["cost_usd"] = round(sum(self.judge_usd(rollout, price, usage[role]) if role == "judge"
+                                            else price.usd(usage[role])
+                                            for role, price in self.prices.items() if role in usage), 8)
+
+    def judge_usd(self, rollout: dict[str, Any], price: Price, usage: dict[str, Any]) -> float:
+        """The judge's part of a row's cost: each panel judge's tokens at its own price, else `usage` at `price`."""
+        votes = (rollout.get("verifier") or {}).get("judges")
+        if self.panel and isinstance(votes, list) and len(votes) == len(self.panel):
+            return sum(judge.usd((vote or {}).get("usage") or {}) for judge, vote in zip(self.panel, votes))
+        return price.usd(usage)
 
     def add(self, rollouts: list[dict[str, Any]]) -> None:
         for rollout in rollouts:

@@ -14,10 +14,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from gym.core.errors import GymError
 from gym.episodes.agents import ClientAgent
 from gym.episodes.base import EpisodeFailed, Limits
 from gym.episodes.loop import Episode, EpisodeRunner
 from gym.rollouts.row import verify_answer
+
+HOLDS = (None, "agent", "user")  # episode.hold: which side's seed stays fixed across a task's rollouts
 
 
 @dataclass
@@ -42,15 +45,17 @@ class Played:
     seconds: float
 
 
-def play(setup: EpisodeSetup, client: Any, verifier: Any, row: dict, seed: int | None) -> Played:
+def play(setup: EpisodeSetup, client: Any, verifier: Any, row: dict, seed: int | None,
+         agent_seed: int | None = None) -> Played:
     """One episode: played, graded, and its environment's resources released (a container task's
     container) whatever happened. An environment may play the agent itself (`scripted_agent`: a container
-    task's oracle or nop); a typed failure (EpisodeFailed) becomes its own unscored status, never a 0."""
+    task's oracle or nop); a typed failure (EpisodeFailed) becomes its own unscored status, never a 0.
+    `seed` goes to the world and the simulated user, `agent_seed` (None: the same) to the agent."""
     started = time.monotonic()
     prompt = setup.prompt(row)
     scripted = getattr(setup.env, "scripted_agent", None)
     agent = (scripted(row) if scripted else None) or ClientAgent(
-        client, seed, tool_choice="required" if setup.user is None else None)
+        client, seed if agent_seed is None else agent_seed, tool_choice="required" if setup.user is None else None)
     runner = EpisodeRunner(setup.env, agent, setup.user, setup.limits)
     try:
         try:
@@ -139,12 +144,16 @@ class EpisodeRun:
         user, self.user_info = endpoints.connect_user(cfg, stack, client, concurrency)  # None: solo mode,
         # which collect's prompt_maker checked the environment offers before any endpoint started
         self.episode_seed = knobs.get("seed")
+        self.hold = knobs.get("hold")  # agent | user: that side's seed stays at the base seed (task=noise's replays)
+        if self.hold not in HOLDS:
+            raise GymError(f"episode.hold={self.hold} is not one of: agent, user (or null)")
         identity = {"user": {k: self.user_info.get(k) for k in ("kind", "model", "sampling_sent")},
                     "limits": {"max_steps": limits.max_steps, "max_errors": limits.max_errors,
                                "max_agent_steps": limits.max_agent_steps,
                                **({"max_steps_per_turn": limits.max_steps_per_turn}
                                   if limits.max_steps_per_turn is not None else {})},
-                    **getattr(verifier.env, "identity", {})}  # the environment's own (a container task's agent)
+                    **getattr(verifier.env, "identity", {}),  # the environment's own (a container task's agent)
+                    **({"hold": self.hold} if self.hold else {})}  # a held side's episodes are other episodes
         self.setup = EpisodeSetup(verifier.env, user, limits, user_model=self.user_info.get("model"), identity=identity)
         from gym.cliagents import attach
 
@@ -162,6 +171,12 @@ class EpisodeRun:
         base = base_seed if base_seed is not None else self.episode_seed
         return None if base is None else int(base) + rollout_index
 
+    def seeds(self, rollout_index: int, seed: int | None) -> tuple[int | None, int | None]:
+        """(the world's and user's seed, the agent's seed) of a rollout: with episode.hold one side keeps
+        rollout 0's seed, so the k rollouts of a task vary only the other side."""
+        base = None if seed is None else seed - rollout_index
+        return (base if self.hold == "user" else seed), (base if self.hold == "agent" else seed)
+
     def groups(self, work: list) -> list[tuple[int, list]]:
         return [(task, [(rollout, seed, key)]) for task, rollout, seed, key in work]
 
@@ -171,7 +186,8 @@ class EpisodeRun:
         answered = []
         for member in members:
             client = TurnCache(self.client, self.cache, member[2]) if self.cache is not None else self.client
-            answered.append((member, play(self.setup, client, self.verifier, row, member[1]), False))
+            world, agent = self.seeds(member[0], member[1])
+            answered.append((member, play(self.setup, client, self.verifier, row, world, agent), False))
         return answered, []
 
     def stop(self) -> None:

@@ -17,7 +17,7 @@ from gym.core.errors import GymError
 from gym.core.io import write_json_atomic
 from gym.metrics.compare import compare
 from gym.metrics.options import aggregate_options, metrics_options
-from gym.metrics.paired import power_line
+from gym.metrics.paired import mcnemar_line, power_line
 from gym.metrics.output import metrics_table, write_metrics
 from gym.metrics.table import format_table
 
@@ -50,9 +50,7 @@ def compare_text(result: dict[str, Any], max_tasks: int = 20) -> str:
         parts.append(format_table(["metric", "A", "B", "B-A", "SE", "95% CI (bootstrap)", "95% CI (paired t)", "p"],
                                   rows))
         if entry.get("mcnemar"):
-            test = entry["mcnemar"]
-            parts.append(f"McNemar: solved by A only {test['a_only']}, by B only {test['b_only']}: "
-                         f"p = {test['p_value']:.4f} ({'exact binomial' if test['exact'] else 'chi-squared'})")
+            parts.append(mcnemar_line(entry["mcnemar"]))
         if entry.get("power"):
             parts.append(power_line(bench, entry["power"]))
         for label, tasks in (("solved in A only", entry["flipped"]["solved_in_a_only"]),

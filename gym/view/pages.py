@@ -133,11 +133,26 @@ def run_page(run: Run, live: int) -> str:
                         "explain_avg": any("[avg-of-" in row["metric"] for row in rows),
                         "subsets": subset_metric_rows(subset_rows({"benchmarks": {label: entry}})),
                         "family": entry.get("family_metrics") or {},
+                        "panel": judge_panel_view(entry["benchmark"], entry.get("family_metrics") or {}),
                         "profile": [p for p in figures.profile if p["benchmark"] == entry["benchmark"]
                                     and p["model"] == entry["model"]]})
     return render("run.html", "../../", title=run.name, run=run, entries=entries, plots=run.plots(),
                   histogram=histogram(figures.pass_rates), status=run.status(), live=live,
                   notes=ci_footnote(metrics), inputs=metrics.get("inputs") or {})
+
+
+def judge_panel_view(benchmark: str, family: dict[str, Any]) -> dict[str, Any] | None:
+    """A judge panel's agreement and its listed disagreements as tables (None for other families): one row
+    per split item, a column per judge, linked to the item's rollout page."""
+    if family.get("family") != "judge_panel" or not family.get("items"):
+        return None
+    judges = family.get("judges") or []
+    return {"judges": judges, "rule": family.get("rule"), "graded": family["items"],
+            "agreement_percent": family.get("agreement_percent"), "alpha": family.get("krippendorff_alpha"),
+            "kappas": list((family.get("cohen_kappa") or {}).items()), "disagreements": family.get("disagreements", 0),
+            "rows": [{"task": d["task_index"], "rollout": d["rollout_index"], "verdicts": d["verdicts"],
+                      "href": rollout_path(benchmark, d["task_index"], d["rollout_index"])}
+                     for d in family.get("disagreements_listed") or []]}
 
 
 def histogram(rates: list[float], bins: int = 10) -> list[dict[str, Any]]:
@@ -201,15 +216,23 @@ def _siblings(run: Run, benchmark: str, task: int) -> list[dict[str, Any]]:
 
 
 # -- compare ---------------------------------------------------------------------------------------------
-def compare_page(runs: Runs, a: int, b: int, cache: dict) -> str:
+def compare_page(runs: Runs, a: int, b: int, cache: dict, target_delta: float | None = None,
+                 served: bool = False) -> str:
+    """B − A per shared benchmark, as `task=aggregate compare=[A,B]` prints it: the paired table, McNemar's
+    test, the power statement (with `target_delta`, the served page's ?target_delta=, what detecting it
+    takes; `served` pages carry the form that asks for it, a static export has no server to answer it)."""
     from gym.metrics.compare import compare
+    from gym.metrics.paired import mcnemar_line, power_line
 
     run_a, run_b = runs[a], runs[b]
-    key = (a, b, run_a.index.version, run_b.index.version)
+    key = (a, b, run_a.index.version, run_b.index.version, target_delta)
     if key not in cache:
         cache.clear()
-        cache[key] = compare(str(run_a.path), str(run_b.path))
+        cache[key] = compare(str(run_a.path), str(run_b.path), target_delta=target_delta)
     result = cache[key]
+    tests = {bench: {"mcnemar": mcnemar_line(entry["mcnemar"]) if entry.get("mcnemar") else None,
+                     "power": power_line(bench, entry["power"]) if entry.get("power") else None}
+             for bench, entry in result["benchmarks"].items()}
     flips = []
     for bench, entry in result["benchmarks"].items():
         for label, tasks in (("passed in A, fails in B", entry["flipped"]["solved_in_a_only"]),
@@ -218,4 +241,4 @@ def compare_page(runs: Runs, a: int, b: int, cache: dict) -> str:
                 {"task": t, "a": f"../run/{a}/{rollout_path(bench, t, 0)}", "b": f"../run/{b}/{rollout_path(bench, t, 0)}"}
                 for t in tasks]})
     return render("compare.html", "../", title=f"compare {run_a.name} and {run_b.name}", a=run_a, b=run_b,
-                  result=result, flips=flips)
+                  result=result, flips=flips, tests=tests, target_delta=target_delta, served=served)

@@ -129,8 +129,15 @@ def _page_routes(app: FastAPI, runs: Runs, versions: Versions, task_row_of: Call
         return FileResponse(path)
 
     @app.get("/compare/{a}-{b}.html", response_class=HTMLResponse)
-    def compare_page(a: int, b: int) -> str:
-        return pages.compare_page(runs, a, b, compare_cache)
+    def compare_page(a: int, b: int, target_delta: str | None = None) -> Any:
+        try:  # ?target_delta=5: what detecting a 5-point difference takes (compare.target_delta's meaning)
+            delta = None if target_delta in (None, "") else float(target_delta)
+        except ValueError:
+            delta = -1.0
+        if delta is not None and not 0 < delta <= 100:
+            return HTMLResponse(f"<!doctype html><title>bad request</title><p>target_delta={html.escape(target_delta or '')} "
+                                "must be a difference in percent points within (0, 100]</p>", 400)
+        return pages.compare_page(runs, a, b, compare_cache, delta, served=True)
 
 
 def _api_routes(app: FastAPI, runs: Runs, versions: Versions) -> None:

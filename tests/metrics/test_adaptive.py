@@ -203,3 +203,36 @@ def test_an_adaptive_profile_labels_what_the_rule_decided(data_dir, tmp_path):
     assert "easy_or_solved" in page and "stopping rule decided" in page
     with pytest.raises(GymError, match="solved is not a bucket of these rollouts"):
         profile.run(compose([*base, "select.buckets=[solved]", f"+run_dir={tmp_path / 'bad'}"]))
+
+
+def test_adaptive_intervals_honour_metrics_cluster_by(data_dir, tmp_path):
+    """An adaptive run aggregated with metrics.cluster_by=<column>: its unbiased per-task estimates get the
+    cluster-robust interval (statsmodels' CR1 standard error on the same estimates), not one over tasks."""
+    import numpy as np
+    import statsmodels.api as sm
+
+    write_tasks(data_dir, 40)
+    run_collect(tmp_path / "c", *ADAPTIVE)
+    path = tmp_path / "c" / "rollouts.jsonl"
+    rows = read_rows(path)
+    for row in rows:  # eight passages of five tasks each
+        row["subsets"] = {**(row.get("subsets") or {}), "passage": f"p{row['task_index'] // 5}"}
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    out = tmp_path / "agg"
+    result = run_gym("task=aggregate", f"rollouts={path}", "metrics.cluster_by=passage", f"hydra.run.dir={out}")
+    assert result.returncode == 0, result.stderr
+    entry = json.loads((out / "metrics.json").read_text())["benchmarks"]["gsm8k"]
+    rule, tasks = AdaptiveRule(max_repeats=16), sorted(by_task(rows).items())
+    estimates = np.array([estimate(rule.spec(), int(sum(r["reward"] for r in got.values())), len(got))
+                          for _, got in tasks])
+    passages = np.array([task // 5 for task, _ in tasks])
+    fit = sm.OLS(estimates, np.ones(len(estimates))).fit(cov_type="cluster", cov_kwds={"groups": passages})
+    pass1 = entry["pass@1"]
+    assert pass1["method"] == "cluster" and pass1["clusters"] == 8 and "adaptive" in entry
+    assert pass1["value"] == pytest.approx(100 * estimates.mean(), abs=1e-3)
+    half = (pass1["ci_high"] - pass1["ci_low"]) / 2
+    from scipy.stats import t
+
+    assert half == pytest.approx(100 * t.ppf(0.975, 7) * float(fit.bse[0]), abs=2e-3)
+    assert entry["clustering"]["design_effect"] == pass1["design_effect"]
+    assert all(m["method"] == "cluster" for m in entry["pass@k"].values())

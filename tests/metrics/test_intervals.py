@@ -168,3 +168,19 @@ def test_family_bootstrap_never_collapses_to_a_point():
     all_wins = bootstrap_ci([1.0] * 5)  # pairwise win rate over 5 tasks, every one won
     assert all_wins["ci_high"] == 100.0 and all_wins["ci_low"] < 100.0 and all_wins["method"] == "wilson"
     assert bootstrap_ci([0.5] * 4)["ci_high"] - bootstrap_ci([0.5] * 4)["ci_low"] > 0
+
+
+def test_power_planning_meets_the_normal_approximation_sample_size_formula():
+    """The planning formulas of Miller (2024, §5) in their normal-approximation form: a paired comparison
+    needs T = ((z_0.975 + z_0.80)·sd/δ)² tasks, and with repeats the variance of the difference per task is
+    between + within/K. gym's t-based figures sit just above the normal ones (the t tails are heavier) and
+    converge to them; repeats_needed is the smallest K whose variance meets the target."""
+    z = stats.norm.ppf(0.975) + stats.norm.ppf(0.80)
+    for sd, delta in ((0.3, 0.05), (0.45, 0.03), (0.2, 0.02)):
+        normal = (z * sd / delta) ** 2
+        need = paired.tasks_needed(sd, delta)
+        assert math.ceil(normal) <= need <= math.ceil(normal) + 3
+    within, between, tasks, delta = 0.2, 0.01, 400, 0.04
+    reps = paired.repeats_needed(within, between, tasks, delta)
+    target = (delta / z) ** 2 * tasks
+    assert between + within / reps <= target < between + within / (reps - 1)

@@ -153,7 +153,7 @@ HOST_URL = re.compile(r"https?://[\w.-]+:\d+/v1")
 
 
 # tasks that finish on their own; any other (a server, a viewer) only goes through the checks here
-FINITE_TASKS = {"search", "prepare", "collect", "aggregate", "profile", "e2e", "reverify", "export"}
+FINITE_TASKS = {"search", "prepare", "collect", "aggregate", "profile", "e2e", "reverify", "export", "noise"}
 
 
 def why_not_here(command: Documented) -> str | None:
@@ -343,7 +343,7 @@ def real_argv(command: Documented, ws: Workspace) -> list[str] | None:
             return None
     if task in ("collect", "e2e"):
         argv += [f"limit={LIMIT}"] * ("limit" not in keys) + ["progress=false"] * ("progress" not in keys)
-    if task in ("prepare", "e2e") and "data.mirror" not in keys:
+    if task in ("prepare", "e2e", "noise") and "data.mirror" not in keys:
         argv.append(f"data.mirror={UPSTREAM}")
     for side, url in (("model", ws.agent_url), ("user", ws.user_url), ("judge", ws.user_url)):
         if f"{side}=vllm" in argv and f"{side}.base_url" not in keys:  # a dropped `...` held the endpoint

@@ -122,10 +122,18 @@ def test_three_judges_vote_and_their_agreement_is_reported(tmp_path, data_dir):
     viewer = Viewer(f"rollouts={run}")
     try:
         page = requests.get(f"{viewer.url}/run/0/index.html", timeout=60).text
+        first = split[0]
+        href = f'rollout/simpleqa/{first["task_index"]}_{first["rollout_index"]}.html'
+        linked = requests.get(f"{viewer.url}/run/0/{href}", timeout=60)
     finally:
         assert viewer.stop() == 0
-    assert "krippendorff_alpha" in page and "disagreements_listed" in page  # the viewer lists them
-    assert f'&#34;task_index&#34;: {split[0]["task_index"]}' in page or f'"task_index": {split[0]["task_index"]}' in page
+    # the viewer shows the panel as tables, each disagreement a row linked to its rollout's page
+    assert f"3 judges (majority): agree on {panel['agreement_percent']:.1f}% of {panel['items']} items" in page
+    assert f"Krippendorff's α {panel['krippendorff_alpha']:.3f}" in page and "disagreements_listed" not in page
+    assert "<th>judge-a</th><th>judge-b</th><th>judge-c</th>" in page and f"Disagreements: {len(split)}" in page
+    cells = "".join(f"<td>{v['verdict']}</td>" for v in first["verifier"]["judges"])
+    assert f'<a href="{href}">{first["task_index"]}</a>' in page and cells in page
+    assert linked.status_code == 200 and "judge-b" in linked.text
 
 
 def test_an_unparseable_verdict_is_a_judge_error_that_resume_asks_again(tmp_path, data_dir):
@@ -160,3 +168,26 @@ def test_bad_panel_knobs_fail_in_one_line(tmp_path, data_dir):
     unjudged = run_gym("task=e2e", "benchmark=gsm8k", "model=mock", "judges=[a,b]", f"data.mirror={UPSTREAM}",
                        f"hydra.run.dir={tmp_path / 'c'}")
     assert_clean_failure(unjudged, "judges=[...]: gsm8k is not graded by an LLM judge")
+
+
+def test_each_judge_of_a_panel_is_billed_at_its_own_price(tmp_path, data_dir):
+    """judges=[{name: a, price: ...}, b]: judge a at its own input price (its output price from judge.price),
+    judge b at judge.price; the row's cost, metrics.json's and the summary's dollars all say so."""
+    judges = Judges({"judge-a": "A", "judge-b": "A"})
+    run = tmp_path / "run"
+    try:
+        result = run_gym("task=e2e", "benchmark=simpleqa", "model=mock", "judge=vllm", f"judge.base_url={judges.url}",
+                         "judges=[{name:judge-a,price:{input:1}},judge-b]", "judge.price.input=10",
+                         "judge.price.output=20", "limit=3", "progress=false", f"data.mirror={UPSTREAM}",
+                         f"hydra.run.dir={run}")
+    finally:
+        judges.close()
+    assert result.returncode == 0, result.stderr
+    rows = _rows(run)
+    each = (100 * 1 + 1 * 20 + 100 * 10 + 1 * 20) / 1e6  # the server reports 100 prompt and 1 completion token a call
+    assert [row["cost_usd"] for row in rows] == [pytest.approx(each)] * 3
+    cost = json.loads((run / "metrics.json").read_text())["benchmarks"]["simpleqa"]["cost"]
+    assert cost["usd"] == pytest.approx(3 * each) and cost["tokens"]["judge"] == 3 * 2 * 101
+    bad = run_gym("task=e2e", "benchmark=simpleqa", "model=mock", "judge=mock", "judges=[{name:a,price:{input:-1}},b]",
+                  "limit=1", f"data.mirror={UPSTREAM}", f"hydra.run.dir={tmp_path / 'bad'}")
+    assert_clean_failure(bad, "judges[0].price.input=-1.0 must be a non-negative number")

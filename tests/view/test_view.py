@@ -131,6 +131,18 @@ def test_compare_page_gives_what_aggregate_compare_gives(viewer, runs, tmp_path)
     assert f"passed in A, fails in B: {len(flipped)} task(s)" in page
     for task in flipped:
         assert f"task {task}: <a" in page
+    test = entry["mcnemar"]  # McNemar's test and the power statement, worded as the CLI prints them
+    assert f"McNemar: solved by A only {test['a_only']}, by B only {test['b_only']}: p = {test['p_value']:.4f}" in page
+    mdd = entry["power"]["minimal_detectable_difference"]
+    assert f"a true difference of {mdd:.2f} points is the smallest this comparison detects at 80% power" in page
+    asked = get(viewer, f"compare/{a}-{b}.html", target_delta="5").text
+    printed = run_gym("task=aggregate", f"compare=[{runs['gsm']},{runs['gsm_b']}]", "metrics.target_delta=5",
+                      f"hydra.run.dir={tmp_path / 'target'}")
+    lines = [line for line in printed.stdout.splitlines() if line.startswith(("McNemar:", "gsm8k: power:"))]
+    assert len(lines) == 2 and all(line in asked for line in lines) and "to detect 5 points" in lines[1]
+    assert 'name="target_delta"' in asked
+    bad = requests.get(f"{viewer.url}/compare/{a}-{b}.html", params={"target_delta": "lots"}, timeout=60)
+    assert bad.status_code == 400 and "must be a difference in percent points" in bad.text
 
 
 def test_new_rows_show_as_they_land(runs, tmp_path):
