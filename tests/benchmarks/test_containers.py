@@ -204,6 +204,12 @@ def test_the_scan_names_what_cannot_run_here(tmp_path):
     assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) == "build downloads from github.com (unreachable here)"
     (task / "environment" / "setup.sh").write_text("# see https://github.com/o/r for why\n")  # a comment fetches nothing
     assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) is None
+    # a URL in an ARG default that a RUN line uses (Terminal-Bench 2's bn-fit-modify)
+    dockerfile = (task / "environment" / "Dockerfile").read_text()
+    (task / "environment" / "Dockerfile").write_text(
+        dockerfile + 'ARG DATA_URL=https://raw.githubusercontent.com/o/r/main/x.csv\nRUN curl -fsSL "${DATA_URL}" -o x.csv\n')
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) == (
+        "build downloads from raw.githubusercontent.com (unreachable here)")
     (task / "environment" / "Dockerfile").write_text("FROM python:3.10-slim-bookworm\n")
     assert "no stand-in" in scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in)
 

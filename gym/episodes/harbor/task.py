@@ -102,9 +102,14 @@ def _hosts(text: str) -> set[str]:
 
 
 def _run_lines(dockerfile: str) -> str:
-    """The Dockerfile's RUN/ADD instructions (continuation lines joined), where a build downloads."""
+    """The Dockerfile's RUN/ADD instructions (continuation lines joined), where a build downloads, with the
+    ARG and ENV defaults they use filled in (`ARG URL=https://...` then `RUN curl "${URL}"`)."""
     joined = re.sub(r"\\\n", " ", dockerfile)
-    return "\n".join(line for line in joined.splitlines() if re.match(r"\s*(RUN|ADD)\b", line, re.IGNORECASE))
+    values = {name: value.strip("'\"") for name, value in
+              re.findall(r"^\s*(?:ARG|ENV)\s+(\w+)[= ]\s*(\S+)", joined, re.IGNORECASE | re.MULTILINE)}
+    lines = [line for line in joined.splitlines() if re.match(r"\s*(RUN|ADD)\b", line, re.IGNORECASE)]
+    fill = re.compile(r"\$\{?(\w+)\}?")
+    return "\n".join(fill.sub(lambda m: values.get(m[1], m[0]), line) for line in lines)
 
 
 def _copied_missing(task: HarborTask, dockerfile: str) -> list[str]:
