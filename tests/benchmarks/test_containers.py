@@ -160,6 +160,7 @@ def test_sigterm_removes_the_runs_containers(harbor, tmp_path):
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     owner = f"gym.owner={os.uname().nodename}:{process.pid}"
     wait_until(lambda: _containers(owner), "the run's first container", seconds=600)
+    assert _containers(f"gym.run={tmp_path.resolve()}") == _containers(owner)  # labelled with the run's directory
     process.send_signal(signal.SIGTERM)
     _, stderr = process.communicate(timeout=300)
     assert process.returncode == 143, stderr[-2000:]
