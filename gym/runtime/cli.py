@@ -154,7 +154,12 @@ class CliRuntime(ContainerRuntime):
         self.call(*args, str(tarball), tag, timeout=600)
 
     def remove_image(self, image: str) -> None:
-        self.call("rmi", image, timeout=120, check=False)
+        """Never raises: an image that cannot go now (in use, a CLI too slow under load) stays, for
+        `task=clean images=true` to take later."""
+        try:
+            self.call("rmi", image, timeout=300, check=False)
+        except (ContainerError, RuntimeUnavailable):
+            return
 
     # -- containers ------------------------------------------------------------------------------
     def run(self, image: str, limits: ResourceLimits, labels: Mapping[str, str] | None = None,
