@@ -211,6 +211,14 @@ def test_the_scan_names_what_cannot_run_here(tmp_path):
         dockerfile + 'ARG DATA_URL=https://raw.githubusercontent.com/o/r/main/x.csv\nRUN curl -fsSL "${DATA_URL}" -o x.csv\n')
     assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) == (
         "build downloads from raw.githubusercontent.com (unreachable here)")
+    # a file copied from a registry image, not from a stage (Terminal-Bench 2's financial-document-processor)
+    (task / "environment" / "Dockerfile").write_text(
+        dockerfile + "COPY --from=ghcr.io/astral-sh/uv:0.8.14 /uv /uvx /bin/\n")
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) == (
+        "copies from image ghcr.io/astral-sh/uv:0.8.14: no registry here and no stand-in")
+    (task / "environment" / "Dockerfile").write_text("FROM python:3.13-slim-bookworm AS build\nFROM build\n"
+                                                     "COPY --from=build /a /b\nCOPY --from=0 /a /c\n")
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) is None  # stages are no images
     (task / "environment" / "Dockerfile").write_text("FROM python:3.10-slim-bookworm\n")
     assert "no stand-in" in scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in)
 

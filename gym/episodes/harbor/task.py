@@ -136,6 +136,9 @@ def scan(task: HarborTask, reachable: set[str], can_stand_in) -> str | None:
     for image in re.findall(r"^\s*FROM\s+(?:--\S+\s+)*(\S+)", dockerfile, re.IGNORECASE | re.MULTILINE):
         if image.lower() not in stages and not can_stand_in(image):
             return f"base image {image}: no registry here and no stand-in"
+    for image in re.findall(r"^\s*COPY\s+(?:--\S+\s+)*?--from=(\S+)", dockerfile, re.IGNORECASE | re.MULTILINE):
+        if image.lower() not in stages and not image.isdigit() and not can_stand_in(image):  # an image, not a stage
+            return f"copies from image {image}: no registry here and no stand-in"
     if (task.folder / "environment" / "docker-compose.yaml").exists():
         return "needs docker compose (several services)"
     missing = _copied_missing(task, dockerfile)
