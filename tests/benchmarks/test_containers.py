@@ -211,6 +211,13 @@ def test_the_scan_names_what_cannot_run_here(tmp_path):
         dockerfile + 'ARG DATA_URL=https://raw.githubusercontent.com/o/r/main/x.csv\nRUN curl -fsSL "${DATA_URL}" -o x.csv\n')
     assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) == (
         "build downloads from raw.githubusercontent.com (unreachable here)")
+    # a Hugging Face Hub id given to a loader downloads from huggingface.co (count-dataset-tokens); a path does not
+    (task / "environment" / "Dockerfile").write_text(dockerfile)
+    (task / "environment" / "setup.sh").write_text('python -c "AutoTokenizer.from_pretrained(\'/app/model\')"\n')
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) is None
+    (task / "environment" / "setup.sh").write_text('python -c "AutoTokenizer.from_pretrained(\'Qwen/Qwen2.5-1.5B\')"\n')
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) == "build downloads from huggingface.co (unreachable here)"
+    (task / "environment" / "setup.sh").unlink()
     # a file copied from a registry image, not from a stage (Terminal-Bench 2's financial-document-processor)
     (task / "environment" / "Dockerfile").write_text(
         dockerfile + "COPY --from=ghcr.io/astral-sh/uv:0.8.14 /uv /uvx /bin/\n")

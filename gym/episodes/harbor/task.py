@@ -95,10 +95,16 @@ FETCHES = re.compile(r"curl|wget|\bgit\b|clone|download|fetch|urlopen|urlretriev
                      r"\bnpm\b|install|from_pretrained|load_dataset|\| *(?:ba)?sh", re.IGNORECASE)
 
 
+# a Hugging Face Hub id ("org/name", not a local path) handed to a loader: a download from huggingface.co
+HUB = re.compile(r"\b(?:from_pretrained|load_dataset|hf_hub_download|snapshot_download)\(\s*(?:repo_id\s*=\s*)?"
+                 r"[\"'](?![/.~])[\w.-]+/[\w.-]+[\"']")
+
+
 def _hosts(text: str) -> set[str]:
-    lines = (line for line in text.splitlines() if not re.match(r"\s*(#|;|//|PREFIX\b)", line))
+    lines = [line for line in text.splitlines() if not re.match(r"\s*(#|;|//|PREFIX\b)", line)]
     # a host without a dot is a service of the task's own (a compose name, localhost)
-    return {host.lower() for line in lines if FETCHES.search(line) for host in URL.findall(line) if "." in host}
+    hosts = {host.lower() for line in lines if FETCHES.search(line) for host in URL.findall(line) if "." in host}
+    return hosts | ({"huggingface.co"} if any(HUB.search(line) for line in lines) else set())
 
 
 def _run_lines(dockerfile: str) -> str:
