@@ -35,9 +35,10 @@ def _why_not() -> str | None:
     return None
 
 
-def _images() -> set[str]:
+def _images() -> list[str]:
+    """Image ids, newest first (children before the images they build on)."""
     out = subprocess.run(["docker", "images", "-q", "--no-trunc"], capture_output=True, text=True).stdout
-    return set(out.split())
+    return list(dict.fromkeys(out.split()))
 
 
 def test_the_oracle_scores_one_through_docker_and_leaves_nothing_behind(tmp_path):
@@ -65,5 +66,5 @@ def test_the_oracle_scores_one_through_docker_and_leaves_nothing_behind(tmp_path
         listed = run_gym("task=clean", "runtime=docker", "images=true", "dry_run=true")
         assert listed.returncode == 0 and "gym-task/sqlite-db-truncate" in listed.stdout, listed.stdout + listed.stderr
     finally:
-        for image in _images() - before:  # only what this test made
+        for image in [image for image in _images() if image not in before]:  # only what this test made
             subprocess.run(["docker", "rmi", "-f", image], capture_output=True)
