@@ -46,8 +46,8 @@ def report(rollouts: Path, data_dir: Path | None) -> None:
     names = {}
     if data_dir is not None and (data_dir / "terminal_bench_2.jsonl").is_file():
         names = {i: json.loads(line)["id"] for i, line in enumerate((data_dir / "terminal_bench_2.jsonl").open())}
-    print("| task | status | reward (upstream: 1) | kind | build s | trial s | base |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| task | reward (upstream: 1) | kind | build s (base s) | trial s | CPU s | peak MB | base |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     rewards, kinds = [], {}
     for row in sorted(rows, key=lambda r: r["task_index"]):
         record = row.get("verifier") or {}
@@ -56,8 +56,13 @@ def report(rollouts: Path, data_dir: Path | None) -> None:
         if row["status"] == "ok":
             rewards.append(row["reward"])
         base = "; ".join(s["how"].split(":")[-1].strip() for s in record.get("substitutions") or [])
-        print(f"| {names.get(row['task_index'], row['task_index'])} | {row['status']} | {row['reward']} | {kind} | "
-              f"{record.get('build_seconds', '')} | {round(row['latency_s'], 1) if row.get('latency_s') else ''} | {base} |")
+        build = "cached" if record.get("build_cached") else record.get("build_seconds", "")
+        if record.get("base_seconds", 0) >= 1:
+            build = f"{build} ({record['base_seconds']:.0f})"
+        trial = record.get("trial_seconds") or (round(row["latency_s"], 1) if row.get("latency_s") else "")
+        reward = row["reward"] if row["status"] == "ok" else "–"
+        print(f"| {names.get(row['task_index'], row['task_index'])} | {reward} | {kind} | {build} | {trial} | "
+              f"{record.get('cpu_seconds', '')} | {record.get('peak_memory_mb', '')} | {base} |")
     print(f"\n{len(rows)} tasks; reward 1 on {sum(r == 1.0 for r in rewards)}, 0 on {sum(r == 0.0 for r in rewards)}; "
           f"kinds: {kinds}")
 

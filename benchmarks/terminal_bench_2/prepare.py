@@ -38,10 +38,10 @@ def unpack(archive: Path, into: Path) -> Path:
 
 
 def prepare(ctx: "PrepareContext", tasks_dir: str | None = None, only: list | None = None,
-            reachable: list | None = None) -> Path:
+            reachable: list | None = None, unrunnable: dict | None = None) -> Path:
     if tasks_dir:
         root = Path(tasks_dir).expanduser()
     else:
         archive = ctx.fetch(SNAPSHOT)
         root = unpack(archive, ctx.raw_dir / "unpacked")
-    return prepare_tasks(ctx, root, reachable or DEFAULT_REACHABLE, only)
+    return prepare_tasks(ctx, root, reachable or DEFAULT_REACHABLE, only, unrunnable)

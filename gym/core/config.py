@@ -48,6 +48,20 @@ def path_key(path: Any) -> str:
     return f"{folder.name}-{hashlib.sha256(chr(0).join([str(folder), *held]).encode()).hexdigest()[:8]}"
 
 
+def run_dir_label() -> str:
+    """The run's own directory (absolute), the label its containers carry (gym.run); "" outside a Hydra run."""
+    from hydra.core.hydra_config import HydraConfig
+
+    if not HydraConfig.initialized():
+        return ""
+    found = OmegaConf.select(HydraConfig.get(), "runtime.output_dir", default=None, throw_on_missing=False)
+    return str(Path(found).resolve()) if found else ""
+
+
+if not OmegaConf.has_resolver("gym_run_label"):
+    OmegaConf.register_new_resolver("gym_run_label", run_dir_label)
+
+
 if not OmegaConf.has_resolver("gym_path_key"):
     OmegaConf.register_new_resolver("gym_path_key", path_key)
 

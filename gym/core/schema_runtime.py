@@ -23,8 +23,9 @@ class RuntimeConfig:
     ubuntu_archive: str = "http://archive.ubuntu.com/ubuntu"  # where Ubuntu stand-ins come from
     ubuntu_keyring: Optional[str] = None  # the Ubuntu archive keyring; null = the host's, else from the archive
     build_network: bool = True  # builds reach the network (apt, pip)
+    base_build_timeout: Optional[float] = 3600.0  # seconds for building a stand-in base once (not the task's build budget)
     max_parallel: int = 2  # trials with a live container at once
-    run_label: str = ""  # set by gym per run (containers of one run share it)
+    run_label: str = ""  # the run directory by default (${gym_run_label:}); containers of one run share it
 
 
 @dataclass

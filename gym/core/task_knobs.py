@@ -202,9 +202,17 @@ class ServeKnobs:
     episode: EpisodeKnobs = field(default_factory=EpisodeKnobs)
 
 
+@dataclass
+class CleanKnobs:
+    run: Optional[str] = None
+    live: bool = False
+    images: Any = False  # false | true | all (gym.tasks.clean checks it)
+    dry_run: bool = False
+
+
 TASK_KNOBS = {"search": SearchKnobs, "prepare": PrepareKnobs, "collect": CollectKnobs, "e2e": E2EKnobs,
               "aggregate": AggregateKnobs, "noise": NoiseKnobs, "profile": ProfileKnobs, "reverify": ReverifyKnobs, "export": ExportKnobs,
-              "serve": ServeKnobs, "view": ViewKnobs}
+              "serve": ServeKnobs, "view": ViewKnobs, "clean": CleanKnobs}
 
 
 def check_task_knobs(cfg: Any) -> None:

@@ -90,6 +90,7 @@ class RuntimeSettings:
     ubuntu_archive: str = "http://archive.ubuntu.com/ubuntu"
     ubuntu_keyring: str | None = None  # the Ubuntu archive keyring (mmdebstrap checks signatures); None = look
     build_network: bool = True  # builds reach the network (apt, pip); tasks' own network is per task
+    base_build_timeout: float | None = 3600.0  # seconds for a stand-in base's build (once); None = no limit
     max_parallel: int = 2  # trials with a live container at once
     run_label: str = ""  # set per run: containers of one run share it
 
@@ -99,6 +100,21 @@ class RuntimeSettings:
 
 def owner_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def owner_gone(owner: str) -> bool:
+    """A container's LABEL_OWNER names a process on this host that no longer runs (a run killed outright);
+    False for a live owner and for another host's (whose processes cannot be seen from here)."""
+    host, _, pid = str(owner or "").rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
 
 
 class ContainerRuntime(ABC):
@@ -154,6 +170,10 @@ class ContainerRuntime(ABC):
     @abstractmethod
     def containers(self, labels: Mapping[str, str]) -> list[dict[str, str]]:
         """Containers (running or not) with all of `labels`: [{id, labels...}]."""
+
+    @abstractmethod
+    def images(self, labels: Mapping[str, str]) -> list[dict]:
+        """Images with all of `labels`: [{id, tags (list), size (bytes), labels (dict)}]."""
 
     @abstractmethod
     def sweep_stale(self) -> int:

@@ -154,10 +154,11 @@ def _python_lines(spec: StandIn, archive: str) -> list[str]:
     return [f"RUN echo 'deb-src {archive} {release} main' > /etc/apt/sources.list.d/gym-src.list "
             f"&& apt-get update && apt-get install -y --no-install-recommends {deps} "
             f"&& mkdir /tmp/py && cd /tmp/py && apt-get source --download-only python{spec.python} "
-            "&& tar xf python*.orig.tar.xz && cd Python-* "
-            "&& ./configure --prefix=/usr/local --with-ensurepip=install >/dev/null "
-            "&& make -j\"$(nproc)\" >/dev/null && make install >/dev/null "
-            "&& cd / && rm -rf /tmp/py /etc/apt/sources.list.d/gym-src.list "
+            "&& tar xf python*.orig.tar.* && cd Python-* "  # bookworm ships .gz, trixie .xz
+            # the compiler's words stay out of the build log unless it fails: then its last lines say why
+            "&& (./configure --prefix=/usr/local --with-ensurepip=install && make -j\"$(nproc)\" && make install) "
+            "> /tmp/python-build.log 2>&1 || { tail -n 60 /tmp/python-build.log; exit 1; } "
+            "&& cd / && rm -rf /tmp/py /tmp/python-build.log /etc/apt/sources.list.d/gym-src.list "
             # slim images carry no compiler: the toolchain goes again (the libraries Python links stay)
             + ("&& (apt-get purge -y --auto-remove build-essential dpkg-dev gcc g++ make cpp || true) "
                if spec.slim else "")

@@ -14,7 +14,6 @@ import json
 import os
 import shlex
 import shutil
-import socket
 import subprocess
 import threading
 import time
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from gym.runtime.base import (LABEL_MANAGED, LABEL_OWNER, BuildFailed, Container, ContainerError, ContainerRuntime,
-                              ExecResult, ResourceLimits, RuntimeSettings, RuntimeUnavailable, owner_id)
+                              ExecResult, ResourceLimits, RuntimeSettings, RuntimeUnavailable, owner_gone, owner_id)
 
 _LIVE: dict[str, "CliRuntime"] = {}  # container id -> the runtime that started it (removed at exit)
 _LIVE_LOCK = threading.Lock()
@@ -155,7 +154,12 @@ class CliRuntime(ContainerRuntime):
         self.call(*args, str(tarball), tag, timeout=600)
 
     def remove_image(self, image: str) -> None:
-        self.call("rmi", image, timeout=120, check=False)
+        """Never raises: an image that cannot go now (in use, a CLI too slow under load) stays, for
+        `task=clean images=true` to take later."""
+        try:
+            self.call("rmi", image, timeout=300, check=False)
+        except (ContainerError, RuntimeUnavailable):
+            return
 
     # -- containers ------------------------------------------------------------------------------
     def run(self, image: str, limits: ResourceLimits, labels: Mapping[str, str] | None = None,
@@ -255,32 +259,32 @@ class CliRuntime(ContainerRuntime):
             found.append({"id": container_id, **(json.loads(blob or "{}") or {})})
         return found
 
+    def images(self, labels: Mapping[str, str]) -> list[dict]:
+        filters = [flag for key, value in labels.items() for flag in ("--filter", f"label={key}={value}")]
+        ids = sorted(set(self.call("images", "-q", "--no-trunc", *filters, timeout=60).split()))
+        if not ids:
+            return []
+        fields = "{{.Id}}\t{{json .RepoTags}}\t{{.Size}}\t{{json .Config.Labels}}"
+        out = self.call("image", "inspect", "--format", fields, *ids, timeout=60, check=False)
+        found = []
+        for line in out.splitlines():
+            image_id, tags, size, blob = (line.split("\t") + ["", "", ""])[:4]
+            found.append({"id": image_id, "tags": json.loads(tags or "null") or [],
+                          "size": int(size) if size.isdigit() else 0, "labels": json.loads(blob or "null") or {}})
+        return found
+
     def sweep_stale(self) -> int:
         """Remove gym's containers on this host whose owning process is gone (a run killed outright)."""
-        host = socket.gethostname()
-        removed = 0
-        for found in self.containers({LABEL_MANAGED: "1"}):
-            owner_host, _, pid = str(found.get(LABEL_OWNER, "")).rpartition(":")
-            if owner_host == host and pid.isdigit() and not _alive(int(pid)):
-                self.remove(Container(found["id"], ""))
-                removed += 1
-        return removed
+        stale = [found for found in self.containers({LABEL_MANAGED: "1"}) if owner_gone(found.get(LABEL_OWNER, ""))]
+        for found in stale:
+            self.remove(Container(found["id"], ""))
+        return len(stale)
 
     def remove_labelled(self, labels: Mapping[str, str]) -> int:
         found = self.containers({LABEL_MANAGED: "1", **labels})
         for item in found:
             self.remove(Container(item["id"], ""))
         return len(found)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class PodmanRuntime(CliRuntime):

@@ -21,6 +21,7 @@ TASKS = {
     "export": "gym.tasks.export",
     "serve": "gym.tasks.serve",
     "view": "gym.tasks.view",
+    "clean": "gym.tasks.clean",
 }
 
 

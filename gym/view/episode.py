@@ -191,7 +191,8 @@ def database_diff(row: dict, task_row_of: Callable[[dict], tuple[dict, str, str]
         return {"error": f"no database comparison: {exc.__class__.__name__}: {exc}"}
 
 
-TRIAL_FACTS = ("trial_status", "build_seconds", "build_cached", "start_seconds", "verifier_seconds", "image",
+TRIAL_FACTS = ("trial_status", "build_seconds", "base_seconds", "build_cached", "start_seconds", "agent_seconds",
+               "verifier_seconds", "trial_seconds", "cpu_seconds", "agent_cpu_seconds", "peak_memory_mb", "image",
                "test_exit_code")
 
 

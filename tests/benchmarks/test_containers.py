@@ -160,6 +160,7 @@ def test_sigterm_removes_the_runs_containers(harbor, tmp_path):
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     owner = f"gym.owner={os.uname().nodename}:{process.pid}"
     wait_until(lambda: _containers(owner), "the run's first container", seconds=600)
+    assert _containers(f"gym.run={tmp_path.resolve()}") == _containers(owner)  # labelled with the run's directory
     process.send_signal(signal.SIGTERM)
     _, stderr = process.communicate(timeout=300)
     assert process.returncode == 143, stderr[-2000:]
@@ -204,6 +205,27 @@ def test_the_scan_names_what_cannot_run_here(tmp_path):
     assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) == "build downloads from github.com (unreachable here)"
     (task / "environment" / "setup.sh").write_text("# see https://github.com/o/r for why\n")  # a comment fetches nothing
     assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) is None
+    # a URL in an ARG default that a RUN line uses (Terminal-Bench 2's bn-fit-modify)
+    dockerfile = (task / "environment" / "Dockerfile").read_text()
+    (task / "environment" / "Dockerfile").write_text(
+        dockerfile + 'ARG DATA_URL=https://raw.githubusercontent.com/o/r/main/x.csv\nRUN curl -fsSL "${DATA_URL}" -o x.csv\n')
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) == (
+        "build downloads from raw.githubusercontent.com (unreachable here)")
+    # a Hugging Face Hub id given to a loader downloads from huggingface.co (count-dataset-tokens); a path does not
+    (task / "environment" / "Dockerfile").write_text(dockerfile)
+    (task / "environment" / "setup.sh").write_text('python -c "AutoTokenizer.from_pretrained(\'/app/model\')"\n')
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) is None
+    (task / "environment" / "setup.sh").write_text('python -c "AutoTokenizer.from_pretrained(\'Qwen/Qwen2.5-1.5B\')"\n')
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) == "build downloads from huggingface.co (unreachable here)"
+    (task / "environment" / "setup.sh").unlink()
+    # a file copied from a registry image, not from a stage (Terminal-Bench 2's financial-document-processor)
+    (task / "environment" / "Dockerfile").write_text(
+        dockerfile + "COPY --from=ghcr.io/astral-sh/uv:0.8.14 /uv /uvx /bin/\n")
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) == (
+        "copies from image ghcr.io/astral-sh/uv:0.8.14: no registry here and no stand-in")
+    (task / "environment" / "Dockerfile").write_text("FROM python:3.13-slim-bookworm AS build\nFROM build\n"
+                                                     "COPY --from=build /a /b\nCOPY --from=0 /a /c\n")
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) is None  # stages are no images
     (task / "environment" / "Dockerfile").write_text("FROM python:3.10-slim-bookworm\n")
     assert "no stand-in" in scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in)
 
@@ -231,6 +253,13 @@ def test_terminal_bench_2_prepares_from_a_mirror_of_its_snapshot(tmp_path):
     assert all(row["task"]["evaluation_criteria"]["actions"][0]["name"] == "shell" for row in rows)
     listing = json.loads((tmp_path / "data" / "terminal_bench_2" / "runnable.json").read_text())
     assert [item["runs_here"] for item in listing] == [True] * len(NAMES)
+    # a task a run showed cannot run here (prepare_args.unrunnable) is kept, unscorable, with the reason
+    again = run_gym("task=prepare", "benchmark=terminal_bench_2", f"data.mirror={ROOT / 'tests' / 'fixtures' / 'upstream'}",
+                    "data.offline=true", "prepare.force=true", f"prepare_args.unrunnable={{{NAMES[0]}: archive drift}}",
+                    env={"GYM_DATA_DIR": str(tmp_path / "data")})
+    assert again.returncode == 0, again.stderr
+    rows = {row["id"]: row for row in map(json.loads, (tmp_path / "data" / "terminal_bench_2" / "terminal_bench_2.jsonl").open())}
+    assert rows[NAMES[0]]["unscorable"] == "cannot run here: archive drift" and "unscorable" not in rows[NAMES[1]]
 
 
 def test_a_missing_container_cli_is_one_line(tmp_path):

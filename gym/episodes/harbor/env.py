@@ -19,7 +19,7 @@ from typing import Any
 
 from gym.episodes.base import DONE_SCHEMA, DONE_TOOL, Score, ToolOutput, Turn
 from gym.episodes.harbor.task import read_task, system_prompt
-from gym.episodes.harbor.trial import Trial, TrialFailed, clip, release, start_trial, verify
+from gym.episodes.harbor.trial import Trial, TrialFailed, clip, measure, release, start_trial, verify
 from gym.toolcalls import ToolCall
 
 SHELL = "shell"
@@ -128,6 +128,8 @@ class HarborEnvironment:
             raise TrialFailed("verifier_error", "container tasks are graded live, in the episode's own container: "
                                                 "run the episode again")
         if termination == "timeout":
+            measure(final, "agent")
+            measure(final, "end")
             raise TrialFailed("agent_timeout", f"the agent ran past {final.task.agent_timeout:.0f} s", dict(final.record))
         reward, details = verify(final)
         return Score(reward, {"trial_status": "ok", **details})

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from gym.core.errors import GymError
 from gym.core.io import write_json_atomic
@@ -42,8 +42,9 @@ def gold_command(folder: Path) -> str | None:
 
 
 def prepare_tasks(ctx: Any, root: Path, reachable: Iterable[str] = DEFAULT_REACHABLE,
-                  only: Iterable[str] | None = None) -> Path:
-    """Rows for the Harbor tasks under `root` (every folder with a task.toml; `only`: those names)."""
+                  only: Iterable[str] | None = None, unrunnable: Mapping[str, str] | None = None) -> Path:
+    """Rows for the Harbor tasks under `root` (every folder with a task.toml; `only`: those names).
+    `unrunnable` names tasks a run showed cannot run here for reasons the scan cannot see, with why."""
     folders = task_folders(root)
     wanted = set(only or [])
     if wanted:
@@ -62,7 +63,7 @@ def prepare_tasks(ctx: Any, root: Path, reachable: Iterable[str] = DEFAULT_REACH
             shutil.rmtree(copy, ignore_errors=True)
             shutil.copytree(folder, copy, symlinks=True)
         task = read_task(copy)
-        why = scan(task, set(reachable), can_stand_in)
+        why = scan(task, set(reachable), can_stand_in) or (unrunnable or {}).get(task.name)
         row = {"id": task.name, "question": task.instruction, "solo_system_prompt": system_prompt(task.instruction),
                "subset": str(task.metadata.get("category") or "all"),
                "difficulty": task.metadata.get("difficulty"),

@@ -95,16 +95,27 @@ FETCHES = re.compile(r"curl|wget|\bgit\b|clone|download|fetch|urlopen|urlretriev
                      r"\bnpm\b|install|from_pretrained|load_dataset|\| *(?:ba)?sh", re.IGNORECASE)
 
 
+# a Hugging Face Hub id ("org/name", not a local path) handed to a loader: a download from huggingface.co
+HUB = re.compile(r"\b(?:from_pretrained|load_dataset|hf_hub_download|snapshot_download)\(\s*(?:repo_id\s*=\s*)?"
+                 r"[\"'](?![/.~])[\w.-]+/[\w.-]+[\"']")
+
+
 def _hosts(text: str) -> set[str]:
-    lines = (line for line in text.splitlines() if not re.match(r"\s*(#|;|//|PREFIX\b)", line))
+    lines = [line for line in text.splitlines() if not re.match(r"\s*(#|;|//|PREFIX\b)", line)]
     # a host without a dot is a service of the task's own (a compose name, localhost)
-    return {host.lower() for line in lines if FETCHES.search(line) for host in URL.findall(line) if "." in host}
+    hosts = {host.lower() for line in lines if FETCHES.search(line) for host in URL.findall(line) if "." in host}
+    return hosts | ({"huggingface.co"} if any(HUB.search(line) for line in lines) else set())
 
 
 def _run_lines(dockerfile: str) -> str:
-    """The Dockerfile's RUN/ADD instructions (continuation lines joined), where a build downloads."""
+    """The Dockerfile's RUN/ADD instructions (continuation lines joined), where a build downloads, with the
+    ARG and ENV defaults they use filled in (`ARG URL=https://...` then `RUN curl "${URL}"`)."""
     joined = re.sub(r"\\\n", " ", dockerfile)
-    return "\n".join(line for line in joined.splitlines() if re.match(r"\s*(RUN|ADD)\b", line, re.IGNORECASE))
+    values = {name: value.strip("'\"") for name, value in
+              re.findall(r"^\s*(?:ARG|ENV)\s+(\w+)[= ]\s*(\S+)", joined, re.IGNORECASE | re.MULTILINE)}
+    lines = [line for line in joined.splitlines() if re.match(r"\s*(RUN|ADD)\b", line, re.IGNORECASE)]
+    fill = re.compile(r"\$\{?(\w+)\}?")
+    return "\n".join(fill.sub(lambda m: values.get(m[1], m[0]), line) for line in lines)
 
 
 def _copied_missing(task: HarborTask, dockerfile: str) -> list[str]:
@@ -131,6 +142,9 @@ def scan(task: HarborTask, reachable: set[str], can_stand_in) -> str | None:
     for image in re.findall(r"^\s*FROM\s+(?:--\S+\s+)*(\S+)", dockerfile, re.IGNORECASE | re.MULTILINE):
         if image.lower() not in stages and not can_stand_in(image):
             return f"base image {image}: no registry here and no stand-in"
+    for image in re.findall(r"^\s*COPY\s+(?:--\S+\s+)*?--from=(\S+)", dockerfile, re.IGNORECASE | re.MULTILINE):
+        if image.lower() not in stages and not image.isdigit() and not can_stand_in(image):  # an image, not a stage
+            return f"copies from image {image}: no registry here and no stand-in"
     if (task.folder / "environment" / "docker-compose.yaml").exists():
         return "needs docker compose (several services)"
     missing = _copied_missing(task, dockerfile)

@@ -21,6 +21,7 @@ from gym.episodes.harbor.support import provide_test_tools
 from gym.episodes.harbor.task import HarborTask
 from gym.runtime import (LABEL_RUN, LABEL_TRIAL, BuildFailed, Container, ContainerError, ContainerRuntime,
                          ResourceLimits, build_task_image)
+from gym.runtime.usage import container_usage
 
 # kind -> the rollout status it becomes (both unscored; resume redoes them)
 KINDS = {"not_runnable": "verifier_error", "build_error": "infra_error", "start_error": "infra_error",
@@ -46,6 +47,7 @@ class Trial:
     workdir: str = "/"
     image: str = ""
     started: float = 0.0  # when the agent's clock started (monotonic)
+    launched: float = 0.0  # when its container started (monotonic)
     record: dict[str, Any] = field(default_factory=dict)  # times, substitutions, test support: the trial's record
 
     def remaining(self) -> float:
@@ -64,7 +66,8 @@ def start_trial(runtime: ContainerRuntime, task: HarborTask, trial_label: str, w
         kind_detail = {"timed_out": exc.timed_out, "log_tail": clip(exc.output)}
         raise TrialFailed("build_error", str(exc), kind_detail) from None
     trial.image = built.tag
-    trial.record.update(build_seconds=round(built.seconds, 2), build_cached=built.cached, image=built.tag,
+    trial.record.update(build_seconds=round(built.seconds, 2), base_seconds=round(built.base_seconds, 2),
+                        build_cached=built.cached, image=built.tag,
                         substitutions=built.substitutions)
     began = time.monotonic()
     limits = ResourceLimits(cpus=task.cpus, memory=task.memory, storage=task.storage, network=task.allow_internet)
@@ -81,12 +84,31 @@ def start_trial(runtime: ContainerRuntime, task: HarborTask, trial_label: str, w
         release(trial)
         raise TrialFailed("start_error", str(exc), {"output": clip(exc.output)}) from None
     trial.record["start_seconds"] = round(time.monotonic() - began, 2)
-    trial.started = time.monotonic()
+    trial.launched, trial.started = began, time.monotonic()
     return trial
+
+
+def measure(trial: Trial, phase: str) -> None:
+    """Put the trial's times and resource use so far in its record: after the agent (`agent_seconds`,
+    `agent_cpu_seconds`), and at the end (`trial_seconds` from the container's start, `cpu_seconds` of the
+    whole container, `peak_memory_mb`). Never fails a trial: what cannot be read is left out."""
+    now = time.monotonic()
+    try:
+        usage = container_usage(trial.runtime, trial.container) if trial.container is not None else {}
+    except ContainerError:
+        usage = {}
+    if phase == "agent":
+        trial.record["agent_seconds"] = round(now - trial.started, 2)
+        if "cpu_seconds" in usage:
+            trial.record["agent_cpu_seconds"] = usage["cpu_seconds"]
+        return
+    trial.record["trial_seconds"] = round(now - trial.launched, 2)
+    trial.record.update(usage)
 
 
 def verify(trial: Trial) -> tuple[float, dict]:
     """Run the tests as Harbor does; (reward, details). TrialFailed when no reward can be read."""
+    measure(trial, "agent")
     began = time.monotonic()
     task, runtime = trial.task, trial.runtime
     try:
@@ -97,6 +119,7 @@ def verify(trial: Trial) -> tuple[float, dict]:
     run = trial.exec("bash /tests/test.sh > /logs/verifier/test-stdout.txt 2>&1", timeout=task.verifier_timeout)
     log = trial.exec("cat /logs/verifier/test-stdout.txt", timeout=60).output
     trial.record["verifier_seconds"] = round(time.monotonic() - began, 2)
+    measure(trial, "end")
     details = {"test_output": clip(log), "test_exit_code": run.exit_code, **trial.record}
     if run.timed_out:
         raise TrialFailed("verifier_timeout", f"tests ran past {task.verifier_timeout:.0f} s", details)
