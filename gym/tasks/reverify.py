@@ -101,7 +101,8 @@ def reverify_file(path: Path, run: RunConfig, verifiers: Verifiers, task_rows: A
         answer = row.get("response") or ""
         if isinstance(row.get("trajectory"), list):  # an episode: graded again by replaying its trajectory
             answer = {"trajectory": row["trajectory"], "termination": (row.get("episode") or {}).get("termination")}
-        verdict = verify_answer(verifier, task, answer, None if isinstance(answer, dict) else row.get("tool_calls"))
+        verdict = verify_answer(verifier, task, answer, None if isinstance(answer, dict) else row.get("tool_calls"),
+                                row.get("finish_reason"))  # reward.strict: a reply cut at the length limit scores 0
         previous = {name: row.get(name) for name in ("status", "reward", "extracted_answer")}
         return {**row, **verdict, "reverified": {"time": now(), **previous}}  # type: ignore[typeddict-item]
 
