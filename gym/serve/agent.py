@@ -80,6 +80,7 @@ class Agent:
                             **{name: str(policy[name]) for name in ("api", "api_key_env") if policy.get(name)})
         base_url = endpoints.start_policy(model, self.stack, served.data_path, self.concurrency)
         client, _ = endpoints.connect_policy(model, self.stack, base_url, self.concurrency, self.sampling(served))
+        client.image_root = served.data_path.parent  # image files of prompts are named relative to the data folder
         return client
 
     def run(self, served: Served, body: dict, cancelled: threading.Event | None = None) -> dict[str, Any]:
