@@ -66,8 +66,13 @@ def typed(cfg: DictConfig) -> RunConfig:
 
 
 def typed_benchmark(node: Any) -> BenchmarkConfig:
-    """A composed `benchmark` node (the selected one, or one composed by name) as its dataclass."""
-    return section(node, BenchmarkConfig, "benchmark")
+    """A composed `benchmark` node (the selected one, or one composed by name) as its dataclass. The free-form
+    mappings (verifier options, prepare arguments) stay plain data, even where they name a typed node
+    (a container benchmark's `runtime: ${runtime}`)."""
+    config = section(node, BenchmarkConfig, "benchmark")
+    config.verifier.options = _plain(node.verifier, "options") or {}
+    config.dataset.prepare_args = _plain(node.dataset, "prepare_args") or {}
+    return config
 
 
 def section(node: Any, schema: type[Section], where: str) -> Section:
