@@ -12,12 +12,13 @@ episode, budget ...) is resolved to plain data. A caller that needs another endp
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 from omegaconf import DictConfig, OmegaConf, SCMode
 from omegaconf.errors import OmegaConfBaseException
 
-from gym.core.config import compose_benchmark
+from gym.core.config import compose_benchmark, run_dir
 from gym.core.errors import GymError
 from gym.core.schema import BenchmarkConfig, JudgeConfig, ModelConfig, UserConfig
 
@@ -36,6 +37,7 @@ class RunConfig:
     judges: tuple[JudgeConfig, ...] = ()  # judges=[...]: each entry merged over `judge`; () for one judge
     judges_rule: str = "majority"  # how a panel's verdicts make the reward
     knobs: dict[str, Any] = field(default_factory=dict)  # every other top-level key, resolved plain
+    home: Path = field(default_factory=Path.cwd)  # the run's directory (Hydra's, or the `run_dir` key)
     # name -> another benchmark's typed config, composed as `benchmark=<name>` would be (reverify, serve, export)
     composer: Callable[[str], BenchmarkConfig] | None = field(default=None, repr=False, compare=False)
 
@@ -62,6 +64,7 @@ def typed(cfg: DictConfig) -> RunConfig:
                      user=section(cfg.get("user"), UserConfig, "user"),
                      benchmark=None if bench is None else typed_benchmark(bench),
                      judges=judge_panel(cfg), judges_rule=str(cfg.get("judges_rule") or "majority"), knobs=knobs,
+                     home=run_dir(cfg),
                      composer=lambda name: typed_benchmark(compose_benchmark(cfg, name)))
 
 

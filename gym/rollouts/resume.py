@@ -30,7 +30,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
-from gym.core.config import run_dir
 from gym.core.errors import GymError
 from gym.core.typed import RunConfig
 
@@ -122,7 +121,7 @@ def signals_as_interrupts() -> Iterator[None]:
 def identity(run: RunConfig) -> dict[str, Any]:
     """What makes two runs the same experiment for `resume=true` without output=."""
     model = run.model
-    shard = {"shard": str(run.knob("shard"))} if run.knob("shard") else {}  # each shard resumes its own run
+    shard = {"shard": str(run.knobs["shard"])} if run.knobs.get("shard") else {}  # each shard resumes its own run
     return {**shard, "benchmark": run.benchmark.name if run.benchmark is not None else None,
             "model": {"kind": str(model.kind), "name": model.name, "path": model.path,
                       "base_url": model.base_url if model.kind == "openai_compatible" else None,
@@ -148,7 +147,7 @@ def resume_command(run: RunConfig, output: Path | str) -> str:
 
 
 def _task_name(run: RunConfig) -> str:
-    return str(run.knob("task", {}).get("name") or "collect")
+    return str((run.knobs.get("task") or {}).get("name") or "collect")
 
 
 def resolve(run: RunConfig, rollouts_name: str = "rollouts.jsonl") -> RunConfig:
@@ -156,32 +155,33 @@ def resolve(run: RunConfig, rollouts_name: str = "rollouts.jsonl") -> RunConfig:
 
     Unchanged when resume is false. GymError when output= does not exist, or when nothing is left
     to resume."""
-    if not run.knob("resume"):
+    if not run.knobs.get("resume"):
         return run
-    output = run.knob("output")
+    output = run.knobs.get("output")
     if output:
         path = Path(str(output))
         if not path.is_file():
             raise GymError(f"resume=true but output={path} does not exist; give the rollouts file of the run to "
                            "continue, or drop resume=true to start a new run")
-    elif (run_dir(run.knobs) / rollouts_name).is_file():  # this run's own directory already holds its rollouts
+    elif (run.home / rollouts_name).is_file():  # this run's own directory already holds its rollouts
         return run
     else:
         found = newest_unfinished(run, rollouts_name)
         if found is None:
             raise GymError(f"resume=true: no unfinished {_task_name(run)} run of "
-                           f"{identity(run)['benchmark']} with this model under {run_dir(run.knobs).parent}; "
+                           f"{identity(run)['benchmark']} with this model under {run.home.parent}; "
                            "give output=<rollouts file>, or drop resume=true to start a new run")
         path = found
         print(f"gym: resuming {path.parent} (newest unfinished run of the same benchmark and model)", flush=True)
         log.info("resuming %s", path.parent)
-    home = {"run_dir": str(path.parent)} if (path.parent / "run.json").is_file() else {}
-    return replace(run, knobs={**run.knobs, "output": str(path), **home})
+    if (path.parent / "run.json").is_file():  # resumed inside a run directory: it stays the run's home
+        return replace(run, knobs={**run.knobs, "output": str(path), "run_dir": str(path.parent)}, home=path.parent)
+    return replace(run, knobs={**run.knobs, "output": str(path)})
 
 
 def newest_unfinished(run: RunConfig, rollouts_name: str) -> Path | None:
     """The rollouts file of the newest unfinished run with the same identity beside this run's directory."""
-    here = run_dir(run.knobs).resolve()
+    here = run.home.resolve()
     wanted = identity(run)
     best: tuple[str, Path] | None = None
     for run_json in here.parent.glob("*/run.json"):

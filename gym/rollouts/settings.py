@@ -74,20 +74,21 @@ class CollectSettings:
         if bench is None:
             raise GymError("choose a benchmark: benchmark=<name> (python -m gym task=search lists them)")
         require_judge(run)  # a judge-graded benchmark without a judge fails before anything starts
-        paths = RunPaths(prepared_file(bench, run.knob("prepare_args", {})), rollouts, run_dir,
-                         bool(run.knob("resume")) or rollouts.is_file())
-        repeats = int(run.knob("num_repeats") or bench.dataset.num_repeats)
+        knobs = run.knobs
+        paths = RunPaths(prepared_file(bench, knobs.get("prepare_args") or {}), rollouts, run_dir,
+                         bool(knobs.get("resume")) or rollouts.is_file())
+        repeats = int(knobs.get("num_repeats") or bench.dataset.num_repeats)
         if repeats < 1:
             raise GymError(f"num_repeats={repeats} must be at least 1")
-        adaptive = run.knob("adaptive", {})
+        adaptive = knobs.get("adaptive") or {}
         rule = AdaptiveRule.from_config(adaptive, repeats) if adaptive.get("enabled") else None
-        mode, concurrency = parse_concurrency(run.knob("concurrency"), run.model.max_concurrency)
+        mode, concurrency = parse_concurrency(knobs.get("concurrency"), run.model.max_concurrency)
         urls = run.model.base_url if run.model.kind == "openai_compatible" else None
-        limits = Limits(_task_limit(run.knob("limit")), rule.max_repeats if rule else repeats, concurrency,
+        limits = Limits(_task_limit(knobs.get("limit")), rule.max_repeats if rule else repeats, concurrency,
                         mode == "auto", len(urls) if isinstance(urls, list) else 1)
         return cls(benchmark=bench, paths=paths, sampling=_sampling(run), limits=limits, adaptive=rule,
-                   shard=parse_shard(run.knob("shard")), n_per_request=bool(run.model.n_per_request),
-                   cache=run.knob("cache", {}), progress=bool(run.knob("progress", True)), identity=identity,
+                   shard=parse_shard(knobs.get("shard")), n_per_request=bool(run.model.n_per_request),
+                   cache=knobs.get("cache") or {}, progress=bool(knobs.get("progress", True)), identity=identity,
                    resume_hint=resume_hint, run=run, budget=Budget.from_config(run))
 
 

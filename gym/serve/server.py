@@ -14,14 +14,11 @@ import logging
 import os
 import socket
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from dataclasses import replace
-
-from gym.core.config import run_dir
 from gym.core.errors import GymError
 from gym.core.io import write_json_atomic
 from gym.core.typed import RunConfig
@@ -117,7 +114,7 @@ def serve(run: RunConfig) -> dict[str, Any]:
     from gym.serve.app import build_app
 
     settings = ServeSettings.from_config(run)
-    home = run_dir(run.knobs)
+    home = run.home
     with ExitStack() as stack:
         service = build_service(run, stack, settings)
         app = build_app(service, settings.token, settings.max_body_bytes, settings.threads, settings.rollout_threads)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from omegaconf import DictConfig
 
-from gym.core.config import run_dir, user_kind
+from gym.core.config import user_kind
 from gym.core.errors import GymError, TaskNotSent
 from gym.core.io import JsonlAppender, sha256_file, write_json_atomic
 from gym.core.runlog import to_file
@@ -55,8 +55,8 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     with resume.signals_as_interrupts():
         typed_run = resume.resolve(typed(cfg))  # the door: below here, typed objects only
         endpoints.check_settings(typed_run)
-        home = run_dir(typed_run.knobs)
-        out_path = Path(typed_run.knob("output") or home / "rollouts.jsonl")
+        home = typed_run.home
+        out_path = Path(typed_run.knobs.get("output") or home / "rollouts.jsonl")
         hint = resume.resume_command(typed_run, out_path)
         try:
             return collect(CollectSettings.from_config(typed_run, out_path, home, resume.identity(typed_run), hint))

@@ -71,7 +71,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         except KeyboardInterrupt as exc:  # outside collect (prepare, aggregate, profile): the same exact hint
             if getattr(exc, "hint", None):
                 raise
-            rollouts = Path(typed_run.knob("output") or run_dir(typed_run.knobs) / "rollouts.jsonl")
+            rollouts = Path(typed_run.knobs.get("output") or typed_run.home / "rollouts.jsonl")
             raise resume.Interrupted(getattr(exc, "signum", 2),
                                      f"continue with: {resume.resume_command(typed_run, rollouts)}") from None
 
