@@ -53,12 +53,11 @@ def fill_run_json(out_dir: Path, head: dict[str, Any]) -> None:
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
+    from gym.data import local
     from gym.rollouts import resume
 
     if cfg.get("benchmark") is None:
         raise GymError("choose a benchmark: benchmark=<name> (python -m gym task=search lists them)")
-    from gym.data import local
-
     local.check_required(cfg.benchmark)  # benchmark=local without its file or family: one line
     with resume.signals_as_interrupts():
         # resume=true: continue the run's own rollouts file and keep every output in the first run's dir
