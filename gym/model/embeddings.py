@@ -25,6 +25,8 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Sequence
 
+from gym.verifiers.base import Verifier
+
 import requests
 
 from gym.core.config import to_plain
@@ -144,7 +146,7 @@ def embeddings_kind(cfg: Any) -> str:
     return kind
 
 
-def connect_embeddings(cfg: Any, stack: ExitStack, verifier: Any, policy_base_url: str) -> dict | None:
+def connect_embeddings(cfg: Any, stack: ExitStack, verifier: Verifier, policy_base_url: str) -> dict | None:
     """Give the benchmark's environment its embeddings endpoint and build the documents' vectors (cached);
     None for a benchmark without `embeddings`. Returns what run.json keeps: the endpoint and the cache's work."""
     benchmark = cfg.get("benchmark") or {}

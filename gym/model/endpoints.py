@@ -17,6 +17,8 @@ import re
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
+
+from gym.verifiers.base import Verifier
 from urllib.parse import urlsplit
 
 import requests
@@ -238,7 +240,7 @@ def run_fingerprint(client: ModelClient, endpoint: dict[str, Any], sampling: dic
             "judge": judge, "gym_version": gym_version}
 
 
-def connect_judge(cfg: Any, stack: ExitStack, verifier: Any, policy_base_url: str, data_path: Path,
+def connect_judge(cfg: Any, stack: ExitStack, verifier: Verifier, policy_base_url: str, data_path: Path,
                   pool_size: int, cache: Any = None) -> dict[str, Any] | None:
     """Give a judge-graded verifier its judge client (no-op for other verifiers); fails fast when unreachable.
     With a response cache, a judge request answered before is answered from it (gym.model.response_cache).
@@ -247,7 +249,7 @@ def connect_judge(cfg: Any, stack: ExitStack, verifier: Any, policy_base_url: st
     key, so a resume with another judge does not mix its verdicts with the old ones."""
     from gym.verifiers.judge import judge_kind, require_judge
 
-    if not getattr(verifier, "needs_judge", False):
+    if not verifier.needs_judge:
         if cfg.get("judges"):
             raise GymError(f"judges=[...]: {cfg.benchmark.name} is not graded by an LLM judge; drop judges=")
         return None
@@ -312,9 +314,9 @@ def judge_panel(cfg: Any) -> list[Any]:
     return panel
 
 
-def _connect_panel(panel: list[Any], cfg: Any, stack: ExitStack, verifier: Any, base_url: str, api_key: str | None,
+def _connect_panel(panel: list[Any], cfg: Any, stack: ExitStack, verifier: Verifier, base_url: str, api_key: str | None,
                    pool_size: int, cache: Any) -> dict[str, Any]:
-    if not hasattr(verifier, "attach_panel"):
+    if not verifier.takes_panel:
         raise GymError(f"judges=[...] works with the judge verifier family; this benchmark's verifier is "
                        f"{type(verifier).__name__}")
     clients, prints = [], []

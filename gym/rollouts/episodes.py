@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gym.episodes.agents import ClientAgent
 from gym.episodes.base import EpisodeFailed, Limits
 from gym.episodes.loop import Episode, EpisodeRunner
 from gym.rollouts.row import verify_answer
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gym.verifiers.episode import EpisodeVerifier
 
 
 @dataclass
@@ -42,7 +45,7 @@ class Played:
     seconds: float
 
 
-def play(setup: EpisodeSetup, client: Any, verifier: Any, row: dict, seed: int | None) -> Played:
+def play(setup: EpisodeSetup, client: Any, verifier: EpisodeVerifier, row: dict, seed: int | None) -> Played:
     """One episode: played, graded, and its environment's resources released (a container task's
     container) whatever happened. An environment may play the agent itself (`scripted_agent`: a container
     task's oracle or nop); a typed failure (EpisodeFailed) becomes its own unscored status, never a 0."""
@@ -129,7 +132,7 @@ class EpisodeRun:
     gym.model.calls.ModelCalls in collect's rollout pool (`groups`, `complete_spread`, `summary`): one
     member is one whole episode, played on the pool's threads."""
 
-    def __init__(self, cfg: Any, stack: Any, client: Any, verifier: Any, concurrency: int, cache: Any,
+    def __init__(self, cfg: Any, stack: Any, client: Any, verifier: EpisodeVerifier, concurrency: int, cache: Any,
                  row_of: Any):
         from gym.core.config import to_plain
         from gym.model import endpoints

@@ -21,7 +21,7 @@ from gym.core.errors import GymError
 from gym.core.io import iter_jsonl
 from gym.core.prompts import build_messages
 from gym.rollouts.row import verify_answer
-from gym.verifiers import strict_rewards
+from gym.verifiers import Verifier, strict_rewards
 
 
 class RequestError(GymError):
@@ -39,7 +39,7 @@ class Served:
     family: str
     data_path: Path
     rows: list[dict]
-    verifier: Any
+    verifier: Verifier
     system: str | None = None
     user: str = "{question}"
     max_tokens: int | None = None  # the benchmark's default output cap (/run sends it as collect does)
@@ -80,15 +80,12 @@ class Served:
         offered natively; prompt mode documents them in the messages). `given`: the prompt a request
         carries (NeMo Gym's `responses_create_params.input`), used in place of the rendered template."""
         messages = given or self.messages(row)
-        request = getattr(self.verifier, "request", None)
-        if request is None:
-            return messages, None, None
-        messages, tools, choice = request(row, messages, api)
+        messages, tools, choice = self.verifier.request(row, messages, api)
         return messages, tools or None, choice if tools else None
 
     def offers_tools(self, row: dict) -> bool:
         """Whether collect's request for the row carries tools natively (then the reply's calls are graded)."""
-        return getattr(self.verifier, "request", None) is not None and self.answer_tools(row)[1] is not None
+        return self.verifier.tools_per_task and self.answer_tools(row)[1] is not None
 
     def tool_names(self) -> list[str]:
         """An episode environment's tools (the same for every task of a τ² domain; BFCL's first task's)."""
@@ -100,8 +97,8 @@ class Served:
     def verdict(self, row: dict, text: str, tool_calls: list | None = None,
                 finish_reason: str | None = None) -> dict[str, Any]:
         """collect's verdict fields for one answer (status, reward, scores, extracted_answer, verifier, error)."""
-        uses_calls = getattr(self.verifier, "uses_tool_calls", False)
-        return verify_answer(self.verifier, row, text, tool_calls if uses_calls else None, finish_reason)
+        return verify_answer(self.verifier, row, text, tool_calls if self.verifier.uses_tool_calls else None,
+                             finish_reason)
 
     def episode_verdict(self, row: dict, trajectory: list[dict], termination: str, state: Any = None) -> dict:
         return verify_answer(self.verifier, row, {"trajectory": trajectory, "termination": termination,
@@ -109,7 +106,7 @@ class Served:
 
     def summary(self) -> dict[str, Any]:
         return {"name": self.name, "kind": self.kind, "verifier": self.family, "tools": self.tool_names(),
-                "tools_per_task": getattr(self.verifier, "request", None) is not None, "rows": len(self.rows)}
+                "tools_per_task": self.verifier.tools_per_task, "rows": len(self.rows)}
 
 
 def load(cfg: DictConfig, bench: DictConfig, stack: ExitStack) -> Served:
@@ -124,7 +121,7 @@ def load(cfg: DictConfig, bench: DictConfig, stack: ExitStack) -> Served:
     verifier = make_verifier(str(bench.verifier.family), to_plain(bench.verifier.options))
     verifier.strict = strict_rewards(cfg)
     stack.callback(verifier.close)
-    if getattr(verifier, "needs_judge", False):
+    if verifier.needs_judge:
         _attach_judge(cfg, bench, verifier, path, stack)
     if bench.get("embeddings") is not None:
         _attach_embeddings(cfg, bench, verifier, stack)
@@ -140,7 +137,7 @@ def load(cfg: DictConfig, bench: DictConfig, stack: ExitStack) -> Served:
     return served
 
 
-def _attach_judge(cfg: DictConfig, bench: DictConfig, verifier: Any, path: Path, stack: ExitStack) -> None:
+def _attach_judge(cfg: DictConfig, bench: DictConfig, verifier: Verifier, path: Path, stack: ExitStack) -> None:
     from gym.model.endpoints import connect_judge
 
     step = _step_config(cfg, bench, "reverify")  # no policy endpoint here: judge=mock gets a reference server of its own
@@ -150,7 +147,7 @@ def _attach_judge(cfg: DictConfig, bench: DictConfig, verifier: Any, path: Path,
     connect_judge(step, stack, verifier, "", path, 16, None)
 
 
-def _attach_embeddings(cfg: DictConfig, bench: DictConfig, verifier: Any, stack: ExitStack) -> None:
+def _attach_embeddings(cfg: DictConfig, bench: DictConfig, verifier: Verifier, stack: ExitStack) -> None:
     """banking_alltools: KB_search_dense's endpoint (benchmark.embeddings; kind=mock starts gym's reference
     server for it, there being no policy server here)."""
     from gym.model.embeddings import connect_embeddings

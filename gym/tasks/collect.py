@@ -41,6 +41,7 @@ from gym.rollouts.plan import Plan, task_rows
 from gym.rollouts.row import make_episode_rollout, make_rollout
 from gym.rollouts.runner import LIMIT_FLAGS, RolloutPool, Tally, WorkItem
 from gym.rollouts.settings import CollectSettings
+from gym.verifiers.base import Verifier
 
 if TYPE_CHECKING:  # gym.rollouts.episodes (and gym.episodes below it) load only for an episode benchmark
     from gym.rollouts.episodes import EpisodeRun
@@ -152,7 +153,7 @@ def check_tasks(settings: CollectSettings, prompt_of: PromptOf) -> int:
 class RunEndpoints:
     client: ModelClient
     calls: ModelCalls
-    verifier: Any
+    verifier: Verifier
     judge_model: str | None  # part of every rollout key
     fingerprint: dict[str, Any]  # who answered, for run.json
     episodes: EpisodeRun | None = None  # episode benchmarks: plays the rollouts in place of `calls`
@@ -204,8 +205,8 @@ class ToolOffers:
     """The tools a tool-calling verifier has a task's requests carry (`request`); it may rewrite the task's
     messages too (prompt mode documents the tools there), before any rollout key is made."""
 
-    def __init__(self, verifier: Any, api: str):
-        self.request, self.api, self.offered = getattr(verifier, "request", None), api, False
+    def __init__(self, verifier: Verifier, api: str):
+        self.request, self.api, self.offered = verifier.request if verifier.tools_per_task else None, api, False
 
     def __call__(self, row: dict, prompt: list[dict]) -> tuple[list[dict], dict | None]:
         if self.request is None:

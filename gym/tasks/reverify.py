@@ -27,6 +27,7 @@ from gym.core.io import write_json_atomic, write_jsonl_atomic
 from gym.model.response_cache import open_cache
 from gym.rollouts.row import REVERIFIABLE, Rollout, now, verify_answer
 from gym.metrics.table import format_table
+from gym.verifiers.base import Verifier
 
 log = logging.getLogger("gym.reverify")
 
@@ -53,7 +54,7 @@ class Verifiers:
         self.cfg, self.stack, self.concurrency, self.responses = cfg, stack, concurrency, responses
         self.made: dict[str, Any] = {}
 
-    def get(self, bench: DictConfig) -> Any:
+    def get(self, bench: DictConfig) -> Verifier:
         from gym.verifiers import make_verifier
 
         if id(bench) in self.made:  # per row: no OmegaConf attribute read
@@ -61,13 +62,13 @@ class Verifiers:
         if bench.name not in self.made:
             verifier = make_verifier(bench.verifier.family, to_plain(bench.verifier.options))
             self.stack.callback(verifier.close)
-            if getattr(verifier, "needs_judge", False):
+            if verifier.needs_judge:
                 self._attach_judge(bench, verifier)
             self.made[bench.name] = verifier
         self.made[id(bench)] = (bench, self.made[bench.name])  # keeps bench alive, so its id stays its own
         return self.made[bench.name]
 
-    def _attach_judge(self, bench: DictConfig, verifier: Any) -> None:
+    def _attach_judge(self, bench: DictConfig, verifier: Verifier) -> None:
         from gym.model.endpoints import connect_judge
 
         step = OmegaConf.create(OmegaConf.to_container(self.cfg, resolve=False))

@@ -67,6 +67,7 @@ def parse_grade(text: str | None) -> str | None:
 
 class LabelVerifier(Verifier):
     family = "label"
+    inline = True  # pure text work of microseconds: serve verifies on its event loop
     OPTIONS = {"strip_thinking": True}
     CHOICES = {"mode": MODES}
 

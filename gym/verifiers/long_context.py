@@ -81,6 +81,7 @@ def gold_strings(row: dict) -> list[str]:
 
 class LongContextVerifier(Verifier):
     family = "long_context"
+    inline = True  # pure text work of microseconds: serve verifies on its event loop
     OPTIONS = {"match": None}
 
     def __init__(self, **options: Any) -> None:

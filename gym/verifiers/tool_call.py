@@ -54,6 +54,7 @@ def jsonable(value: Any) -> Any:
 
 class ToolCallVerifier(Verifier):
     family = "tool_call"
+    inline = True  # pure text work of microseconds: serve verifies on its event loop
     CHOICES = {"mode": ("auto", "native", "prompt"), "format": ("python_list", "hermes")}
     uses_tool_calls: ClassVar[bool] = True  # verify() takes the reply's tool calls beside its text
 
