@@ -129,6 +129,11 @@ class Verifier:
         return None
 
     @classmethod
+    def reports_family_metrics(cls) -> bool:
+        """Whether the family computes `family_metrics` (overrides it)."""
+        return cls.family_metrics.__func__ is not Verifier.family_metrics.__func__  # type: ignore[attr-defined]
+
+    @classmethod
     def summary_line(cls, entry: dict[str, Any]) -> str:
         """The aggregate table's line for a metrics entry with this family's `family_metrics`."""
         return ", ".join(f"{key} {value}" for key, value in entry["family_metrics"].items() if key != "family")
@@ -182,3 +187,19 @@ def expected_answer(row: dict) -> str:
 def missing_answer(value: Any) -> GymError:
     return GymError(f"task row has no usable expected_answer (got {value!r}); "
                     f"re-run task=prepare for this benchmark")
+
+
+# -- shared by the families' `family_metrics` and `summary_line` --------------------------------------------
+
+def details_of(row: dict) -> dict:
+    """A rollout's verifier details ({} when it has none)."""
+    return row.get("verifier") if isinstance(row.get("verifier"), dict) else {}
+
+
+def ci_text(metric: dict | None) -> str:
+    """A percent figure with its interval for a summary line: "71.20 [65.00, 77.10]", "71.20" or "-"."""
+    if not metric or metric.get("value") is None:
+        return "-"
+    if metric.get("ci_low") is None:
+        return f"{metric['value']:.2f}"
+    return f"{metric['value']:.2f} [{metric['ci_low']:.2f}, {metric['ci_high']:.2f}]"
