@@ -90,7 +90,7 @@ def _metrics_of(family: Any) -> tuple[Callable[[list[dict]], dict[str, Any]], tu
 
         return judge_panel, ()
     cls = _family_of(family)
-    if cls is None or not cls.reports_family_metrics():
+    if cls is None or not cls.overrides("family_metrics"):
         return None
     return (lambda rows: cls.family_metrics(rows, STATS) or {}), cls.headlines
 

@@ -88,8 +88,9 @@ def check_reachable(cfg: Any) -> None:
         client.close()
 
 
-def start_policy(cfg: Any, stack: ExitStack, data_path: Path, concurrency: int) -> str:
-    """The policy's base_url, after starting the server gym runs itself (mock, local, vllm_local)."""
+def start_policy(cfg: Any, stack: ExitStack, data_path: Path, concurrency: int, family: str | None = None) -> str:
+    """The policy's base_url, after starting the server gym runs itself (mock, local, vllm_local). `family`:
+    the data's verifier family, whose answer shapes the reference server writes (None: any family's)."""
     model = cfg.model
     kind = str(model.get("kind") or "openai_compatible")
     if kind == "mock":
@@ -103,7 +104,7 @@ def start_policy(cfg: Any, stack: ExitStack, data_path: Path, concurrency: int) 
                             hang_seconds=mock["hang_seconds"], task_accuracy=mock.get("task_accuracy"),
                             rate_limit=mock.get("rate_limit"), max_n=mock.get("max_n", 128),
                             ignore_n=mock.get("ignore_n", False),
-                            tool_parser=mock.get("tool_parser", True))
+                            tool_parser=mock.get("tool_parser", True), family=family)
         base_url = server.start()
         stack.callback(server.stop)
         log.info("reference server (model=mock) listening at %s", base_url)

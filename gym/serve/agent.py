@@ -81,7 +81,7 @@ class Agent:
                 if policy.get(name):
                     step.model[name] = str(policy[name])
             step.model.name = policy.get("model")
-        base_url = endpoints.start_policy(step, self.stack, served.data_path, self.concurrency)
+        base_url = endpoints.start_policy(step, self.stack, served.data_path, self.concurrency, served.family)
         client, _ = endpoints.connect_policy(step, self.stack, base_url, self.concurrency, self.sampling(served))
         return client
 

@@ -170,7 +170,7 @@ def start_endpoints(settings: CollectSettings, stack: ExitStack, row_of: Callabl
     from gym.verifiers import make_verifier, strict_rewards
 
     cfg, data, limits, sampling = settings.endpoints, settings.paths.data, settings.limits, settings.sampling
-    base_url = endpoints.start_policy(cfg, stack, data, limits.concurrency)
+    base_url = endpoints.start_policy(cfg, stack, data, limits.concurrency, settings.benchmark.verifier_family)
     client, endpoint = endpoints.connect_policy(cfg, stack, base_url, limits.concurrency, sampling.sent)
     client.image_root = data.parent  # image files of prompts are named relative to the data folder
     verifier = make_verifier(settings.benchmark.verifier_family, settings.benchmark.verifier_options)

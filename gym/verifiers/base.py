@@ -14,6 +14,7 @@ at once, so families keep no per-call state on the instance.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Iterable, Protocol
 
@@ -117,21 +118,21 @@ class Verifier:
         """Give a family that `takes_panel` its judges and the rule that combines their verdicts."""
         raise GymError(f"verifier '{self.family}' takes no panel of judges")
 
+    @classmethod
+    def overrides(cls, hook: str) -> bool:
+        """Whether the family defines `hook` (request, family_metrics, mock_answer ...) itself."""
+        return inspect.getattr_static(cls, hook) is not inspect.getattr_static(Verifier, hook)
+
     @property
     def tools_per_task(self) -> bool:
         """Whether a task's requests may carry tools of their own (the family overrides `request`)."""
-        return type(self).request is not Verifier.request
+        return self.overrides("request")
 
     @classmethod
     def family_metrics(cls, rows: list[dict], stats: FamilyStats) -> dict[str, Any] | None:
         """What aggregate adds as a benchmark's `family_metrics` from its scored rollouts; None: the means
         of rewards say it all."""
         return None
-
-    @classmethod
-    def reports_family_metrics(cls) -> bool:
-        """Whether the family computes `family_metrics` (overrides it)."""
-        return cls.family_metrics.__func__ is not Verifier.family_metrics.__func__  # type: ignore[attr-defined]
 
     @classmethod
     def summary_line(cls, entry: dict[str, Any]) -> str:

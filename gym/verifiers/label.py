@@ -24,6 +24,7 @@ from gym.verifiers.base import FamilyStats, Verdict, Verifier, details_of, expec
 MODES = ("judgement", "grade")
 GRADE_POINTS = {"correct": 7, "almost": 6, "partial": 1, "incorrect": 0}
 GRADE_BUCKET = {"correct": "high", "almost": "high", "partial": "low", "incorrect": "low"}
+JUDGEMENT_MARK = "Judgement: Yes"  # the judge prompts of answer-judge and the proof judges ask for it
 _JUDGEMENT = re.compile(r"\*{0,2}judgement\*{0,2}\s*:", re.IGNORECASE)
 _WORD_EDGES = re.compile(r"[*_`.,;:!?()\[\]{}\"']+")
 _THINK = re.compile(r"<(think|thinking)>.*?</\1>", re.DOTALL)
@@ -72,6 +73,10 @@ class LabelVerifier(Verifier):
     inline = True  # pure text work of microseconds: serve verifies on its event loop
     OPTIONS = {"strip_thinking": True}
     CHOICES = {"mode": MODES}
+
+    @classmethod
+    def mock_answer(cls, row: dict, prompt: str, final: str, correct: bool, opener: str) -> str | None:
+        return f"{opener}\n\nJudgement: {final}" if JUDGEMENT_MARK in prompt else None
 
     @classmethod
     def family_metrics(cls, rows: list[dict], stats: FamilyStats) -> dict[str, Any]:

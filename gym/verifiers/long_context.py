@@ -37,6 +37,7 @@ from gym.verifiers.base import (FamilyStats, Verdict, Verifier, ci_text, expecte
 MATCHES = ("node_f1", "prefix_ratio", "substring_all", "substring_any", "row_match", "choice_boxed", "ruler2")
 ROW_MATCH = {"all": "substring_all", "part": "substring_any"}
 _FINAL_ANSWER = re.compile(r"Final Answer:\s*\[(.*)\]")
+_PREPEND = re.compile(r"\bPrepend (\S+) to\b")  # MRCR: the reply must open with a random prefix
 _QUOTES = "\"'`"
 
 
@@ -86,6 +87,21 @@ class LongContextVerifier(Verifier):
     family = "long_context"
     inline = True  # pure text work of microseconds: serve verifies on its event loop
     OPTIONS = {"match": None}
+
+    @classmethod
+    def mock_answer(cls, row: dict, prompt: str, final: str, correct: bool, opener: str) -> str | None:
+        """MRCR's reply must open with the prefix its prompt names; graphwalks asks for a node list."""
+        prepend = _PREPEND.search(prompt)
+        if prepend and final.startswith(prepend.group(1)):
+            return final
+        if "Final Answer: [" not in prompt:
+            return None
+        try:
+            nodes = json.loads(final)
+            shown = "[" + ", ".join(map(str, nodes)) + "]" if isinstance(nodes, list) else final
+        except json.JSONDecodeError:
+            shown = final
+        return f"{opener}\n\nFinal Answer: {shown}"
 
     @classmethod
     def family_metrics(cls, rows: list[dict], stats: FamilyStats) -> dict[str, Any]:

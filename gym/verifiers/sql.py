@@ -142,6 +142,10 @@ class SQLVerifier(Verifier):
     OPTIONS = {"db_root": None, "timeout": 30.0, "max_rows": 100_000, "compare": "set"}
 
     @classmethod
+    def mock_answer(cls, row: dict, prompt: str, final: str, correct: bool, opener: str) -> str | None:
+        return f"{opener}\n\n```sql\n{final}\n```" if "```sql" in prompt else None
+
+    @classmethod
     def family_metrics(cls, rows: list[dict], stats: FamilyStats) -> dict[str, Any]:
         """Counts of failure kinds (no_sql, error, timeout, row_cap, mismatch) and matches."""
         failures = Counter(details_of(r).get("failure") or "match" for r in rows if r["status"] == "ok")

