@@ -13,6 +13,7 @@ from typing import Any, Sequence
 from gym.core.errors import GymError
 from gym.serve.catalog import Served
 from gym.serve.reward_settings import RewardSettings, current_settings
+from gym.verifiers import family_class
 
 # Other projects' names for gym benchmarks (verl's own preprocessing writes these as data_source).
 ALIASES = {"openai/gsm8k": "gsm8k", "lighteval/MATH": "hendrycks_math",
@@ -61,7 +62,7 @@ def _load(name: str, overrides: Sequence[str], settings: RewardSettings) -> Serv
     with open_dict(cfg):
         cfg.reward.strict = settings.strict or bool(cfg.reward.strict)
         options = cfg.benchmark.verifier.options
-        if str(cfg.benchmark.verifier.family) == "math":  # the family whose checks run in worker processes
+        if "workers" in family_class(str(cfg.benchmark.verifier.family)).OPTIONS:  # checks run in worker processes
             if not any(o.lstrip("+").startswith("benchmark.verifier.options.workers=") for o in overrides):
                 options.workers = settings.workers  # an override naming the workers wins
             if settings.timeout is not None:
