@@ -25,13 +25,12 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Sequence
 
-from gym.verifiers.base import Verifier
-
 import requests
 
 from gym.core.config import to_plain
 from gym.core.errors import GymError
 from gym.model.client import MAX_RETRY_AFTER, RETRY_STATUS, api_key_from_env, retry_after
+from gym.verifiers.base import Verifier
 
 log = logging.getLogger("gym.model.embeddings")
 MOCK_EMBEDDING_MODEL = "gym-mock-embedding"  # what gym's reference server embeds with (gym.mock.embeddings)

@@ -17,8 +17,6 @@ import re
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
-
-from gym.verifiers.base import Verifier
 from urllib.parse import urlsplit
 
 import requests
@@ -26,6 +24,7 @@ import requests
 from gym.model.client import ModelClient, api_key_from_env
 from gym.core.config import to_plain, user_kind
 from gym.core.errors import GymError, did_you_mean
+from gym.verifiers.base import Verifier
 
 log = logging.getLogger("gym.model.endpoints")
 POLICY_KINDS = ("openai_compatible", "mock", "local", "vllm_local")
