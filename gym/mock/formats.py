@@ -29,6 +29,8 @@ class FamilyAnswers:
     (a judge-only or embeddings server) imports none."""
 
     def __init__(self, family: str | None = None):
+        if family is not None and family not in FAMILIES:
+            family_class(family)  # the one-line error naming the known families
         self.family = family
         self._writers: list[type[Verifier]] | None = None
 
