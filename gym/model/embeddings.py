@@ -31,6 +31,7 @@ from gym.core.errors import GymError
 from gym.core.schema import EmbeddingsConfig
 from gym.core.typed import RunConfig
 from gym.model.client import MAX_RETRY_AFTER, RETRY_STATUS, api_key_from_env, retry_after
+from gym.verifiers.base import Verifier
 
 log = logging.getLogger("gym.model.embeddings")
 MOCK_EMBEDDING_MODEL = "gym-mock-embedding"  # what gym's reference server embeds with (gym.mock.embeddings)
@@ -145,7 +146,7 @@ def embeddings_kind(conf: EmbeddingsConfig, policy_kind: str, policy_base_url: s
     return kind
 
 
-def connect_embeddings(run: RunConfig, stack: ExitStack, verifier: Any, policy_base_url: str) -> dict | None:
+def connect_embeddings(run: RunConfig, stack: ExitStack, verifier: Verifier, policy_base_url: str) -> dict | None:
     """Give the benchmark's environment its embeddings endpoint and build the documents' vectors (cached);
     None for a benchmark without `embeddings`. Returns what run.json keeps: the endpoint and the cache's work.
     `policy_base_url` is "" where no policy endpoint runs (task=serve)."""

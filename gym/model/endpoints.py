@@ -28,6 +28,7 @@ from gym.core.config import user_kind
 from gym.core.errors import GymError, did_you_mean
 from gym.core.schema import ModelConfig, SideEndpointConfig
 from gym.core.typed import RunConfig
+from gym.verifiers import Verifier, family_class
 
 log = logging.getLogger("gym.model.endpoints")
 POLICY_KINDS = ("openai_compatible", "mock", "local", "vllm_local")
@@ -77,7 +78,7 @@ def require_judge(run: RunConfig) -> None:
     bench = run.benchmark
     if bench is None:
         return
-    judged = (bench.needs_judge or bench.verifier.family == "judge"
+    judged = (bench.needs_judge or family_class(str(bench.verifier.family)).needs_judge  # the family's own fact
               or (bench.verifier.options or {}).get("nl_assertions") == "judge")  # τ²'s judged assertions
     if judged and str(run.judge.kind or "none") == "none":
         raise GymError(f"{bench.name} is graded by an LLM judge (needs_judge: true) but judge=none; choose one: "
@@ -100,8 +101,10 @@ def check_reachable(model: ModelConfig) -> None:
         client.close()
 
 
-def start_policy(model: ModelConfig, stack: ExitStack, data_path: Path, concurrency: int) -> str:
-    """The policy's base_url, after starting the server gym runs itself (mock, local, vllm_local)."""
+def start_policy(model: ModelConfig, stack: ExitStack, data_path: Path, concurrency: int,
+                 family: str | None = None) -> str:
+    """The policy's base_url, after starting the server gym runs itself (mock, local, vllm_local). `family`:
+    the data's verifier family, whose answer shapes the reference server writes (None: any family's)."""
     kind = str(model.kind or "openai_compatible")
     if kind == "mock":
         from gym.mock.server import MockServer
@@ -113,7 +116,7 @@ def start_policy(model: ModelConfig, stack: ExitStack, data_path: Path, concurre
                             max_context_tokens=mock.max_context_tokens, retry_after=mock.retry_after,
                             hang_seconds=mock.hang_seconds, task_accuracy=mock.task_accuracy,
                             rate_limit=mock.rate_limit, max_n=mock.max_n, ignore_n=mock.ignore_n,
-                            tool_parser=mock.tool_parser)
+                            tool_parser=mock.tool_parser, family=family)
         base_url = server.start()
         stack.callback(server.stop)
         log.info("reference server (model=mock) listening at %s", base_url)
@@ -249,7 +252,7 @@ def run_fingerprint(client: ModelClient, endpoint: dict[str, Any], sampling: dic
             "judge": judge, "gym_version": gym_version}
 
 
-def connect_judge(run: RunConfig, stack: ExitStack, verifier: Any, policy_base_url: str, pool_size: int,
+def connect_judge(run: RunConfig, stack: ExitStack, verifier: Verifier, policy_base_url: str, pool_size: int,
                   cache: Any = None) -> dict[str, Any] | None:
     """Give a judge-graded verifier its judge client (no-op for other verifiers); fails fast when unreachable.
     With a response cache, a judge request answered before is answered from it (gym.model.response_cache).
@@ -257,7 +260,7 @@ def connect_judge(run: RunConfig, stack: ExitStack, verifier: Any, policy_base_u
 
     Returns the judge endpoint's fingerprint (None without a judge); its `model` is part of every rollout
     key, so a resume with another judge does not mix its verdicts with the old ones."""
-    if not getattr(verifier, "needs_judge", False):
+    if not verifier.needs_judge:
         if run.judges:
             name = run.benchmark.name if run.benchmark is not None else "this benchmark"
             raise GymError(f"judges=[...]: {name} is not graded by an LLM judge; drop judges=")
@@ -298,9 +301,9 @@ def connect_judge(run: RunConfig, stack: ExitStack, verifier: Any, policy_base_u
     return {**fingerprint, "sampling_sent": sampling}
 
 
-def _connect_panel(run: RunConfig, stack: ExitStack, verifier: Any, base_url: str, api_key: str | None,
+def _connect_panel(run: RunConfig, stack: ExitStack, verifier: Verifier, base_url: str, api_key: str | None,
                    pool_size: int, cache: Any) -> dict[str, Any]:
-    if not hasattr(verifier, "attach_panel"):
+    if not verifier.takes_panel:
         raise GymError(f"judges=[...] works with the judge verifier family; this benchmark's verifier is "
                        f"{type(verifier).__name__}")
     clients, prints = [], []

@@ -19,6 +19,7 @@ from gym.core.errors import GymError
 from gym.core.io import iter_jsonl
 from gym.core.prompts import build_messages
 from gym.core.schema import BenchmarkConfig
+from gym.verifiers.base import Verifier
 
 
 def prepared_file(config: BenchmarkConfig, prepare_args: dict[str, Any] | None = None) -> Path:
@@ -54,8 +55,9 @@ def _override_value(value: Any) -> str:
 class Benchmark:
     config: BenchmarkConfig
     data: Path  # the prepared tasks file (image paths in rows are relative to its folder)
-    verifier: Any  # the benchmark's verifier, strict as reward.strict says; its judge/embeddings once attached
-    # (None: loaded for its rows and messages only)
+    # the benchmark's verifier, strict as reward.strict says; its judge/embeddings once attached (None: loaded
+    # for its rows and messages only)
+    verifier: Verifier | None
     user_template: str  # the user prompt template (benchmark=local: "{messages}" for a file of conversations)
     _environment: Any = field(default=None, repr=False)
 
@@ -68,7 +70,7 @@ class Benchmark:
         from gym.verifiers import make_verifier
 
         data = data if data is not None else prepared_file(config)
-        verifier = None
+        verifier: Verifier | None = None
         if stack is not None:
             verifier = make_verifier(str(config.verifier.family), dict(config.verifier.options or {}))
             verifier.strict = strict

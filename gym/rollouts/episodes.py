@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gym.episodes.agents import ClientAgent
 from gym.episodes.base import EpisodeFailed, Limits
 from gym.episodes.loop import Episode, EpisodeRunner
 from gym.rollouts.row import verify_answer
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gym.core.typed import RunConfig
+    from gym.verifiers.episode import EpisodeVerifier
 
 
 @dataclass
@@ -42,7 +46,7 @@ class Played:
     seconds: float
 
 
-def play(setup: EpisodeSetup, client: Any, verifier: Any, row: dict, seed: int | None) -> Played:
+def play(setup: EpisodeSetup, client: Any, verifier: EpisodeVerifier, row: dict, seed: int | None) -> Played:
     """One episode: played, graded, and its environment's resources released (a container task's
     container) whatever happened. An environment may play the agent itself (`scripted_agent`: a container
     task's oracle or nop); a typed failure (EpisodeFailed) becomes its own unscored status, never a 0."""
@@ -119,11 +123,11 @@ class EpisodeRun:
     gym.model.calls.ModelCalls in collect's rollout pool (`groups`, `complete_spread`, `summary`): one
     member is one whole episode, played on the pool's threads."""
 
-    def __init__(self, run: Any, stack: Any, client: Any, verifier: Any, concurrency: int, cache: Any,
-                 row_of: Any):
+    def __init__(self, run: RunConfig, stack: Any, client: Any, verifier: EpisodeVerifier, concurrency: int,
+                 cache: Any, row_of: Any):
         from gym.model import endpoints
 
-        knobs = run.knob("episode", {})  # run: the typed config (gym.core.typed.RunConfig)
+        knobs = run.knob("episode", {})
         limits = episode_limits(knobs)
         user, self.user_info = endpoints.connect_user(run, stack, client, concurrency)  # None: solo mode,
         # which collect's prompt_maker checked the environment offers before any endpoint started

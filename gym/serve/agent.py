@@ -78,7 +78,7 @@ class Agent:
                 raise RequestError("policy must be an object with base_url (and model, api, api_key_env)", 422)
             model = replace(model, kind="openai_compatible", base_url=str(policy["base_url"]), name=policy.get("model"),
                             **{name: str(policy[name]) for name in ("api", "api_key_env") if policy.get(name)})
-        base_url = endpoints.start_policy(model, self.stack, served.data_path, self.concurrency)
+        base_url = endpoints.start_policy(model, self.stack, served.data_path, self.concurrency, served.family)
         client, _ = endpoints.connect_policy(model, self.stack, base_url, self.concurrency, self.sampling(served))
         client.image_root = served.data_path.parent  # image files of prompts are named relative to the data folder
         return client

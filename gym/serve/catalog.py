@@ -19,7 +19,7 @@ from gym.core.schema import BenchmarkConfig
 from gym.core.typed import RunConfig
 from gym.rollouts.benchmark import Benchmark
 from gym.rollouts.row import verify_answer
-from gym.verifiers import strict_rewards
+from gym.verifiers import Verifier, strict_rewards
 
 
 class RequestError(GymError):
@@ -40,7 +40,11 @@ class Served:
     def __post_init__(self) -> None:  # plain attributes: read on every request
         config = self.benchmark.config
         self.name, self.kind, self.family = self.benchmark.name, self.benchmark.kind, str(config.verifier.family)
-        self.data_path, self.verifier = self.benchmark.data, self.benchmark.verifier
+        self.data_path = self.benchmark.data
+        verifier = self.benchmark.verifier
+        if verifier is None:
+            raise GymError(f"{self.name}: a served benchmark is loaded with its verifier (Benchmark.load(..., stack))")
+        self.verifier: Verifier = verifier
         self.max_tokens = config.max_tokens  # the benchmark's default output cap (/run sends it as collect does)
         self.default_user = config.default_user  # episodes: the user when none is chosen (bfcl_multi_turn: scripted)
 
@@ -75,15 +79,12 @@ class Served:
         offered natively; prompt mode documents them in the messages). `given`: the prompt a request
         carries (NeMo Gym's `responses_create_params.input`), used in place of the rendered template."""
         messages = given or self.messages(row)
-        request = getattr(self.verifier, "request", None)
-        if request is None:
-            return messages, None, None
-        messages, tools, choice = request(row, messages, api)
+        messages, tools, choice = self.verifier.request(row, messages, api)
         return messages, tools or None, choice if tools else None
 
     def offers_tools(self, row: dict) -> bool:
         """Whether collect's request for the row carries tools natively (then the reply's calls are graded)."""
-        return getattr(self.verifier, "request", None) is not None and self.answer_tools(row)[1] is not None
+        return self.verifier.tools_per_task and self.answer_tools(row)[1] is not None
 
     def tool_names(self) -> list[str]:
         """An episode environment's tools (the same for every task of a τ² domain; BFCL's first task's)."""
@@ -95,8 +96,8 @@ class Served:
     def verdict(self, row: dict, text: str, tool_calls: list | None = None,
                 finish_reason: str | None = None) -> dict[str, Any]:
         """collect's verdict fields for one answer (status, reward, scores, extracted_answer, verifier, error)."""
-        uses_calls = getattr(self.verifier, "uses_tool_calls", False)
-        return verify_answer(self.verifier, row, text, tool_calls if uses_calls else None, finish_reason)
+        return verify_answer(self.verifier, row, text, tool_calls if self.verifier.uses_tool_calls else None,
+                             finish_reason)
 
     def episode_verdict(self, row: dict, trajectory: list[dict], termination: str, state: Any = None) -> dict:
         return verify_answer(self.verifier, row, {"trajectory": trajectory, "termination": termination,
@@ -104,17 +105,17 @@ class Served:
 
     def summary(self) -> dict[str, Any]:
         return {"name": self.name, "kind": self.kind, "verifier": self.family, "tools": self.tool_names(),
-                "tools_per_task": getattr(self.verifier, "request", None) is not None, "rows": len(self.rows)}
+                "tools_per_task": self.verifier.tools_per_task, "rows": len(self.rows)}
 
 
 def load(run: RunConfig, config: BenchmarkConfig, stack: ExitStack) -> Served:
     """One benchmark, from its typed config: rows, verifier (closed with the stack), judge and embeddings
     endpoint if it needs them (no policy endpoint runs here: judge=mock gets a reference server of its own)."""
     bench = Benchmark.load(config, stack, strict_rewards(run.knobs))
-    if getattr(bench.verifier, "needs_judge", False) and str(run.judge.kind or "none") == "none":
+    if bench.verifier.needs_judge and str(run.judge.kind or "none") == "none":
         raise GymError(f"{config.name} is graded by an LLM judge: add judge=vllm judge.base_url=http://host:8000/v1 "
                        "(or judge=openai, or judge=mock for a dry run)")
-    judged = run if getattr(bench.verifier, "needs_judge", False) else replace(run, judges=())  # judges=: the judged ones
+    judged = run if bench.verifier.needs_judge else replace(run, judges=())  # judges=: the judged ones
     bench.attach_endpoints(judged, stack, "", 16)
     served = Served(bench, bench.all_rows())
     if served.kind == "episode":

@@ -14,6 +14,7 @@ from typing import Any, Sequence
 from gym.core.errors import GymError
 from gym.serve.catalog import Served
 from gym.serve.reward_settings import RewardSettings, current_settings
+from gym.verifiers import family_class
 
 # Other projects' names for gym benchmarks (verl's own preprocessing writes these as data_source).
 ALIASES = {"openai/gsm8k": "gsm8k", "lighteval/MATH": "hendrycks_math",
@@ -63,7 +64,7 @@ def _load(name: str, overrides: Sequence[str], settings: RewardSettings) -> Serv
     reward = run.knob("reward", {})
     run = replace(run, knobs={**run.knobs, "reward": {**reward, "strict": settings.strict or bool(reward.get("strict"))}})
     bench = run.benchmark
-    if str(bench.verifier.family) == "math":  # the family whose checks run in worker processes
+    if "workers" in family_class(str(bench.verifier.family)).OPTIONS:  # checks run in worker processes
         options = dict(bench.verifier.options)
         if not any(o.lstrip("+").startswith("benchmark.verifier.options.workers=") for o in overrides):
             options["workers"] = settings.workers  # an override naming the workers wins

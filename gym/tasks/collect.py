@@ -41,6 +41,7 @@ from gym.rollouts.plan import Plan
 from gym.rollouts.row import make_episode_rollout, make_rollout
 from gym.rollouts.runner import LIMIT_FLAGS, RolloutPool, Tally, WorkItem
 from gym.rollouts.settings import CollectSettings
+from gym.verifiers.base import Verifier
 
 if TYPE_CHECKING:  # gym.rollouts.episodes (and gym.episodes below it) load only for an episode benchmark
     from gym.rollouts.episodes import EpisodeRun
@@ -150,7 +151,7 @@ def check_tasks(settings: CollectSettings, bench: Benchmark, prompt_of: PromptOf
 class RunEndpoints:
     client: ModelClient
     calls: ModelCalls
-    verifier: Any
+    verifier: Verifier
     judge_model: str | None  # part of every rollout key
     fingerprint: dict[str, Any]  # who answered, for run.json
     episodes: EpisodeRun | None = None  # episode benchmarks: plays the rollouts in place of `calls`
@@ -166,7 +167,8 @@ class RunEndpoints:
 def start_endpoints(settings: CollectSettings, bench: Benchmark, stack: ExitStack,
                     row_of: Callable[[list[dict]], dict]) -> RunEndpoints:
     run, data, limits, sampling = settings.run, settings.paths.data, settings.limits, settings.sampling
-    base_url = endpoints.start_policy(run.model, stack, data, limits.concurrency)
+    family = str(settings.benchmark.verifier.family)  # the reference server writes answers in its shape
+    base_url = endpoints.start_policy(run.model, stack, data, limits.concurrency, family)
     client, endpoint = endpoints.connect_policy(run.model, stack, base_url, limits.concurrency, sampling.sent)
     client.image_root = data.parent  # image files of prompts are named relative to the data folder
     verifier = bench.verifier
@@ -199,8 +201,8 @@ class ToolOffers:
     """The tools a tool-calling verifier has a task's requests carry (`request`); it may rewrite the task's
     messages too (prompt mode documents the tools there), before any rollout key is made."""
 
-    def __init__(self, verifier: Any, api: str):
-        self.request, self.api, self.offered = getattr(verifier, "request", None), api, False
+    def __init__(self, verifier: Verifier, api: str):
+        self.request, self.api, self.offered = verifier.request if verifier.tools_per_task else None, api, False
 
     def __call__(self, row: dict, prompt: list[dict]) -> tuple[list[dict], dict | None]:
         if self.request is None:

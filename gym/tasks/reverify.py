@@ -30,6 +30,7 @@ from gym.core.typed import RunConfig, typed
 from gym.model.response_cache import open_cache
 from gym.rollouts.row import REVERIFIABLE, Rollout, now, verify_answer
 from gym.metrics.table import format_table
+from gym.verifiers.base import Verifier
 
 log = logging.getLogger("gym.reverify")
 
@@ -58,16 +59,16 @@ class Verifiers:
 
         self.run, self.stack, self.concurrency, self.responses = run, stack, concurrency, responses
         self.strict = strict_rewards(run.knobs)
-        self.made: dict[str, Any] = {}
+        self.made: dict[str, Verifier] = {}
 
-    def get(self, bench: BenchmarkConfig) -> Any:
+    def get(self, bench: BenchmarkConfig) -> Verifier:
         from gym.verifiers import make_verifier
 
         if bench.name not in self.made:
             verifier = make_verifier(bench.verifier.family, dict(bench.verifier.options or {}))
             verifier.strict = self.strict
             self.stack.callback(verifier.close)
-            if getattr(verifier, "needs_judge", False):  # no policy endpoint: judge=mock gets a server of its own
+            if verifier.needs_judge:  # no policy endpoint: judge=mock gets a server of its own
                 from gym.model.endpoints import connect_judge
 
                 connect_judge(replace(self.run, benchmark=bench), self.stack, verifier, "", self.concurrency,

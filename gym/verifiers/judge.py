@@ -69,6 +69,7 @@ def strip_thinking(text: str) -> str:
 
 class JudgeVerifier(Verifier):
     family = "judge"
+    takes_panel = True  # judges=[...]: several judges per item, combined by judges_rule
     needs_judge = True  # collect attaches a judge endpoint to verifiers that say so
     OPTIONS = {"prompt": None, "parse": None, "system": None, "judge_input": "response", "strip_thinking": False,
                "math_first": False, "math_options": {}}
