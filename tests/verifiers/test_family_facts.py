@@ -45,7 +45,8 @@ def test_the_base_declares_nothing_a_family_must_opt_into():
                                                                              None, None)
     assert plain.family_metrics([], None) is None and plain.mock_answer({}, "", "4", True, "") is None
     assert make_verifier("tool_call").tools_per_task and make_verifier("iheval").tools_per_task
-    assert not make_verifier("math", {"workers": 1}).tools_per_task
+    with make_verifier("math", {"workers": 1}) as math:
+        assert not math.tools_per_task
 
 
 def _family_names(node: ast.AST) -> list[str]:
@@ -146,6 +147,8 @@ def test_serve_verifies_an_inline_family_on_its_event_loop(toy_family):
     served = {name: served_one(name, family, options)
               for name, family, options in (("toy_bench", "toy", {}), ("math_bench", "math", {"workers": 1}))}
     service = Service(served, Sessions(max_sessions=4, ttl=60.0))
-    assert service.inline("toy_bench", "verify") and not service.inline("math_bench", "verify")
-    assert not service.inline("toy_bench", "step")
-    served["math_bench"].verifier.close()
+    try:
+        assert service.inline("toy_bench", "verify") and not service.inline("math_bench", "verify")
+        assert not service.inline("toy_bench", "step")
+    finally:
+        served["math_bench"].verifier.close()
