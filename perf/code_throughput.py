@@ -23,7 +23,7 @@ from pathlib import Path
 
 from gym.sandbox.host import MECHANISMS, Run, Sandbox, probe_isolation
 from gym.verifiers import make_verifier
-from gym.mock.programs import reference_program
+from gym.verifiers.code.reference import reference_program
 
 TEST_CODE = {"question": "add", "entry_point": "add", "prompt": "def add(a, b):\n    \"\"\"a + b\"\"\"\n",
              "test": "def check(candidate):\n    assert candidate(1, 2) == 3\n    assert candidate(-1, 1) == 0\n"}

@@ -1,5 +1,5 @@
 """Cost of scoring IHEval: the iheval verifier per task (single thread, as a share of one core), and the
-task-macro aggregation (gym.metrics.hierarchy) over a run the size of the real benchmark (18,998 rows).
+task-macro aggregation (gym.verifiers.iheval.metrics) over a run the size of the real benchmark (18,998 rows).
 
     .venv/bin/python perf/iheval_scoring.py [--rows 18998] [--data data/iheval/iheval.jsonl]
 
@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from gym.metrics.hierarchy import iheval  # noqa: E402
+from gym.verifiers.iheval.metrics import iheval  # noqa: E402
 from gym.verifiers import make_verifier  # noqa: E402
 
 

@@ -11,7 +11,7 @@ and the reference keeps those tasks too), test. Prepared rows:
      "prefix": ..., "suffix": ..., "canonical_solution": ..., "test": ..., "entry_point": ...,
      "metadata": {"task_id": "RandomSpanInfilling/HumanEval/0/1", "split": "random_span", "source_index": 0}}
 
-The tests run prefix + answer + suffix; see gym.verifiers.code_fim for how the middle is read.
+The tests run prefix + answer + suffix; see gym.verifiers.code.fim for how the middle is read.
 """
 
 from __future__ import annotations

@@ -73,8 +73,8 @@ if not OmegaConf.has_resolver("gym_family_prompt"):
 def user_kind(user: Any, benchmark: Any) -> str:
     """The simulated user an episode run gets: user.kind, or with user=none the benchmark's own default_user
     (bfcl_multi_turn's scripted turns); "none" is solo mode."""
-    kind = str((user or {}).get("kind") or "none")
-    default = (benchmark or {}).get("default_user")
+    kind = str(getattr(user, "kind", None) or "none")  # (a composed node or its dataclass alike)
+    default = getattr(benchmark, "default_user", None)
     return str(default) if kind == "none" and default in ("mock", "scripted") else kind
 
 

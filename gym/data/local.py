@@ -43,7 +43,7 @@ RULE_NAMES = {"gsm8k": "final '#### <answer>' (GSM8K)", "boxed": "last \\boxed{}
 
 def is_local(bench: Any) -> bool:
     """A benchmark over the user's own file (benchmark=local or one built on it)."""
-    return bench is not None and bench.dataset.get("columns") is not None
+    return bench is not None and getattr(bench.dataset, "columns", None) is not None  # (node or dataclass)
 
 
 def path_given(bench: Any) -> bool:
@@ -94,9 +94,9 @@ def check(bench: Any, force: bool = False) -> dict[str, Any]:
     source = Path(str(bench.dataset.path)).expanduser()
     if not source.is_file():
         raise GymError(f"benchmark.dataset.path={source} does not exist (give your JSONL or parquet file)")
-    columns = {role: (None if bench.dataset.columns.get(role) is None else str(bench.dataset.columns[role]))
-               for role in ROLES}
-    answer_format = str(bench.dataset.get("answer_format") or "auto")
+    columns = {role: (None if getattr(bench.dataset.columns, role, None) is None
+                      else str(getattr(bench.dataset.columns, role))) for role in ROLES}
+    answer_format = str(getattr(bench.dataset, "answer_format", None) or "auto")
     if answer_format not in ANSWER_FORMATS:
         raise GymError(f"benchmark.dataset.answer_format={answer_format} must be one of {', '.join(ANSWER_FORMATS)}")
     stat = source.stat()

@@ -59,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate-limit", type=int, default=None, help="429 + Retry-After above this many requests in flight")
     parser.add_argument("--max-n", type=int, default=128, help="largest n accepted (1: refuse n > 1)")
     parser.add_argument("--ignore-n", action="store_true", help="accept n but answer one choice")
+    parser.add_argument("--family", default=None,
+                        help="the data's verifier family, whose answer shapes it writes (default: any family's)")
     args = parser.parse_args(argv)
     try:
         server = MockServer(data_paths=args.data, accuracy=args.accuracy, seed=args.seed,
@@ -67,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
                             max_context_tokens=args.max_context_tokens, retry_after=args.retry_after,
                             hang_seconds=args.hang_seconds, task_accuracy=args.task_accuracy,
                             rate_limit=args.rate_limit, max_n=args.max_n,
-                            ignore_n=args.ignore_n)
+                            ignore_n=args.ignore_n, family=args.family)
         url = server.start()
     except (GymError, ValueError, OSError) as exc:
         print(f"gym: error: {exc}", file=sys.stderr)

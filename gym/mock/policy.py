@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 from gym.core.errors import GymError
 from gym.core.images import decode_data_url
-from gym.mock.formats import pairwise_verdict, shape_answer
+from gym.mock.formats import FamilyAnswers, pairwise_verdict
 from gym.mock.substeps import SubStep
 from gym.mock.tasks import Task, TaskIndex, unit_draw
 from gym.mock.judge import judge_verdict
@@ -90,7 +90,7 @@ class AnswerPolicy:
     """Decides and writes the answer to a prompt; thread-safe."""
 
     def __init__(self, rows: Sequence[dict], accuracy: float, seed: int, reasoning: str = "none",
-                 task_accuracy: dict | None = None):
+                 task_accuracy: dict | None = None, family: str | None = None):
         if not 0.0 <= accuracy <= 1.0:
             raise ValueError(f"accuracy must be within [0, 1], got {accuracy}")
         self.task_accuracy = check_task_accuracy(task_accuracy)
@@ -101,6 +101,7 @@ class AnswerPolicy:
         self.accuracy = accuracy
         self.seed = seed
         self.reasoning = reasoning
+        self.answers = FamilyAnswers(family)  # the benchmark's verifier family writes its answers' shape
         self._seen: OrderedDict[bytes, int] = OrderedDict()  # the prompts answered lately, with their counts
         self._lock = threading.Lock()
 
@@ -165,15 +166,13 @@ class AnswerPolicy:
         if final is None:
             content = UNKNOWN_ANSWER
         else:
-            content = f"{_OPENERS[int(pick * len(_OPENERS))]}\n\nThe answer is \\boxed{{{final}}}.\nAnswer: {final}"
+            opener = _OPENERS[int(pick * len(_OPENERS))]
+            content = f"{opener}\n\nThe answer is \\boxed{{{final}}}.\nAnswer: {final}"
             template = self.index.tasks[number].answer_template
             if template:
                 content += "\n" + template.replace("{answer}", final)
-            program = _program(self.index.tasks[number].code_row, outcome == "correct") if number is not None else None
-            if program is not None:
-                ending = "" if program.endswith("\n") else "\n"  # the closing fence on a line of its own
-                content = f"{_OPENERS[int(pick * len(_OPENERS))]}\n\n```python\n{program}{ending}```"
-            content = shape_answer(prompt, final, _OPENERS[int(pick * len(_OPENERS))]) or content  # gym.mock.formats
+            row = self.index.tasks.rows
+            content = self.answers.write(lambda: row[number], prompt, final, outcome == "correct", opener) or content
         thought = _THOUGHTS[int(pick * len(_THOUGHTS))] if self.reasoning != "none" else None
         reasoning = None
         if self.reasoning == "think_tags":
@@ -230,15 +229,6 @@ def check_task_accuracy(spec: Any) -> dict | None:
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in (a, b)):
         raise ValueError(f"task_accuracy needs Beta parameters a > 0 and b > 0, got a={a!r}, b={b!r}")
     return {"dist": "beta", "a": float(a), "b": float(b)}
-
-
-def _program(row: dict | None, correct: bool) -> str | None:
-    """For a code task: a program that passes its tests, or one that returns wrong values."""
-    if row is None:
-        return None
-    from gym.mock.programs import reference_program
-
-    return reference_program(row, correct)
 
 
 def _limit(content: str, reasoning: str | None, outcome: str, max_tokens: int | None) -> Reply:

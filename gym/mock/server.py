@@ -77,11 +77,11 @@ class MockServer:
                  host: str = "127.0.0.1", port: int = 0, reasoning: str = "none", *,
                  max_context_tokens: int = 1_000_000, retry_after: float = 1, hang_seconds: float = 3600.0,
                  task_accuracy: dict | str | None = None, rate_limit: int | None = None, max_n: int = 128,
-                 ignore_n: bool = False, tool_parser: bool = True):
+                 ignore_n: bool = False, tool_parser: bool = True, family: str | None = None):
         self.rows = RowStore(data_paths or [], rows or [], aside=is_episode_row)  # read back by offset when asked
         self.episodes = EpisodeIndex(self.rows.aside_rows)  # episode rows: the server plays the gold agent (gym.mock.episodes)
-        self.policy = AnswerPolicy(self.rows, accuracy=accuracy, seed=seed,
-                                   reasoning=reasoning, task_accuracy=task_accuracy)
+        self.policy = AnswerPolicy(self.rows, accuracy=accuracy, seed=seed, reasoning=reasoning,
+                                   task_accuracy=task_accuracy, family=family)  # family: whose answer shapes
         if rate_limit is not None and (isinstance(rate_limit, bool) or not isinstance(rate_limit, int) or rate_limit < 1):
             raise ValueError(f"rate_limit must be a positive number of requests in flight, got {rate_limit!r}")
         self.rate_limit = rate_limit  # more completion requests in flight than this get 429 + Retry-After

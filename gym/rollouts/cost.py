@@ -18,7 +18,7 @@ and the command that continues the run (a resume spends a fresh budget).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from gym.core.errors import GymError
@@ -98,10 +98,11 @@ class Budget:
     panel: tuple[Price, ...] = ()  # judges=[...]: each judge's own price, in the panel's order (empty: none set)
 
     @classmethod
-    def from_config(cls, cfg: Any) -> "Budget":
-        prices = {role: price_of((cfg.get(node) or {}).get("price"), f"{node}.price")
+    def from_config(cls, run: Any) -> "Budget":
+        """From the typed config (gym.core.typed.RunConfig): the endpoints' prices and the `budget` knobs."""
+        prices = {role: price_of(asdict(getattr(run, node).price), f"{node}.price")
                   for role, node in (("policy", "model"), ("judge", "judge"), ("user", "user"))}
-        node = dict(cfg.get("budget") or {})
+        node = dict(run.knob("budget", {}))
         usd, max_tokens = node.get("usd"), node.get("tokens")
         if usd is not None and (isinstance(usd, bool) or not isinstance(usd, (int, float)) or usd <= 0):
             raise GymError(f"budget.usd={usd!r} must be a positive number of US dollars (or null for none)")

@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gym.core.errors import GymError
 from gym.episodes.agents import ClientAgent
 from gym.episodes.base import EpisodeFailed, Limits
 from gym.episodes.loop import Episode, EpisodeRunner
 from gym.rollouts.row import verify_answer
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gym.core.typed import RunConfig
+    from gym.verifiers.episode import EpisodeVerifier
 
 HOLDS = (None, "agent", "user")  # episode.hold: which side's seed stays fixed across a task's rollouts
 
@@ -45,7 +49,7 @@ class Played:
     seconds: float
 
 
-def play(setup: EpisodeSetup, client: Any, verifier: Any, row: dict, seed: int | None,
+def play(setup: EpisodeSetup, client: Any, verifier: EpisodeVerifier, row: dict, seed: int | None,
          agent_seed: int | None = None) -> Played:
     """One episode: played, graded, and its environment's resources released (a container task's
     container) whatever happened. An environment may play the agent itself (`scripted_agent`: a container
@@ -82,27 +86,17 @@ def play(setup: EpisodeSetup, client: Any, verifier: Any, row: dict, seed: int |
     return Played(prompt, episode, verdict, episode.summary(setup.user_model), time.monotonic() - started)
 
 
-def episode_limits(cfg: Any) -> Limits:
+def episode_limits(episode: dict[str, Any] | None) -> Limits:
     """The episode.* knobs as Limits (collect's and serve's episodes alike); a bad value is one GymError."""
-    from gym.core.config import to_plain
     from gym.core.errors import GymError
 
-    knobs = {"max_steps": 200, "max_errors": 10, **to_plain(cfg.get("episode") or {})}
+    knobs = {"max_steps": 200, "max_errors": 10, **(episode or {})}
     try:
         return Limits(max_steps=int(knobs["max_steps"]), max_errors=int(knobs["max_errors"]),
                       max_agent_steps=knobs.get("max_agent_steps"), timeout=knobs.get("timeout"),
                       max_steps_per_turn=knobs.get("max_steps_per_turn"))
     except ValueError as exc:
         raise GymError(str(exc)) from None
-
-
-def check_solo(benchmark: str, env: Any) -> None:
-    """user=none runs an episode benchmark in solo mode, where its environment has one."""
-    from gym.core.errors import GymError
-
-    if not getattr(env, "supports_solo", False):
-        raise GymError(f"{benchmark} has no solo mode (user=none) and needs a simulated user: user=mock (gym's "
-                       "deterministic user, offline), user=vllm user.base_url=http://host:port/v1, or user=openai")
 
 
 class TurnCache:
@@ -134,14 +128,13 @@ class EpisodeRun:
     gym.model.calls.ModelCalls in collect's rollout pool (`groups`, `complete_spread`, `summary`): one
     member is one whole episode, played on the pool's threads."""
 
-    def __init__(self, cfg: Any, stack: Any, client: Any, verifier: Any, concurrency: int, cache: Any,
-                 row_of: Any):
-        from gym.core.config import to_plain
+    def __init__(self, run: RunConfig, stack: Any, client: Any, verifier: EpisodeVerifier, concurrency: int,
+                 cache: Any, row_of: Any):
         from gym.model import endpoints
 
-        limits = episode_limits(cfg)
-        knobs = to_plain(cfg.get("episode") or {})
-        user, self.user_info = endpoints.connect_user(cfg, stack, client, concurrency)  # None: solo mode,
+        knobs = run.knob("episode", {})
+        limits = episode_limits(knobs)
+        user, self.user_info = endpoints.connect_user(run, stack, client, concurrency)  # None: solo mode,
         # which collect's prompt_maker checked the environment offers before any endpoint started
         self.episode_seed = knobs.get("seed")
         self.hold = knobs.get("hold")  # agent | user: that side's seed stays at the base seed (task=noise's replays)

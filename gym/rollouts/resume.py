@@ -18,7 +18,6 @@ run.json, metrics and reports of the resumed run go there too.
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
 import os
@@ -27,13 +26,12 @@ import signal
 import sys
 import threading
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
-from omegaconf import DictConfig, open_dict
-
-from gym.core.config import run_dir, to_plain
 from gym.core.errors import GymError
+from gym.core.typed import RunConfig
 
 log = logging.getLogger("gym.rollouts.resume")
 UNFINISHED = ("running", "interrupted", "incomplete")
@@ -120,17 +118,17 @@ def signals_as_interrupts() -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-def identity(cfg: DictConfig) -> dict[str, Any]:
+def identity(run: RunConfig) -> dict[str, Any]:
     """What makes two runs the same experiment for `resume=true` without output=."""
-    model = cfg.model
-    shard = {"shard": str(cfg.shard)} if cfg.get("shard") else {}  # each shard resumes its own run
-    return {**shard, "benchmark": cfg.benchmark.name if cfg.get("benchmark") is not None else None,
-            "model": {"kind": str(model.get("kind")), "name": model.get("name"), "path": model.get("path"),
-                      "base_url": to_plain(model.get("base_url")) if model.get("kind") == "openai_compatible" else None,
-                      "api": model.get("api")}}
+    model = run.model
+    shard = {"shard": str(run.knobs["shard"])} if run.knobs.get("shard") else {}  # each shard resumes its own run
+    return {**shard, "benchmark": run.benchmark.name if run.benchmark is not None else None,
+            "model": {"kind": str(model.kind), "name": model.name, "path": model.path,
+                      "base_url": model.base_url if model.kind == "openai_compatible" else None,
+                      "api": model.api}}
 
 
-def resume_command(cfg: DictConfig, output: Path | str) -> str:
+def resume_command(run: RunConfig, output: Path | str) -> str:
     """The command line that continues this run: the same overrides plus resume=true output=<file>."""
     overrides: list[str] = []
     try:
@@ -141,54 +139,50 @@ def resume_command(cfg: DictConfig, output: Path | str) -> str:
     except Exception:  # outside a Hydra app (tests, notebooks): rebuild from the config
         overrides = []
     if not overrides:
-        overrides = [f"task={_task_name(cfg)}"]
-        if cfg.get("benchmark") is not None:
-            overrides.append(f"benchmark={cfg.benchmark.name}")
+        overrides = [f"task={_task_name(run)}"]
+        if run.benchmark is not None:
+            overrides.append(f"benchmark={run.benchmark.name}")
     kept = [o for o in overrides if o.lstrip("+~").split("=", 1)[0] not in ("resume", "output", "run_dir")]
     return " ".join(["python -m gym", *map(shlex.quote, kept), "resume=true", shlex.quote(f"output={output}")])
 
 
-def _task_name(cfg: DictConfig) -> str:
-    task = cfg.get("task")
-    return str(task.name) if task is not None else "collect"
+def _task_name(run: RunConfig) -> str:
+    return str((run.knobs.get("task") or {}).get("name") or "collect")
 
 
-def resolve(cfg: DictConfig, rollouts_name: str = "rollouts.jsonl") -> DictConfig:
-    """cfg with `output` (and `run_dir`, when resuming inside a run directory) fixed for a resume.
+def resolve(run: RunConfig, rollouts_name: str = "rollouts.jsonl") -> RunConfig:
+    """The run with `output` (and `run_dir`, when resuming inside a run directory) fixed for a resume.
 
     Unchanged when resume is false. GymError when output= does not exist, or when nothing is left
     to resume."""
-    if not cfg.get("resume"):
-        return cfg
-    output = cfg.get("output")
+    if not run.knobs.get("resume"):
+        return run
+    output = run.knobs.get("output")
     if output:
         path = Path(str(output))
         if not path.is_file():
             raise GymError(f"resume=true but output={path} does not exist; give the rollouts file of the run to "
                            "continue, or drop resume=true to start a new run")
-    elif (run_dir(cfg) / rollouts_name).is_file():  # this run's own directory already holds its rollouts
-        return cfg
+    elif (run.home / rollouts_name).is_file():  # this run's own directory already holds its rollouts
+        return run
     else:
-        found = newest_unfinished(cfg, rollouts_name)
+        found = newest_unfinished(run, rollouts_name)
         if found is None:
-            raise GymError(f"resume=true: no unfinished {_task_name(cfg)} run of "
-                           f"{identity(cfg)['benchmark']} with this model under {run_dir(cfg).parent}; "
+            raise GymError(f"resume=true: no unfinished {_task_name(run)} run of "
+                           f"{identity(run)['benchmark']} with this model under {run.home.parent}; "
                            "give output=<rollouts file>, or drop resume=true to start a new run")
         path = found
         print(f"gym: resuming {path.parent} (newest unfinished run of the same benchmark and model)", flush=True)
         log.info("resuming %s", path.parent)
-    resumed = copy.deepcopy(cfg)
-    with open_dict(resumed):
-        resumed.output = str(path)
-        if (path.parent / "run.json").is_file():
-            resumed.run_dir = str(path.parent)
-    return resumed
+    if (path.parent / "run.json").is_file():  # resumed inside a run directory: it stays the run's home
+        return replace(run, knobs={**run.knobs, "output": str(path), "run_dir": str(path.parent)}, home=path.parent)
+    return replace(run, knobs={**run.knobs, "output": str(path)})
 
 
-def newest_unfinished(cfg: DictConfig, rollouts_name: str) -> Path | None:
+def newest_unfinished(run: RunConfig, rollouts_name: str) -> Path | None:
     """The rollouts file of the newest unfinished run with the same identity beside this run's directory."""
-    here = run_dir(cfg).resolve()
-    wanted = identity(cfg)
+    here = run.home.resolve()
+    wanted = identity(run)
     best: tuple[str, Path] | None = None
     for run_json in here.parent.glob("*/run.json"):
         if run_json.parent.resolve() == here:

@@ -31,7 +31,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, Optional, TypedDict
 
 from gym.core.errors import GymError
-from gym.verifiers.base import JudgeUnavailable, VerifierError
+from gym.verifiers.base import JudgeUnavailable, Verifier, VerifierError
 
 if TYPE_CHECKING:  # pragma: no cover
     from gym.model.client import Completion
@@ -150,7 +150,7 @@ def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def verify_answer(verifier: Any, row: dict, text: str, tool_calls: list | None = None,
+def verify_answer(verifier: Verifier, row: dict, text: str, tool_calls: list | None = None,
                   finish_reason: str | None = None) -> dict[str, Any]:
     """The verdict fields (status, reward, scores, extracted_answer, verifier, error) for one reply.
 
@@ -161,14 +161,14 @@ def verify_answer(verifier: Any, row: dict, text: str, tool_calls: list | None =
     (`finish_reason` "length") and one whose final answer is not marked (`verifier.marked`)."""
     if row.get("unscorable"):  # kept as the reference keeps it; prepare reported why gym cannot score it
         return _failed(Status.VERIFIER_ERROR, f"verifier: unscorable task ({row['unscorable']})", {})
-    if getattr(verifier, "strict", False):
+    if verifier.strict:
         refused = "truncated" if finish_reason == "length" else (
             None if tool_calls or verifier.marked(row, text or "") else "unmarked")
         if refused is not None:  # a real 0: the reply is unfinished, or its answer is a guess at the last number
             return {"status": Status.OK.value, "reward": 0.0, "scores": None, "extracted_answer": None,
                     "verifier": {"strict": refused}, "error": None}
     try:
-        if getattr(verifier, "uses_tool_calls", False):
+        if verifier.uses_tool_calls:
             verdict = verifier.verify(row, text, tool_calls)
         else:
             verdict = verifier.verify(row, text)
@@ -191,7 +191,7 @@ def _failed(status: Status, error: str, details: Any) -> dict[str, Any]:
 
 
 def make_rollout(benchmark: str, model: str, row: dict, messages: list[dict], task_index: int, rollout_index: int,
-                 key: str, completion: "Completion", verifier: Any, data_sha256: str | None = None, *,
+                 key: str, completion: "Completion", verifier: Verifier, data_sha256: str | None = None, *,
                  subsets: dict | None = None, cached: bool = False, adaptive: str | None = None) -> Rollout:
     """The row collect writes for one model call; the optional fields only where they say something
     (the task's subsets, a reply from the response cache, the adaptive-repeats rule)."""

@@ -1,8 +1,7 @@
-"""The settings of one collect run, read from the composed config once.
+"""The settings of one collect run, read from the typed config once.
 
-task=collect resolves `cfg` into a CollectSettings at the start and hands that to its steps; nothing
-after it reads the config again, except the endpoint starters (gym.model.endpoints), which take the
-model and judge sections as composed.
+task=collect turns `cfg` into typed objects at its door (gym.core.typed) and those into a CollectSettings,
+which it hands to its steps; the endpoint starters (gym.model.endpoints) take the typed sections it keeps.
 """
 
 from __future__ import annotations
@@ -11,13 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig, ListConfig
-
-from gym.core.config import to_plain
 from gym.core.errors import GymError
+from gym.core.schema import BenchmarkConfig
 from gym.core.task_knobs import parse_concurrency
-from gym.data import local
+from gym.core.typed import RunConfig
+from gym.model.endpoints import require_judge, sampling_sent
 from gym.rollouts.adaptive import AdaptiveRule
+from gym.rollouts.benchmark import prepared_file
 from gym.rollouts.cost import Budget
 
 
@@ -27,21 +26,6 @@ class RunPaths:
     rollouts: Path  # rollouts are appended here
     run_dir: Path  # run.json's home
     resuming: bool  # continue the rollouts file: keys already final are skipped
-
-
-@dataclass(frozen=True)
-class BenchmarkSettings:
-    name: str
-    system: str | None  # prompt templates
-    user: str
-    subsets: Any  # benchmark.subsets, as plain data
-    verifier_family: str
-    verifier_options: dict[str, Any]
-    image_detail: str | None = None  # rows with images: the detail asked of each image (gym.core.images)
-    kind: str = "answer"  # answer | episode (gym.rollouts.episodes)
-    environment: str | None = None  # episode benchmarks: the gym.episodes environment
-    default_user: str | None = None  # episode benchmarks: the user when user=none (bfcl_multi_turn: scripted)
-    cluster_by: str | None = None  # the column tasks share, copied into rollouts as subsets.cluster
 
 
 @dataclass(frozen=True)
@@ -69,7 +53,7 @@ class Limits:
 
 @dataclass(frozen=True)
 class CollectSettings:
-    benchmark: BenchmarkSettings
+    benchmark: BenchmarkConfig
     paths: RunPaths
     sampling: Sampling
     limits: Limits
@@ -80,33 +64,32 @@ class CollectSettings:
     progress: bool
     identity: dict[str, Any]  # what makes two runs the same experiment (gym.rollouts.resume)
     resume_hint: str  # the command that continues this run
-    endpoints: DictConfig  # the model and judge sections, for gym.model.endpoints
+    run: RunConfig  # the typed config: the endpoints' sections for gym.model.endpoints, reward.strict, episode.*
     budget: Budget = field(default_factory=Budget)  # prices per role and budget.usd / budget.tokens
 
     @classmethod
-    def from_config(cls, cfg: DictConfig, rollouts: Path, run_dir: Path, identity: dict[str, Any],
+    def from_config(cls, run: RunConfig, rollouts: Path, run_dir: Path, identity: dict[str, Any],
                     resume_hint: str) -> "CollectSettings":
-        from gym.verifiers.judge import require_judge
-
-        bench = cfg.get("benchmark")
+        bench = run.benchmark
         if bench is None:
             raise GymError("choose a benchmark: benchmark=<name> (python -m gym task=search lists them)")
-        local.check_required(bench)
-        require_judge(cfg)  # a judge-graded benchmark without a judge fails before anything starts
-        paths = RunPaths(_data_path(bench, to_plain(cfg.get("prepare_args") or {})), rollouts, run_dir, bool(cfg.get("resume")) or rollouts.is_file())
-        repeats = int(cfg.get("num_repeats") or bench.dataset.num_repeats)
+        require_judge(run)  # a judge-graded benchmark without a judge fails before anything starts
+        knobs = run.knobs
+        paths = RunPaths(prepared_file(bench, knobs.get("prepare_args") or {}), rollouts, run_dir,
+                         bool(knobs.get("resume")) or rollouts.is_file())
+        repeats = int(knobs.get("num_repeats") or bench.dataset.num_repeats)
         if repeats < 1:
             raise GymError(f"num_repeats={repeats} must be at least 1")
-        rule = AdaptiveRule.from_config(cfg.adaptive, repeats) if cfg.get("adaptive", {}).get("enabled") else None
-        mode, concurrency = parse_concurrency(cfg.get("concurrency"), cfg.model.get("max_concurrency", 256))
-        urls = cfg.model.get("base_url") if cfg.model.get("kind") == "openai_compatible" else None
-        limits = Limits(_task_limit(cfg.get("limit")), rule.max_repeats if rule else repeats, concurrency,
-                        mode == "auto", len(urls) if isinstance(urls, ListConfig) else 1)
-        return cls(benchmark=_benchmark(bench), paths=paths, sampling=_sampling(cfg), limits=limits, adaptive=rule,
-                   shard=parse_shard(cfg.get("shard")),
-                   n_per_request=bool(cfg.model.get("n_per_request", False)), cache=to_plain(cfg.get("cache") or {}),
-                   progress=bool(cfg.get("progress", True)), identity=identity, resume_hint=resume_hint,
-                   endpoints=cfg, budget=Budget.from_config(cfg))
+        adaptive = knobs.get("adaptive") or {}
+        rule = AdaptiveRule.from_config(adaptive, repeats) if adaptive.get("enabled") else None
+        mode, concurrency = parse_concurrency(knobs.get("concurrency"), run.model.max_concurrency)
+        urls = run.model.base_url if run.model.kind == "openai_compatible" else None
+        limits = Limits(_task_limit(knobs.get("limit")), rule.max_repeats if rule else repeats, concurrency,
+                        mode == "auto", len(urls) if isinstance(urls, list) else 1)
+        return cls(benchmark=bench, paths=paths, sampling=_sampling(run), limits=limits, adaptive=rule,
+                   shard=parse_shard(knobs.get("shard")), n_per_request=bool(run.model.n_per_request),
+                   cache=knobs.get("cache") or {}, progress=bool(knobs.get("progress", True)), identity=identity,
+                   resume_hint=resume_hint, run=run, budget=Budget.from_config(run))
 
 
 def parse_shard(value: Any) -> tuple[int, int] | None:
@@ -123,55 +106,19 @@ def parse_shard(value: Any) -> tuple[int, int] | None:
     return index, count
 
 
-def _data_path(bench: DictConfig, prepare_args: dict[str, Any]) -> Path:
-    """The prepared file; with `prepare_args` (the keys of task=prepare's +prepare_args.<k>=), it must have
-    been prepared with them (collect reads prepared data, it does not prepare)."""
-    from gym.data.prepare_context import read_manifest
-
-    if local.is_local(bench):
-        return local.task_file(bench)
-    path = Path(bench.dataset.path)
-    wanted = {**to_plain(bench.dataset.prepare_args), **prepare_args}
-    command = " ".join([f"python -m gym task=prepare benchmark={bench.name}",
-                        *(f"+prepare_args.{key}={_override_value(value)}" for key, value in prepare_args.items())])
-    if not path.is_file():
-        raise GymError(f"{bench.name} is not prepared ({path} is missing): run {command}")
-    made_with = (read_manifest(path) or {}).get("prepare_args", wanted)
-    if prepare_args and made_with != wanted:
-        raise GymError(f"{bench.name} was prepared with prepare_args {made_with}, not {wanted}: run {command} "
-                       "(or task=e2e, which prepares)")
-    return path
-
-
-def _override_value(value: Any) -> str:
-    """A prepare argument as a command line writes it: [a,b] for a list."""
-    if isinstance(value, (list, tuple)):
-        return "[" + ",".join(_override_value(item) for item in value) + "]"
-    return "null" if value is None else str(value)
-
-
 def _task_limit(limit: Any) -> int | None:
     if limit is not None and int(limit) < 1:
         raise GymError(f"limit={limit} must be a positive number of tasks (or null for all)")
     return None if limit is None else int(limit)
 
 
-def _benchmark(bench: DictConfig) -> BenchmarkSettings:
-    return BenchmarkSettings(name=str(bench.name), system=bench.prompt.system, user=local.user_prompt(bench),
-                             image_detail=bench.prompt.get("image_detail"),
-                             subsets=to_plain(bench.get("subsets")), cluster_by=bench.get("cluster_by"),
-                             verifier_family=str(bench.verifier.family),
-                             verifier_options=to_plain(bench.verifier.options), kind=str(bench.get("kind") or "answer"),
-                             environment=bench.get("environment"), default_user=bench.get("default_user"))
-
-
-def _sampling(cfg: DictConfig) -> Sampling:
+def _sampling(run: RunConfig) -> Sampling:
     """The sampling sent: model.sampling without empty values; max_tokens is model.sampling.max_tokens,
     else the benchmark's default cap (benchmark.max_tokens)."""
-    sent = {k: v for k, v in to_plain(cfg.model.sampling).items() if v not in (None, {}, [])}
+    sent = sampling_sent(run.model.sampling)
     if sent.get("max_tokens") is not None:
         sent["max_tokens"] = int(sent["max_tokens"])
-    elif cfg.benchmark.get("max_tokens"):
-        sent["max_tokens"] = int(cfg.benchmark.max_tokens)
+    elif run.benchmark is not None and run.benchmark.max_tokens:
+        sent["max_tokens"] = int(run.benchmark.max_tokens)
     seed = sent.pop("seed", None)
     return Sampling(sent, None if seed is None else int(seed))

@@ -2,7 +2,7 @@
 
 * `read_rows(path)`: every row of a gym or NeMo Gym rollouts file as a current-version gym row
   (gym.rollouts.row.upgrade / gym.rollouts.nemo_gym.to_gym), validated, the last row per key kept, file order.
-* `resolve_benchmark(cfg, name)`: the benchmark config for a rollout's `benchmark` field: the option of
+* `resolve_benchmark(run, name)`: the typed benchmark config for a rollout's `benchmark` field: the option of
   that name, else the longest option name the field starts with followed by `_` (NeMo Gym's agent names
   are `<benchmark>_<server>_<agent>`), else `benchmark=` given on the command line.
 * `TaskRows`: the prepared task row (question, gold answer, tests, ...) behind each rollout: from a NeMo
@@ -18,11 +18,11 @@ import logging
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from omegaconf import DictConfig
-
 from gym.rollouts import nemo_gym
 from gym.core.errors import GymError
 from gym.core.io import iter_jsonl, sha256_file
+from gym.core.schema import BenchmarkConfig
+from gym.core.typed import RunConfig
 from gym.rollouts.row import Rollout, upgrade
 
 log = logging.getLogger("gym.rollouts.load")
@@ -51,16 +51,15 @@ def read_rows(path: Path) -> list[tuple[str, Rollout]]:
     return list(iter_rows(path))
 
 
-def resolve_benchmark(cfg: DictConfig, name: str, cache: dict[str, DictConfig]) -> DictConfig:
+def resolve_benchmark(run: RunConfig, name: str, cache: dict[str, BenchmarkConfig]) -> BenchmarkConfig:
     from gym.data.catalog import active_config_dirs, benchmark_files
-    from gym.core.config import compose_benchmark
 
     if name in cache:
         return cache[name]
     known = benchmark_files(active_config_dirs())
-    chosen = cfg.get("benchmark")
+    chosen = run.benchmark
     if name in known:
-        bench = chosen if chosen is not None and chosen.name == name else compose_benchmark(cfg, name)
+        bench = run.benchmark_named(name)
     elif chosen is not None:
         bench = chosen
     else:
@@ -68,7 +67,7 @@ def resolve_benchmark(cfg: DictConfig, name: str, cache: dict[str, DictConfig]) 
         if not prefixes:
             raise GymError(f"rollouts of '{name}': no benchmark of that name; say which one it is with "
                            "benchmark=<name> (python -m gym task=search lists them)")
-        bench = compose_benchmark(cfg, max(prefixes, key=len))
+        bench = run.benchmark_named(max(prefixes, key=len))
     if bench.name != name:
         log.info("rollouts of '%s' are scored as benchmark %s", name, bench.name)
     cache[name] = bench
@@ -89,7 +88,7 @@ class TaskRows:
     def __init__(self) -> None:
         self._prepared: dict[str, tuple[list[dict], str]] = {}
         self._materialized: dict[Path, dict[tuple[int, int], dict] | None] = {}
-        self._names: dict[int, tuple[DictConfig, str, str]] = {}  # id(bench) -> (bench kept alive, name, path)
+        self._names: dict[int, tuple[BenchmarkConfig, str, str]] = {}  # id(bench) -> (bench kept alive, name, path)
 
     def materialized(self, rollouts_file: Path) -> dict[tuple[int, int], dict] | None:
         """(task, rollout) -> task row from `<stem>_materialized_inputs.jsonl` beside the file, if any."""
@@ -103,7 +102,7 @@ class TaskRows:
             self._materialized[rollouts_file] = found
         return self._materialized[rollouts_file]
 
-    def prepared(self, bench: DictConfig) -> tuple[list[dict], str]:
+    def prepared(self, bench: BenchmarkConfig) -> tuple[list[dict], str]:
         """(rows, sha256) of the benchmark's prepared file."""
         if bench.name not in self._prepared:
             from gym.data.local import task_file
@@ -115,8 +114,7 @@ class TaskRows:
             self._prepared[bench.name] = ([row for _, row in iter_jsonl(path)], sha256_file(path))
         return self._prepared[bench.name]
 
-    def lookup(self, rollouts_file: Path, bench: DictConfig, row: Rollout, where: str) -> dict:
-        # Per row: plain values only (an OmegaConf attribute read costs more than the rest of the lookup).
+    def lookup(self, rollouts_file: Path, bench: BenchmarkConfig, row: Rollout, where: str) -> dict:
         if id(bench) not in self._names:
             self._names[id(bench)] = (bench, str(bench.name), str(bench.dataset.path))
         _, name, data_path = self._names[id(bench)]

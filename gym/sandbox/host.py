@@ -51,7 +51,7 @@ MECHANISMS = ("bwrap", "namespaces")
 class Run:
     """One execution of the program: its stdin, wall-clock limit (the CPU limit follows) and stdout cap.
     With `judge` (Python source), the run's verdict is what that code writes: it runs in a process of
-    its own, talks to the program over a pipe (see gym.verifiers.code_driver) and its output is `stdout`."""
+    its own, talks to the program over a pipe (see gym.verifiers.code.driver) and its output is `stdout`."""
 
     stdin: str = ""
     timeout: float = 10.0

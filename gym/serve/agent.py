@@ -18,10 +18,10 @@ import threading
 from contextlib import ExitStack
 from typing import Any
 
-from omegaconf import DictConfig, OmegaConf
+from dataclasses import replace
 
-from gym.core.config import to_plain
 from gym.core.errors import GymError
+from gym.core.typed import RunConfig
 from gym.episodes.base import Limits
 from gym.rollouts.episodes import EpisodeSetup, play
 from gym.rollouts.nemo_gym import to_nemo
@@ -36,15 +36,17 @@ UNFINISHED = ("verifier_error", "infra_error")
 
 
 class Agent:
-    def __init__(self, cfg: DictConfig, stack: ExitStack, users: dict[str, Any], limits: Limits, concurrency: int,
+    def __init__(self, run: RunConfig, stack: ExitStack, users: dict[str, Any], limits: Limits, concurrency: int,
                  on_verifier_error: float | None):
-        self.cfg, self.stack, self.users, self.limits = cfg, stack, users, limits
+        self.config, self.stack, self.users, self.limits = run, stack, users, limits
         self.concurrency, self.on_verifier_error = concurrency, on_verifier_error
         self._clients: dict[Any, Any] = {}
         self._lock = threading.Lock()
 
     def sampling(self, served: Served) -> dict[str, Any]:
-        sent = {k: v for k, v in to_plain(self.cfg.model.sampling).items() if v not in (None, {}, [])}
+        from gym.model.endpoints import sampling_sent
+
+        sent = sampling_sent(self.config.model.sampling)
         sent.pop("seed", None)
         if sent.get("max_tokens") is None and served.max_tokens:
             sent["max_tokens"] = int(served.max_tokens)
@@ -52,15 +54,15 @@ class Agent:
 
     def seed(self, served: Served, rollout_index: int) -> int | None:
         """collect's seed for the rollout: model.sampling.seed (episodes: else episode.seed) + rollout index."""
-        base = self.cfg.model.sampling.get("seed")
+        base = self.config.model.sampling.seed
         if base is None and served.kind == "episode":
-            base = (self.cfg.get("episode") or {}).get("seed")
+            base = self.config.knob("episode", {}).get("seed")
         return None if base is None else int(base) + rollout_index
 
     def client(self, served: Served, policy: Any) -> Any:
         from gym.model import endpoints
 
-        kind = str(self.cfg.model.get("kind") or "openai_compatible")
+        kind = str(self.config.model.kind or "openai_compatible")
         key = (tuple(sorted(policy.items())) if policy else None, served.name if kind == "mock" else None)
         with self._lock:
             if key not in self._clients:
@@ -71,19 +73,15 @@ class Agent:
             return self._clients[key]
 
     def _connect(self, served: Served, policy: Any, endpoints: Any) -> Any:
-        step = OmegaConf.create(OmegaConf.to_container(self.cfg, resolve=False))
-        OmegaConf.set_struct(step, False)
-        if policy:
+        model = self.config.model
+        if policy:  # the request's own endpoint: the server's model settings with these fields changed
             if not isinstance(policy, dict) or not policy.get("base_url"):
                 raise RequestError("policy must be an object with base_url (and model, api, api_key_env)", 422)
-            step.model.kind = "openai_compatible"
-            step.model.base_url = str(policy["base_url"])
-            for name in ("api", "api_key_env"):
-                if policy.get(name):
-                    step.model[name] = str(policy[name])
-            step.model.name = policy.get("model")
-        base_url = endpoints.start_policy(step, self.stack, served.data_path, self.concurrency)
-        client, _ = endpoints.connect_policy(step, self.stack, base_url, self.concurrency, self.sampling(served))
+            model = replace(model, kind="openai_compatible", base_url=str(policy["base_url"]), name=policy.get("model"),
+                            **{name: str(policy[name]) for name in ("api", "api_key_env") if policy.get(name)})
+        base_url = endpoints.start_policy(model, self.stack, served.data_path, self.concurrency, served.family)
+        client, _ = endpoints.connect_policy(model, self.stack, base_url, self.concurrency, self.sampling(served))
+        client.image_root = served.data_path.parent  # image files of prompts are named relative to the data folder
         return client
 
     def run(self, served: Served, body: dict, cancelled: threading.Event | None = None) -> dict[str, Any]:

@@ -1,27 +1,25 @@
 """The benchmarks a server (or a trainer's process) holds: prepared rows, the verifier, the environment.
 
-`Served` is one benchmark, loaded once: its prepared rows (the same file collect reads), the verifier
-collect would build from `benchmark.verifier` (with its judge, when it needs one), and for an episode
-benchmark the environment behind that verifier. `verdict` grades one answer with the very function
-collect's rows come from (gym.rollouts.row.verify_answer), so a reward served here is collect's reward.
+`Served` is one benchmark (gym.rollouts.benchmark.Benchmark, the one collect loads) held in memory: its
+prepared rows, the messages collect sends for a row (images with their detail included), the verifier
+collect builds (with its judge and embeddings endpoint, when it needs them), and for an episode benchmark
+the environment behind that verifier. `verdict` grades one answer with the very function collect's rows
+come from (gym.rollouts.row.verify_answer), so a reward served here is collect's reward.
 """
 
 from __future__ import annotations
 
 import threading
 from contextlib import ExitStack
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from omegaconf import DictConfig, OmegaConf
-
-from gym.core.config import to_plain
 from gym.core.errors import GymError
-from gym.core.io import iter_jsonl
-from gym.core.prompts import build_messages
+from gym.core.schema import BenchmarkConfig
+from gym.core.typed import RunConfig
+from gym.rollouts.benchmark import Benchmark
 from gym.rollouts.row import verify_answer
-from gym.verifiers import strict_rewards
+from gym.verifiers import Verifier, strict_rewards
 
 
 class RequestError(GymError):
@@ -34,22 +32,25 @@ class RequestError(GymError):
 
 @dataclass
 class Served:
-    name: str
-    kind: str  # answer | episode
-    family: str
-    data_path: Path
+    benchmark: Benchmark
     rows: list[dict]
-    verifier: Any
-    system: str | None = None
-    user: str = "{question}"
-    max_tokens: int | None = None  # the benchmark's default output cap (/run sends it as collect does)
-    default_user: str | None = None  # episodes: the user when none is chosen (bfcl_multi_turn: scripted)
     _by_id: dict | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
+    def __post_init__(self) -> None:  # plain attributes: read on every request
+        config = self.benchmark.config
+        self.name, self.kind, self.family = self.benchmark.name, self.benchmark.kind, str(config.verifier.family)
+        self.data_path = self.benchmark.data
+        verifier = self.benchmark.verifier
+        if verifier is None:
+            raise GymError(f"{self.name}: a served benchmark is loaded with its verifier (Benchmark.load(..., stack))")
+        self.verifier: Verifier = verifier
+        self.max_tokens = config.max_tokens  # the benchmark's default output cap (/run sends it as collect does)
+        self.default_user = config.default_user  # episodes: the user when none is chosen (bfcl_multi_turn: scripted)
+
     @property
     def env(self) -> Any:
-        return self.verifier.env if self.kind == "episode" else None
+        return self.benchmark.environment
 
     def row(self, index: Any) -> dict:
         if isinstance(index, bool) or not isinstance(index, int):
@@ -70,9 +71,7 @@ class Served:
 
     def messages(self, row: dict) -> list[dict]:
         """The messages collect sends for the row (an episode's opening messages)."""
-        if self.kind == "episode":
-            return self.env.initial_messages(row)
-        return build_messages(self.system, self.user, row, f"{self.name} row")
+        return self.benchmark.messages(row)
 
     def answer_tools(self, row: dict, api: str = "chat",
                      given: list[dict] | None = None) -> tuple[list[dict], list | None, Any]:
@@ -80,15 +79,12 @@ class Served:
         offered natively; prompt mode documents them in the messages). `given`: the prompt a request
         carries (NeMo Gym's `responses_create_params.input`), used in place of the rendered template."""
         messages = given or self.messages(row)
-        request = getattr(self.verifier, "request", None)
-        if request is None:
-            return messages, None, None
-        messages, tools, choice = request(row, messages, api)
+        messages, tools, choice = self.verifier.request(row, messages, api)
         return messages, tools or None, choice if tools else None
 
     def offers_tools(self, row: dict) -> bool:
         """Whether collect's request for the row carries tools natively (then the reply's calls are graded)."""
-        return getattr(self.verifier, "request", None) is not None and self.answer_tools(row)[1] is not None
+        return self.verifier.tools_per_task and self.answer_tools(row)[1] is not None
 
     def tool_names(self) -> list[str]:
         """An episode environment's tools (the same for every task of a τ² domain; BFCL's first task's)."""
@@ -102,8 +98,8 @@ class Served:
     def verdict(self, row: dict, text: str, tool_calls: list | None = None,
                 finish_reason: str | None = None) -> dict[str, Any]:
         """collect's verdict fields for one answer (status, reward, scores, extracted_answer, verifier, error)."""
-        uses_calls = getattr(self.verifier, "uses_tool_calls", False)
-        return verify_answer(self.verifier, row, text, tool_calls if uses_calls else None, finish_reason)
+        return verify_answer(self.verifier, row, text, tool_calls if self.verifier.uses_tool_calls else None,
+                             finish_reason)
 
     def episode_verdict(self, row: dict, trajectory: list[dict], termination: str, state: Any = None) -> dict:
         return verify_answer(self.verifier, row, {"trajectory": trajectory, "termination": termination,
@@ -111,70 +107,29 @@ class Served:
 
     def summary(self) -> dict[str, Any]:
         return {"name": self.name, "kind": self.kind, "verifier": self.family, "tools": self.tool_names(),
-                "tools_per_task": getattr(self.verifier, "request", None) is not None, "rows": len(self.rows)}
+                "tools_per_task": self.verifier.tools_per_task, "rows": len(self.rows)}
 
 
-def load(cfg: DictConfig, bench: DictConfig, stack: ExitStack) -> Served:
-    """One benchmark, from its composed config: rows, verifier (closed with the stack), judge if needed."""
-    from gym.data import local
-    from gym.verifiers import make_verifier
-
-    path = local.task_file(bench) if local.is_local(bench) else Path(bench.dataset.path)
-    if not path.is_file():
-        raise GymError(f"{bench.name} is not prepared ({path} is missing): "
-                       f"run python -m gym task=prepare benchmark={bench.name}")
-    verifier = make_verifier(str(bench.verifier.family), to_plain(bench.verifier.options))
-    verifier.strict = strict_rewards(cfg)
-    stack.callback(verifier.close)
-    if getattr(verifier, "needs_judge", False):
-        _attach_judge(cfg, bench, verifier, path, stack)
-    if bench.get("embeddings") is not None:
-        _attach_embeddings(cfg, bench, verifier, stack)
-    rows = [row for _, row in iter_jsonl(path)]
-    if not rows:
-        raise GymError(f"{path} has no tasks")
-    served = Served(name=str(bench.name), kind=str(bench.get("kind") or "answer"), family=str(bench.verifier.family),
-                    data_path=path, rows=rows, verifier=verifier, system=bench.prompt.system,
-                    user=local.user_prompt(bench), max_tokens=bench.get("max_tokens"),
-                    default_user=bench.get("default_user"))
+def load(run: RunConfig, config: BenchmarkConfig, stack: ExitStack) -> Served:
+    """One benchmark, from its typed config: rows, verifier (closed with the stack), judge and embeddings
+    endpoint if it needs them (no policy endpoint runs here: judge=mock gets a reference server of its own)."""
+    bench = Benchmark.load(config, stack, strict_rewards(run.knobs))
+    if bench.verifier.needs_judge and str(run.judge.kind or "none") == "none":
+        raise GymError(f"{config.name} is graded by an LLM judge: add judge=vllm judge.base_url=http://host:8000/v1 "
+                       "(or judge=openai, or judge=mock for a dry run)")
+    judged = run if bench.verifier.needs_judge else replace(run, judges=())  # judges=: the judged ones
+    bench.attach_endpoints(judged, stack, "", 16)
+    served = Served(bench, bench.all_rows())
     if served.kind == "episode":
         served.env  # noqa: B018 - build the environment now: a broken domain fails at start, not per request
     return served
 
 
-def _attach_judge(cfg: DictConfig, bench: DictConfig, verifier: Any, path: Path, stack: ExitStack) -> None:
-    from gym.model.endpoints import connect_judge
-
-    step = _step_config(cfg, bench, "reverify")  # no policy endpoint here: judge=mock gets a reference server of its own
-    if str((step.get("judge") or {}).get("kind") or "none") == "none":
-        raise GymError(f"{bench.name} is graded by an LLM judge: add judge=vllm judge.base_url=http://host:8000/v1 "
-                       "(or judge=openai, or judge=mock for a dry run)")
-    connect_judge(step, stack, verifier, "", path, 16, None)
-
-
-def _attach_embeddings(cfg: DictConfig, bench: DictConfig, verifier: Any, stack: ExitStack) -> None:
-    """banking_alltools: KB_search_dense's endpoint (benchmark.embeddings; kind=mock starts gym's reference
-    server for it, there being no policy server here)."""
-    from gym.model.embeddings import connect_embeddings
-
-    connect_embeddings(_step_config(cfg, bench, "serve"), stack, verifier, "")
-
-
-def _step_config(cfg: DictConfig, bench: DictConfig, model_kind: str) -> DictConfig:
-    """The server's config as one benchmark's endpoint helpers read it: that benchmark, and a model kind
-    that tells them no policy endpoint runs here."""
-    step = OmegaConf.create(OmegaConf.to_container(cfg, resolve=False))
-    OmegaConf.set_struct(step, False)
-    step.benchmark = bench
-    step.model.kind = model_kind
-    return step
-
-
-def benchmark_names(cfg: DictConfig) -> list[str]:
+def benchmark_names(run: RunConfig) -> list[str]:
     """`benchmarks=[a,b]` (or `benchmark=a`): the benchmarks to serve, each once."""
-    names = to_plain(cfg.get("benchmarks"))
+    names = run.knob("benchmarks")
     if names in (None, [], ""):
-        chosen = cfg.get("benchmark")
+        chosen = run.benchmark
         names = [str(chosen.name)] if chosen is not None else []
     names = [names] if isinstance(names, str) else [str(name) for name in names]
     if "all" in names:
@@ -189,12 +144,5 @@ def benchmark_names(cfg: DictConfig) -> list[str]:
     return seen
 
 
-def load_all(cfg: DictConfig, stack: ExitStack) -> dict[str, Served]:
-    from gym.core.config import compose_benchmark
-
-    served = {}
-    for name in benchmark_names(cfg):
-        chosen = cfg.get("benchmark")
-        bench = chosen if chosen is not None and chosen.name == name else compose_benchmark(cfg, name)
-        served[name] = load(cfg, bench, stack)
-    return served
+def load_all(run: RunConfig, stack: ExitStack) -> dict[str, Served]:
+    return {name: load(run, run.benchmark_named(name), stack) for name in benchmark_names(run)}

@@ -8,11 +8,13 @@ import difflib
 import os
 import threading
 from contextlib import ExitStack
+from dataclasses import replace
 from typing import Any, Sequence
 
 from gym.core.errors import GymError
 from gym.serve.catalog import Served
 from gym.serve.reward_settings import RewardSettings, current_settings
+from gym.verifiers import family_class
 
 # Other projects' names for gym benchmarks (verl's own preprocessing writes these as data_source).
 ALIASES = {"openai/gsm8k": "gsm8k", "lighteval/MATH": "hendrycks_math",
@@ -53,24 +55,27 @@ def benchmark(name: str, overrides: Sequence[str] = ()) -> Served:
 
 
 def _load(name: str, overrides: Sequence[str], settings: RewardSettings) -> Served:
-    from omegaconf import open_dict
-
+    """The trainer's process is a door of its own: the config composed and typed here (gym.core.typed), the
+    reward settings laid over it as changed fields."""
+    from gym.core.typed import typed
     from gym.serve.catalog import load
 
-    cfg = _compose([f"benchmark={name}", *overrides])
-    with open_dict(cfg):
-        cfg.reward.strict = settings.strict or bool(cfg.reward.strict)
-        options = cfg.benchmark.verifier.options
-        if str(cfg.benchmark.verifier.family) == "math":  # the family whose checks run in worker processes
-            if not any(o.lstrip("+").startswith("benchmark.verifier.options.workers=") for o in overrides):
-                options.workers = settings.workers  # an override naming the workers wins
-            if settings.timeout is not None:
-                options.timeout = settings.timeout
+    run = typed(_compose([f"benchmark={name}", *overrides]))
+    reward = run.knob("reward", {})
+    run = replace(run, knobs={**run.knobs, "reward": {**reward, "strict": settings.strict or bool(reward.get("strict"))}})
+    bench = run.benchmark
+    if "workers" in family_class(str(bench.verifier.family)).OPTIONS:  # checks run in worker processes
+        options = dict(bench.verifier.options)
+        if not any(o.lstrip("+").startswith("benchmark.verifier.options.workers=") for o in overrides):
+            options["workers"] = settings.workers  # an override naming the workers wins
+        if settings.timeout is not None:
+            options["timeout"] = settings.timeout
+        bench = replace(bench, verifier=replace(bench.verifier, options=options))
     pid = os.getpid()
     if pid not in _stacks:
         _stacks[pid] = ExitStack()
         atexit.register(_close_own, pid)
-    return load(cfg, cfg.benchmark, _stacks[pid])
+    return load(run, bench, _stacks[pid])
 
 
 def _close_own(pid: int) -> None:

@@ -14,16 +14,14 @@ import logging
 import os
 import socket
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from omegaconf import DictConfig, OmegaConf
-
-from gym.core.config import run_dir, to_plain
 from gym.core.errors import GymError
 from gym.core.io import write_json_atomic
+from gym.core.typed import RunConfig
 
 log = logging.getLogger("gym.serve")
 LOOPBACK = ("localhost",)
@@ -43,8 +41,8 @@ class ServeSettings:
     rollout_threads: int = 4096
 
     @classmethod
-    def from_config(cls, cfg: DictConfig) -> "ServeSettings":
-        knobs = to_plain(cfg.serve)
+    def from_config(cls, run: RunConfig) -> "ServeSettings":
+        knobs = run.knob("serve", {})
         host = str(knobs["host"])
         for name in ("max_sessions", "max_body_bytes", "threads", "rollout_threads"):
             if int(knobs[name]) < 1:
@@ -82,53 +80,43 @@ def _token(knobs: dict, host: str) -> str | None:
     return None
 
 
-def _step_config(cfg: DictConfig, bench: DictConfig) -> DictConfig:
-    step = OmegaConf.create(OmegaConf.to_container(cfg, resolve=False))
-    OmegaConf.set_struct(step, False)
-    step.benchmark = bench
-    return step
-
-
-def simulated_users(cfg: DictConfig, served: dict, stack: ExitStack, pool: int) -> dict[str, Any]:
+def simulated_users(run: RunConfig, served: dict, stack: ExitStack, pool: int) -> dict[str, Any]:
     """Episode benchmark -> its simulated user (None: none, solo mode where the environment has one)."""
-    from gym.core.config import compose_benchmark
     from gym.model.endpoints import connect_user
 
     users = {}
     nobody = SimpleNamespace(base_url="", model=None)  # no policy to compare the user's endpoint with
     for name, one in served.items():
         if one.kind == "episode":
-            bench = compose_benchmark(cfg, name) if cfg.get("benchmark") is None or cfg.benchmark.name != name \
-                else cfg.benchmark
-            users[name], _ = connect_user(_step_config(cfg, bench), stack, nobody, pool)
+            users[name], _ = connect_user(replace(run, benchmark=one.benchmark.config), stack, nobody, pool)
     return users
 
 
-def build_service(cfg: DictConfig, stack: ExitStack, settings: ServeSettings) -> Any:
+def build_service(run: RunConfig, stack: ExitStack, settings: ServeSettings) -> Any:
     from gym.rollouts.episodes import episode_limits
     from gym.serve.agent import Agent
     from gym.serve.catalog import load_all
     from gym.serve.service import Service
     from gym.serve.sessions import Sessions
 
-    served = load_all(cfg, stack)
-    users = simulated_users(cfg, served, stack, settings.threads)
-    limits = episode_limits(cfg)
+    served = load_all(run, stack)
+    users = simulated_users(run, served, stack, settings.threads)
+    limits = episode_limits(run.knob("episode", {}))
     sessions = Sessions(settings.max_sessions, settings.session_ttl)
     stack.callback(sessions.stop)
-    agent = Agent(cfg, stack, users, limits, settings.rollout_threads, settings.on_verifier_error)
+    agent = Agent(run, stack, users, limits, settings.rollout_threads, settings.on_verifier_error)
     return Service(served, sessions, limits, users, settings.on_verifier_error, agent)
 
 
-def serve(cfg: DictConfig) -> dict[str, Any]:
+def serve(run: RunConfig) -> dict[str, Any]:
     import uvicorn
 
     from gym.serve.app import build_app
 
-    settings = ServeSettings.from_config(cfg)
-    home = run_dir(cfg)
+    settings = ServeSettings.from_config(run)
+    home = run.home
     with ExitStack() as stack:
-        service = build_service(cfg, stack, settings)
+        service = build_service(run, stack, settings)
         app = build_app(service, settings.token, settings.max_body_bytes, settings.threads, settings.rollout_threads)
         sock = _listen(settings.host, settings.port)
         stack.callback(sock.close)

@@ -22,9 +22,6 @@ from gym.serve.steps import StepSession, seed_tool_session
 
 ACTIONS = ("verify", "seed_session", "aggregate_metrics", "reset", "step", "close", "run")
 UNFINISHED = ("verifier_error", "infra_error")  # the verifier (or its judge) could not decide
-# Families whose verify is pure in-process text work of microseconds: /verify runs on the event loop. The
-# others (math workers, code sandboxes, judges, episodes) block, and run on the server's threads.
-INLINE_FAMILIES = frozenset({"mcq", "exact", "qa", "label", "typed", "tool_call", "long_context"})
 
 
 @dataclass
@@ -68,7 +65,9 @@ class Service:
     def inline(self, benchmark: str | None, action: str) -> bool:
         served = self.served.get(benchmark) if benchmark is not None else (
             next(iter(self.served.values())) if len(self.served) == 1 else None)
-        return action == "verify" and served is not None and served.family in INLINE_FAMILIES
+        # a family whose verify is microseconds of text work (`Verifier.inline`) runs on the event loop; the
+        # others (math workers, code sandboxes, judges, episodes) block, and run on the server's threads
+        return action == "verify" and served is not None and served.verifier.inline
 
     def handle(self, benchmark: str | None, action: str, body: Any, session: str | None,
                cancelled: threading.Event | None = None) -> tuple[Any, str | None]:

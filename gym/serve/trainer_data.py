@@ -19,31 +19,29 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig
-
-from gym.core.config import compose_benchmark, to_plain
 from gym.core.errors import GymError
-from gym.core.io import atomic_path, iter_jsonl, write_jsonl_atomic
-from gym.core.prompts import build_messages
+from gym.core.io import atomic_path, write_jsonl_atomic
+from gym.core.typed import RunConfig
 from gym.metrics.reward_profiles import BucketEdges, Selection
+from gym.rollouts.benchmark import Benchmark
 
 TRAINER_FORMATS = ("verl", "trl")
 
 
-def selection_of(cfg: DictConfig) -> tuple[Selection, BucketEdges]:
-    select = to_plain(cfg.get("select")) or {}
+def selection_of(run: RunConfig) -> tuple[Selection, BucketEdges]:
+    select = run.knob("select", {})
     chosen = select.get("buckets")
     selection = Selection(select.get("min_pass_rate"), select.get("max_pass_rate"),
                           tuple([chosen] if isinstance(chosen, str) else chosen) if chosen is not None else None)
-    return selection, BucketEdges(**(to_plain(cfg.get("buckets")) or {}))
+    return selection, BucketEdges(**run.knob("buckets", {}))
 
 
-def chosen_tasks(cfg: DictConfig, files: list[Path]) -> dict[str, list[int]]:
+def chosen_tasks(run: RunConfig, files: list[Path]) -> dict[str, list[int]]:
     """benchmark -> the task indices to export (every task with a scored rollout, narrowed by select.*)."""
     from gym.metrics import reward_profiles
     from gym.rollouts.load import load_rollouts
 
-    selection, edges = selection_of(cfg)
+    selection, edges = selection_of(run)
     rollouts = load_rollouts([str(path) for path in files])
     profile, _ = reward_profiles.task_profile(rollouts.frame, None, edges)
     if profile.empty:
@@ -56,28 +54,23 @@ def chosen_tasks(cfg: DictConfig, files: list[Path]) -> dict[str, list[int]]:
     return tasks
 
 
-def trainer_rows(cfg: DictConfig, bench_name: str, indices: list[int], fmt: str) -> list[dict[str, Any]]:
-    from gym.data import local
-
-    bench = compose_benchmark(cfg, bench_name)
-    if str(bench.get("kind") or "answer") == "episode":
+def trainer_rows(run: RunConfig, bench_name: str, indices: list[int], fmt: str) -> list[dict[str, Any]]:
+    config = run.benchmark_named(bench_name)
+    if str(config.kind or "answer") == "episode":
         raise GymError(f"{bench_name} is an episode benchmark: a trainer plays it through task=serve "
                        "(/seed_session, /run) or gym.serve.trainers.Environment, not from a static dataset")
-    path = local.task_file(bench) if local.is_local(bench) else Path(str(bench.dataset.path))
-    if not path.is_file():
-        raise GymError(f"{bench_name} is not prepared ({path} is missing): "
-                       f"run python -m gym task=prepare benchmark={bench_name}")
+    bench = Benchmark.load(config)  # its rows and messages (no verifier)
     wanted = set(indices)
-    rows = {i: row for i, (_, row) in enumerate(iter_jsonl(path)) if i in wanted}
+    rows = {i: row for i, _, row in bench.rows() if i in wanted}
     missing = sorted(wanted - set(rows))
     if missing:
-        raise GymError(f"{path}: has no row for task_index {missing[0]}; was it prepared again since the "
+        raise GymError(f"{bench.data}: has no row for task_index {missing[0]}; was it prepared again since the "
                        "rollouts were collected?")
-    system, user, family = bench.prompt.system, local.user_prompt(bench), str(bench.verifier.family)
+    family = str(config.verifier.family)
     out = []
     for number, index in enumerate(indices):
         row = rows[index]
-        messages = build_messages(system, user, row, f"{bench_name} row {index}")
+        messages = bench.messages(row)
         gold = row.get("expected_answer")
         if fmt == "verl":
             out.append({"data_source": bench_name, "prompt": messages, "ability": family,
@@ -98,10 +91,10 @@ def write_parquet_atomic(path: Path, rows: list[dict[str, Any]]) -> None:
         pq.write_table(pa.Table.from_pylist(rows), partial)
 
 
-def export_trainer(cfg: DictConfig, fmt: str, files: list[Path], out_dir: Path) -> dict[str, Any]:
+def export_trainer(run: RunConfig, fmt: str, files: list[Path], out_dir: Path) -> dict[str, Any]:
     written = {}
-    for bench, indices in chosen_tasks(cfg, files).items():
-        rows = trainer_rows(cfg, bench, indices, fmt)
+    for bench, indices in chosen_tasks(run, files).items():
+        rows = trainer_rows(run, bench, indices, fmt)
         if fmt == "verl":
             path = out_dir / f"{bench}_verl.parquet"
             write_parquet_atomic(path, rows)

@@ -22,25 +22,26 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from omegaconf import DictConfig
 
-from gym.core.config import run_dir, user_kind
+from gym.core.config import user_kind
 from gym.core.errors import GymError, TaskNotSent
 from gym.core.io import JsonlAppender, sha256_file, write_json_atomic
-from gym.core.prompts import build_messages
 from gym.core.runlog import to_file
+from gym.core.typed import typed
 from gym.metrics.subsets import task_subsets
 from gym.model import endpoints
 from gym.model.calls import ModelCalls, model_time_lines
 from gym.model.client import ModelClient
 from gym.model.concurrency import AdaptiveLimit
-from gym.model.embeddings import connect_embeddings
 from gym.model.images import no_images
 from gym.model.replicas import replica_lines
 from gym.model.response_cache import open_cache
 from gym.rollouts import resume
-from gym.rollouts.plan import Plan, task_rows
+from gym.rollouts.benchmark import Benchmark
+from gym.rollouts.plan import Plan
 from gym.rollouts.row import make_episode_rollout, make_rollout
 from gym.rollouts.runner import LIMIT_FLAGS, RolloutPool, Tally, WorkItem
 from gym.rollouts.settings import CollectSettings
+from gym.verifiers.base import Verifier
 
 if TYPE_CHECKING:  # gym.rollouts.episodes (and gym.episodes below it) load only for an episode benchmark
     from gym.rollouts.episodes import EpisodeRun
@@ -49,14 +50,17 @@ log = logging.getLogger("gym.collect")
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
+    from gym.data import local
+
+    local.check_required(cfg.get("benchmark"))  # benchmark=local without its file or family: one line
     with resume.signals_as_interrupts():
-        cfg = resume.resolve(cfg)
-        endpoints.check_settings(cfg)
-        home = run_dir(cfg)
-        out_path = Path(cfg.get("output") or home / "rollouts.jsonl")
-        hint = resume.resume_command(cfg, out_path)
+        typed_run = resume.resolve(typed(cfg))  # the door: below here, typed objects only
+        endpoints.check_settings(typed_run)
+        home = typed_run.home
+        out_path = Path(typed_run.knobs.get("output") or home / "rollouts.jsonl")
+        hint = resume.resume_command(typed_run, out_path)
         try:
-            return collect(CollectSettings.from_config(cfg, out_path, home, resume.identity(cfg), hint))
+            return collect(CollectSettings.from_config(typed_run, out_path, home, resume.identity(typed_run), hint))
         except KeyboardInterrupt as exc:
             signum = getattr(exc, "signum", 2)
             _mark(home, "interrupted", signal=signum)
@@ -70,19 +74,22 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 
 
 def collect(settings: CollectSettings) -> dict[str, Any]:
-    """The run's steps: check tasks, start endpoints, plan rollouts, run them, summarise."""
-    prompt_of = prompt_maker(settings)
-    count = check_tasks(settings, prompt_of)
+    """The run's steps: load the benchmark, check tasks, start endpoints, plan rollouts, run them, summarise."""
+    from gym.verifiers import strict_rewards
+
     rows_by_prompt: dict[int, dict] = {}  # id(a live task's prompt) -> its row, for the episode player
     with ExitStack() as stack:
-        ends = start_endpoints(settings, stack, lambda prompt: rows_by_prompt[id(prompt)])
+        bench = Benchmark.load(settings.benchmark, stack, strict_rewards(settings.run.knobs), data=settings.paths.data)
+        prompt_of = prompt_maker(settings, bench)
+        count = check_tasks(settings, bench, prompt_of)
+        ends = start_endpoints(settings, bench, stack, lambda prompt: rows_by_prompt[id(prompt)])
         plan = plan_rollouts(settings, ends, prompt_of, rows_by_prompt)
         started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
         where = _where(settings, plan, started_at)
         write_json_atomic(settings.paths.run_dir / "run.json", {
             "status": "running", "rollouts": str(settings.paths.rollouts), "identity": settings.identity,
             "started_at": started_at, "endpoint": ends.fingerprint, **_shard_info(settings), **where})
-        tally = run_rollouts(settings, ends, plan, count)
+        tally = run_rollouts(settings, bench, ends, plan, count)
     return summarise(settings, ends, plan, tally, count, started_at, where)
 
 
@@ -109,30 +116,22 @@ def _mark(home: Path, status: str, **extra: Any) -> None:
 PromptOf = Callable[[dict, int], list[dict]]  # (row, line) -> the task's messages
 
 
-def prompt_maker(settings: CollectSettings) -> PromptOf:
-    """A task's messages: the benchmark's templates filled from the row, or an episode's opening messages
-    (system prompt, any history, first turn)."""
-    bench, path = settings.benchmark, settings.paths.data
-    if bench.kind == "episode":
-        from gym.episodes import make_environment
-        from gym.rollouts.episodes import check_solo
-
-        env = make_environment(bench.environment or "", path)
-        if user_kind(settings.endpoints.get("user"), {"default_user": bench.default_user}) == "none":  # solo mode
-            check_solo(bench.name, env)
-            return lambda row, line: env.initial_messages(row, solo=True)
-        return lambda row, line: env.initial_messages(row)
-    return lambda row, line: build_messages(bench.system, bench.user, row, f"{path} line {line}", path.parent,
-                                            bench.image_detail)
+def prompt_maker(settings: CollectSettings, bench: Benchmark) -> PromptOf:
+    """A task's messages (gym.rollouts.benchmark): the benchmark's templates filled from the row, or an
+    episode's opening messages (user=none: solo mode's, where the environment has one)."""
+    solo = bench.kind == "episode" and user_kind(settings.run.user, settings.benchmark) == "none"
+    if solo:
+        bench.check_solo()
+    return lambda row, line: bench.messages(row, line, solo=solo)
 
 
-def check_tasks(settings: CollectSettings, prompt_of: PromptOf) -> int:
+def check_tasks(settings: CollectSettings, bench: Benchmark, prompt_of: PromptOf) -> int:
     """The number of tasks; every prompt is made once, so a row missing a template field stops the run
     before the first request."""
     path, shard = settings.paths.data, settings.shard
     count, not_sent = 0, Counter()
-    completions = settings.endpoints.model.get("api") == "completions"
-    for _, line, row in task_rows(path, settings.limits.tasks, shard):
+    completions = settings.run.model.api == "completions"
+    for _, line, row in bench.rows(settings.limits.tasks, shard):
         try:
             messages = prompt_of(row, line)
             if completions:
@@ -152,7 +151,7 @@ def check_tasks(settings: CollectSettings, prompt_of: PromptOf) -> int:
 class RunEndpoints:
     client: ModelClient
     calls: ModelCalls
-    verifier: Any
+    verifier: Verifier
     judge_model: str | None  # part of every rollout key
     fingerprint: dict[str, Any]  # who answered, for run.json
     episodes: EpisodeRun | None = None  # episode benchmarks: plays the rollouts in place of `calls`
@@ -165,20 +164,18 @@ class RunEndpoints:
         return sampling.sent, sampling.seed_of(rollout_index)
 
 
-def start_endpoints(settings: CollectSettings, stack: ExitStack, row_of: Callable[[list[dict]], dict]) -> RunEndpoints:
-    from gym.verifiers import make_verifier, strict_rewards
-
-    cfg, data, limits, sampling = settings.endpoints, settings.paths.data, settings.limits, settings.sampling
-    base_url = endpoints.start_policy(cfg, stack, data, limits.concurrency)
-    client, endpoint = endpoints.connect_policy(cfg, stack, base_url, limits.concurrency, sampling.sent)
+def start_endpoints(settings: CollectSettings, bench: Benchmark, stack: ExitStack,
+                    row_of: Callable[[list[dict]], dict]) -> RunEndpoints:
+    run, data, limits, sampling = settings.run, settings.paths.data, settings.limits, settings.sampling
+    family = str(settings.benchmark.verifier.family)  # the reference server writes answers in its shape
+    base_url = endpoints.start_policy(run.model, stack, data, limits.concurrency, family)
+    client, endpoint = endpoints.connect_policy(run.model, stack, base_url, limits.concurrency, sampling.sent)
     client.image_root = data.parent  # image files of prompts are named relative to the data folder
-    verifier = make_verifier(settings.benchmark.verifier_family, settings.benchmark.verifier_options)
-    verifier.strict = strict_rewards(cfg)
-    stack.callback(verifier.close)
-    cache = open_cache({"cache": settings.cache}, stack)
-    judge = endpoints.connect_judge(cfg, stack, verifier, base_url, data, limits.concurrency, cache)
+    verifier = bench.verifier
+    cache = open_cache(settings.cache, stack)
+    # the judge, and banking_alltools' KB_search_dense endpoint
+    judge, embedded = bench.attach_endpoints(run, stack, base_url, limits.concurrency, cache)
     fingerprint = endpoints.run_fingerprint(client, endpoint, {**sampling.sent, "seed": sampling.seed}, judge)
-    embedded = connect_embeddings(cfg, stack, verifier, base_url)  # banking_alltools: KB_search_dense's endpoint
     if embedded is not None:
         fingerprint["embeddings"] = embedded
     log.info("model %s at %s (server: %s); sampling %s", client.model, client.base_url,
@@ -192,7 +189,7 @@ def start_endpoints(settings: CollectSettings, stack: ExitStack, row_of: Callabl
     if settings.benchmark.kind == "episode":
         from gym.rollouts.episodes import EpisodeRun
 
-        episodes = EpisodeRun(cfg, stack, client, verifier, limits.concurrency, cache, row_of)
+        episodes = EpisodeRun(run, stack, client, verifier, limits.concurrency, cache, row_of)
         fingerprint["user"] = episodes.user_info
         if embedded is not None:  # another embedding model is another experiment: its rollouts get other keys
             episodes.setup.identity["embeddings"] = {k: embedded[k] for k in ("model", "dimensions")}
@@ -204,8 +201,8 @@ class ToolOffers:
     """The tools a tool-calling verifier has a task's requests carry (`request`); it may rewrite the task's
     messages too (prompt mode documents the tools there), before any rollout key is made."""
 
-    def __init__(self, verifier: Any, api: str):
-        self.request, self.api, self.offered = getattr(verifier, "request", None), api, False
+    def __init__(self, verifier: Verifier, api: str):
+        self.request, self.api, self.offered = verifier.request if verifier.tools_per_task else None, api, False
 
     def __call__(self, row: dict, prompt: list[dict]) -> tuple[list[dict], dict | None]:
         if self.request is None:
@@ -227,7 +224,7 @@ def plan_rollouts(settings: CollectSettings, ends: RunEndpoints, prompt_of: Prom
     return plan
 
 
-def run_rollouts(settings: CollectSettings, ends: RunEndpoints, plan: Plan, count: int) -> Tally:
+def run_rollouts(settings: CollectSettings, bench: Benchmark, ends: RunEndpoints, plan: Plan, count: int) -> Tally:
     name, data_sha, live = settings.benchmark.name, plan.data_sha, plan.live
     adaptive = settings.adaptive.spec() if settings.adaptive is not None else None
     first_round = settings.adaptive.wanted([]) if settings.adaptive is not None else settings.limits.repeats
@@ -248,7 +245,7 @@ def run_rollouts(settings: CollectSettings, ends: RunEndpoints, plan: Plan, coun
         return rows
 
     def feed(bar: Any) -> Iterator[list[WorkItem]]:
-        for task_index, line, row in task_rows(settings.paths.data, settings.limits.tasks, settings.shard):
+        for task_index, line, row in bench.rows(settings.limits.tasks, settings.shard):
             if settings.budget.stop_reason():  # no new task; those in flight land and are written
                 settings.budget.stopped = True
                 return

@@ -11,10 +11,11 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from omegaconf import DictConfig
+from omegaconf import DictConfig, open_dict
 
 from gym.core.config import compose_step, run_dir
 from gym.core.errors import GymError
+from gym.core.typed import typed
 from gym.metrics.options import aggregate_options, metrics_options, profile_options
 from gym.model import endpoints
 from gym.tasks import run_task
@@ -52,24 +53,29 @@ def fill_run_json(out_dir: Path, head: dict[str, Any]) -> None:
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
+    from gym.data import local
     from gym.rollouts import resume
 
     if cfg.get("benchmark") is None:
         raise GymError("choose a benchmark: benchmark=<name> (python -m gym task=search lists them)")
+    local.check_required(cfg.benchmark)  # benchmark=local without its file or family: one line
     with resume.signals_as_interrupts():
         # resume=true: continue the run's own rollouts file and keep every output in the first run's dir
-        cfg = resume.resolve(cfg)
+        typed_run = resume.resolve(typed(cfg))  # the door; its steps are composed from cfg, as their tasks'
+        cfg = cfg.copy()
+        with open_dict(cfg):
+            cfg.update({key: typed_run.knobs[key] for key in ("output", "run_dir") if key in typed_run.knobs})
         try:
-            return _run(cfg)
+            return _run(cfg, typed_run)
         except KeyboardInterrupt as exc:  # outside collect (prepare, aggregate, profile): the same exact hint
             if getattr(exc, "hint", None):
                 raise
-            rollouts = Path(cfg.get("output") or run_dir(cfg) / "rollouts.jsonl")
+            rollouts = Path(typed_run.knobs.get("output") or typed_run.home / "rollouts.jsonl")
             raise resume.Interrupted(getattr(exc, "signum", 2),
-                                     f"continue with: {resume.resume_command(cfg, rollouts)}") from None
+                                     f"continue with: {resume.resume_command(typed_run, rollouts)}") from None
 
 
-def _run(cfg: DictConfig) -> dict[str, Any]:
+def _run(cfg: DictConfig, typed_run: Any) -> dict[str, Any]:
     out_dir = run_dir(cfg)
     rollouts = Path(cfg.get("output") or out_dir / "rollouts.jsonl")
     one_shard = bool(cfg.get("shard"))  # this job's part only: the sweep dir's aggregate merges the shards
@@ -77,8 +83,8 @@ def _run(cfg: DictConfig) -> dict[str, Any]:
     aggregate_options(aggregate_cfg)  # the later steps' knobs, checked before the first model call
     metrics_options(aggregate_cfg)
     profile_options(compose_step(cfg, "profile", cfg.get("profile"), rollouts=str(rollouts)))
-    endpoints.check_settings(cfg)  # keys and endpoints before prepare: a refused run leaves nothing
-    endpoints.check_reachable(cfg)
+    endpoints.check_settings(typed_run)  # keys and endpoints before prepare: a refused run leaves nothing
+    endpoints.check_reachable(typed_run.model)
     run_task("prepare", compose_step(cfg, "prepare", benchmarks=None))  # with the run's limit (fit_to_limit)
     collect_error = None
     try:

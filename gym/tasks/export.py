@@ -26,6 +26,7 @@ from gym.rollouts import nemo_gym
 from gym.core.config import run_dir, to_plain
 from gym.core.errors import GymError, did_you_mean
 from gym.core.io import write_jsonl_atomic
+from gym.core.typed import RunConfig, typed
 from gym.rollouts.row import SCORED, Rollout
 
 log = logging.getLogger("gym.export")
@@ -53,12 +54,12 @@ def group_rows(files: list[Path]) -> dict[tuple[str, str], list[tuple[Path, str,
     return groups
 
 
-def task_row_source(cfg: DictConfig, task_rows: Any, cache: dict, benchmark: str):
+def task_row_source(run: RunConfig, task_rows: Any, cache: dict, benchmark: str):
     """A function (file, where, row) -> prepared task row or None, for one benchmark."""
     from gym.rollouts.sources import resolve_benchmark
 
     try:
-        bench = resolve_benchmark(cfg, benchmark, cache)
+        bench = resolve_benchmark(run, benchmark, cache)
         task_rows.prepared(bench)
     except GymError as exc:
         log.warning("%s: materialized inputs carry the gold answer only (%s)", benchmark, exc)
@@ -66,7 +67,7 @@ def task_row_source(cfg: DictConfig, task_rows: Any, cache: dict, benchmark: str
     return lambda path, where, row: task_rows.lookup(path, bench, row, where)
 
 
-def image_inliner(cfg: DictConfig, cache: dict, benchmark: str):
+def image_inliner(run: RunConfig, cache: dict, benchmark: str):
     """A function row -> row whose prompt's image references are the reference's Responses items
     (input_text, input_image with a base64 data URL read from the prepared data's folder)."""
     from gym.core.images import has_images
@@ -78,7 +79,7 @@ def image_inliner(cfg: DictConfig, cache: dict, benchmark: str):
         if not isinstance(prompt, list) or not has_images(prompt):
             return row
         try:
-            root = Path(str(resolve_benchmark(cfg, benchmark, cache).dataset.path)).parent
+            root = Path(str(resolve_benchmark(run, benchmark, cache).dataset.path)).parent
             return {**row, "prompt": responses_items(prompt, root)}  # type: ignore[typeddict-item]
         except GymError as exc:
             log.warning("%s: images left as references (%s)", benchmark, exc)
@@ -86,7 +87,7 @@ def image_inliner(cfg: DictConfig, cache: dict, benchmark: str):
     return inline
 
 
-def export_nemo_gym(cfg: DictConfig, files: list[Path], out_dir: Path) -> dict[str, Any]:
+def export_nemo_gym(run: RunConfig, files: list[Path], out_dir: Path) -> dict[str, Any]:
     from gym.rollouts.sources import TaskRows
 
     groups = group_rows(files)
@@ -96,7 +97,7 @@ def export_nemo_gym(cfg: DictConfig, files: list[Path], out_dir: Path) -> dict[s
     task_rows, cache, written = TaskRows(), {}, {}
     for (bench, model), items in sorted(groups.items()):
         label = _file_label(bench if per_bench[bench] == 1 else f"{bench}@{model}")
-        lookup, inline = task_row_source(cfg, task_rows, cache, bench), image_inliner(cfg, cache, bench)
+        lookup, inline = task_row_source(run, task_rows, cache, bench), image_inliner(run, cache, bench)
         items = [(path, where, inline(row)) for path, where, row in items]
         scored = [nemo_gym.to_nemo(row) for _, _, row in items if row["status"] in SCORED]
         failed = [nemo_gym.to_nemo(row) for _, _, row in items if row["status"] not in SCORED]
@@ -126,13 +127,13 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     if fmt != "nemo_gym":
         from gym.serve.trainer_data import export_trainer
 
-        written = export_trainer(cfg, fmt, files, out_dir)
+        written = export_trainer(typed(cfg), fmt, files, out_dir)
         if not written:  # a selection nothing fits: say so rather than exit quietly with no file
             print(f"no task fits the selection ({to_plain(cfg.get('select'))}): nothing written", flush=True)
         for label, entry in written.items():
             print(f"{label}: {entry['tasks']} task(s) -> {entry['files'][fmt]}", flush=True)
         return {"format": fmt, "out_dir": str(out_dir), "groups": written}
-    written = export_nemo_gym(cfg, files, out_dir)
+    written = export_nemo_gym(typed(cfg), files, out_dir)
     for label, entry in written.items():
         extra = f", {entry['failed']} unscored in {Path(entry['files']['failures']).name}" if entry["failed"] else ""
         print(f"{label}: {entry['scored']} rollout(s) -> {entry['files']['rollouts']}{extra}", flush=True)

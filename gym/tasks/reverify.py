@@ -16,6 +16,7 @@ import logging
 import os
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -24,9 +25,12 @@ from omegaconf import DictConfig, OmegaConf
 from gym.core.config import run_dir, to_plain
 from gym.core.errors import GymError
 from gym.core.io import write_json_atomic, write_jsonl_atomic
+from gym.core.schema import BenchmarkConfig
+from gym.core.typed import RunConfig, typed
 from gym.model.response_cache import open_cache
 from gym.rollouts.row import REVERIFIABLE, Rollout, now, verify_answer
 from gym.metrics.table import format_table
+from gym.verifiers.base import Verifier
 
 log = logging.getLogger("gym.reverify")
 
@@ -47,34 +51,30 @@ def output_paths(files: list[Path], out_dir: Path) -> list[Path]:
 
 
 class Verifiers:
-    """One verifier (with its judge, if it needs one) per benchmark, closed at the end."""
+    """One verifier (with its judge, if it needs one) per benchmark, as strict as reward.strict says (the
+    verifier collect would build: gym.rollouts.benchmark), closed at the end."""
 
-    def __init__(self, cfg: DictConfig, stack: ExitStack, concurrency: int, responses: Any = None) -> None:
-        self.cfg, self.stack, self.concurrency, self.responses = cfg, stack, concurrency, responses
-        self.made: dict[str, Any] = {}
+    def __init__(self, run: RunConfig, stack: ExitStack, concurrency: int, responses: Any = None) -> None:
+        from gym.verifiers import strict_rewards
 
-    def get(self, bench: DictConfig) -> Any:
+        self.run, self.stack, self.concurrency, self.responses = run, stack, concurrency, responses
+        self.strict = strict_rewards(run.knobs)
+        self.made: dict[str, Verifier] = {}
+
+    def get(self, bench: BenchmarkConfig) -> Verifier:
         from gym.verifiers import make_verifier
 
-        if id(bench) in self.made:  # per row: no OmegaConf attribute read
-            return self.made[id(bench)][1]
         if bench.name not in self.made:
-            verifier = make_verifier(bench.verifier.family, to_plain(bench.verifier.options))
+            verifier = make_verifier(bench.verifier.family, dict(bench.verifier.options or {}))
+            verifier.strict = self.strict
             self.stack.callback(verifier.close)
-            if getattr(verifier, "needs_judge", False):
-                self._attach_judge(bench, verifier)
+            if verifier.needs_judge:  # no policy endpoint: judge=mock gets a server of its own
+                from gym.model.endpoints import connect_judge
+
+                connect_judge(replace(self.run, benchmark=bench), self.stack, verifier, "", self.concurrency,
+                              self.responses)
             self.made[bench.name] = verifier
-        self.made[id(bench)] = (bench, self.made[bench.name])  # keeps bench alive, so its id stays its own
         return self.made[bench.name]
-
-    def _attach_judge(self, bench: DictConfig, verifier: Any) -> None:
-        from gym.model.endpoints import connect_judge
-
-        step = OmegaConf.create(OmegaConf.to_container(self.cfg, resolve=False))
-        OmegaConf.set_struct(step, False)
-        step.benchmark = bench
-        step.model.kind = "reverify"  # no policy endpoint: judge=mock gets a reference server of its own
-        connect_judge(step, self.stack, verifier, "", Path(bench.dataset.path), self.concurrency, self.responses)
 
 
 def _verdict_text(row: dict) -> str:
@@ -92,7 +92,7 @@ def changed(before: dict, after: dict) -> bool:
 CHUNK = 2048  # rows verified at a time: memory stays flat however large the file
 
 
-def reverify_file(path: Path, cfg: DictConfig, verifiers: Verifiers, task_rows: Any, cache: dict,
+def reverify_file(path: Path, run: RunConfig, verifiers: Verifiers, task_rows: Any, cache: dict,
                   pool: ThreadPoolExecutor, changes: "Changes") -> Iterator[Rollout]:
     """The new rows in file order; `ok`/`verifier_error` rows verified again, each change noted in `changes`."""
     from gym.rollouts.sources import iter_rows, resolve_benchmark
@@ -102,7 +102,8 @@ def reverify_file(path: Path, cfg: DictConfig, verifiers: Verifiers, task_rows: 
         answer = row.get("response") or ""
         if isinstance(row.get("trajectory"), list):  # an episode: graded again by replaying its trajectory
             answer = {"trajectory": row["trajectory"], "termination": (row.get("episode") or {}).get("termination")}
-        verdict = verify_answer(verifier, task, answer, None if isinstance(answer, dict) else row.get("tool_calls"))
+        verdict = verify_answer(verifier, task, answer, None if isinstance(answer, dict) else row.get("tool_calls"),
+                                row.get("finish_reason"))  # reward.strict: a reply cut at the length limit scores 0
         previous = {name: row.get(name) for name in ("status", "reward", "extracted_answer")}
         return {**row, **verdict, "reverified": {"time": now(), **previous}}  # type: ignore[typeddict-item]
 
@@ -121,7 +122,7 @@ def reverify_file(path: Path, cfg: DictConfig, verifiers: Verifiers, task_rows: 
     for where, row in iter_rows(path):
         job = None
         if row["status"] in REVERIFIABLE:
-            bench = resolve_benchmark(cfg, row["benchmark"], cache)
+            bench = resolve_benchmark(run, row["benchmark"], cache)
             verifier = verifiers.get(bench)  # first: a judge-graded benchmark without judge= fails before file work
             job = (row, task_rows.lookup(path, bench, row, where), verifier)
         chunk.append((row, job))
@@ -185,13 +186,14 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     out_dir = run_dir(cfg)
     written, changes = [], Changes(examples)
     with ExitStack() as stack:
-        responses = open_cache(cfg, stack)
-        verifiers = Verifiers(cfg, stack, concurrency, responses)
+        typed_run = typed(cfg)  # the door: below here, typed objects only
+        responses = open_cache(typed_run.knob("cache"), stack)
+        verifiers = Verifiers(typed_run, stack, concurrency, responses)
         pool = stack.enter_context(ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="reverify"))
         task_rows, cache = TaskRows(), {}
         for path, target in zip(files, output_paths(files, out_dir)):
             target.parent.mkdir(parents=True, exist_ok=True)
-            count = write_jsonl_atomic(target, reverify_file(path, cfg, verifiers, task_rows, cache, pool, changes))
+            count = write_jsonl_atomic(target, reverify_file(path, typed_run, verifiers, task_rows, cache, pool, changes))
             log.info("%s: %d row(s) -> %s", path, count, target)
             written.append(target)
         judge_cache = {"judge_hits": responses.judge_hits, "judge_misses": responses.judge_misses} if responses else None

@@ -15,6 +15,9 @@ from omegaconf import DictConfig
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
+    from gym.core.typed import typed
+    from gym.data import local
     from gym.serve.server import serve
 
-    return serve(cfg)
+    local.check_required(cfg.get("benchmark"))  # benchmark=local without its file or family: one line
+    return serve(typed(cfg))  # the door: below here, typed objects only

@@ -10,6 +10,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from gym.core.config import to_plain
 from gym.core.errors import GymError
+from gym.core.typed import typed
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
@@ -22,7 +23,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
         raise GymError("rollouts=<file|glob|run dir|sweep dir> is required: the runs to view")
     options = cfg.view
     runs = Runs(to_plain(cfg.rollouts))
-    task_row_of = task_row_finder(cfg)
+    task_row_of = task_row_finder(typed(cfg))
     if options.export:
         count = export(runs, Path(str(options.export)), task_row_of, progress=bool(options.progress))
         index = Path(str(options.export)).expanduser().resolve() / "index.html"

@@ -4,8 +4,9 @@
     verdict = verifier.verify(row, response_text)   # thread-safe
     verifier.close()
 
-Adding a family = one module with a `Verifier` subclass plus one line in FAMILIES. Modules are imported
-only when their family is asked for, so importing this package stays cheap.
+Adding a family = one module with a `Verifier` subclass that declares the family's facts (gym.verifiers.base)
+plus one line in FAMILIES, the only table of family names: the layers above ask `family_class` for a family's
+facts. Modules are imported only when their family is asked for, so importing this package stays cheap.
 """
 
 from __future__ import annotations
@@ -37,13 +38,18 @@ FAMILIES: dict[str, str] = {
 }
 
 
-def make_verifier(family: str, options: Mapping[str, Any] | None = None) -> Verifier:
-    """A ready verifier of `family` built with the benchmark's `verifier.options`."""
+def family_class(family: str) -> type[Verifier]:
+    """The Verifier subclass of a registered family (its module imported on first use)."""
     if family not in FAMILIES:
         raise GymError(f"unknown verifier family '{family}'{did_you_mean(str(family), FAMILIES)}; "
                        f"known families: {', '.join(FAMILIES)}")
     module_name, _, class_name = FAMILIES[family].partition(":")
-    cls = getattr(importlib.import_module(module_name), class_name)
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def make_verifier(family: str, options: Mapping[str, Any] | None = None) -> Verifier:
+    """A ready verifier of `family` built with the benchmark's `verifier.options`."""
+    cls = family_class(family)
     if options is not None and not isinstance(options, Mapping):
         raise GymError(f"verifier '{family}': options must be a mapping, got {type(options).__name__}")
     return cls(**{str(key): value for key, value in (options or {}).items()})
@@ -62,4 +68,4 @@ def strict_rewards(cfg: Any) -> bool:
 FACE = {"GRADE_POINTS": "gym.verifiers.label", "punkt_sentences": "gym.verifiers.instructions.text"}
 __getattr__ = lazy_getattr(__name__, FACE)
 
-__all__ = ["FAMILIES", "Verdict", "Verifier", "make_verifier", "strict_rewards", *sorted(FACE)]
+__all__ = ["FAMILIES", "Verdict", "Verifier", "family_class", "make_verifier", "strict_rewards", *sorted(FACE)]

@@ -1,6 +1,12 @@
 """What every verifier family shares: the Verdict, the Verifier base class, and (from gym.core.answer_text) the
 text extraction helpers.
 
+A family declares its own facts on its Verifier subclass, and the layers above read them through the registry
+(gym.verifiers.family_class) instead of keeping tables of family names: whether serve may verify inline, whether
+it needs a judge or the reply's tool calls, what a task's requests carry (`request`), the metrics and summary
+line aggregate adds (`family_metrics`, `summary_line`), and how gym's reference server writes an answer to one
+of its tasks (`mock_answer`).
+
 A verifier turns (prepared task row, model answer text) into a reward in [0, 1], the answer it read
 (used for majority voting) and a JSON-serialisable details dict. `verify` is called from many threads
 at once, so families keep no per-call state on the instance.
@@ -8,8 +14,9 @@ at once, so families keep no per-call state on the instance.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterable
+from typing import Any, Callable, ClassVar, Iterable, Protocol
 
 from gym.core.answer_text import (answer_payloads, closing_brace, last_boxed, last_nonempty_line,  # noqa: F401
                              nfkc, peel_wrappers, squash_spaces, unbox)
@@ -44,10 +51,31 @@ class JudgeUnavailable(Exception):
         self.details = details or {}
 
 
+class FamilyStats(Protocol):
+    """The estimators gym.metrics hands to `Verifier.family_metrics` (verifiers sit below metrics)."""
+
+    def per_task(self, rows: list[dict], key: Callable[[dict], Any] = ...) -> dict[Any, list[float]]:
+        """{group: [per-task mean reward]} over scored rows; without `key` the one group is None."""
+
+    def bootstrap_ci(self, values: list[float]) -> dict[str, float | None]:
+        """{"value", "ci_low", "ci_high"} in percent, percentile bootstrap over tasks."""
+
+    def mean_ci(self, values: list[float]) -> dict[str, Any]:
+        """The mean of per-task values in percent with its 95% interval."""
+
+
 class Verifier:
-    """Base class: option checking and the verify/close protocol."""
+    """Base class: option checking, the verify/close protocol and the facts a family declares."""
 
     family: ClassVar[str] = ""
+    # serve runs /verify on its event loop: verify is pure in-process text work of microseconds (no worker,
+    # sandbox, judge or episode)
+    inline: ClassVar[bool] = False
+    needs_judge: bool = False  # collect attaches a judge endpoint (attach_judge); an option may set it
+    takes_panel: ClassVar[bool] = False  # judges=[...] gives it several judges (attach_panel)
+    uses_tool_calls: ClassVar[bool] = False  # verify() takes the reply's tool calls beside its text
+    # keys of `family_metrics` that aggregate lifts beside pass@k in the metrics entry (headline figures)
+    headlines: ClassVar[tuple[str, ...]] = ()
     OPTIONS: ClassVar[dict[str, Any]] = {}  # option name -> default; anything else is a user error
     # option name -> its allowed values, the first the default unless OPTIONS names another; each is
     # checked and set as an attribute of the same name
@@ -76,6 +104,46 @@ class Verifier:
         """Whether the reply marks its final answer the way this family reads one in strict mode; a family
         without a marker of its own (a judge, a code runner, tool calls) takes any reply."""
         return True
+
+    def request(self, row: dict, messages: list[dict], api: str) -> tuple[list[dict], list[dict] | None, Any]:
+        """What collect (and serve) send for a row: (messages, tools or None, tool_choice). The base sends the
+        rendered messages alone; a tool-calling family adds the task's tools or rewrites the prompt."""
+        return messages, None, None
+
+    def attach_judge(self, client: Any, seed: int | None = None) -> None:
+        """Give a family that `needs_judge` its judge client."""
+        raise GymError(f"verifier '{self.family}' is not graded by a judge")
+
+    def attach_panel(self, clients: list[tuple[Any, int | None]], rule: str) -> None:
+        """Give a family that `takes_panel` its judges and the rule that combines their verdicts."""
+        raise GymError(f"verifier '{self.family}' takes no panel of judges")
+
+    @classmethod
+    def overrides(cls, hook: str) -> bool:
+        """Whether the family defines `hook` (request, family_metrics, mock_answer ...) itself."""
+        return inspect.getattr_static(cls, hook) is not inspect.getattr_static(Verifier, hook)
+
+    @property
+    def tools_per_task(self) -> bool:
+        """Whether a task's requests may carry tools of their own (the family overrides `request`)."""
+        return self.overrides("request")
+
+    @classmethod
+    def family_metrics(cls, rows: list[dict], stats: FamilyStats) -> dict[str, Any] | None:
+        """What aggregate adds as a benchmark's `family_metrics` from its scored rollouts; None: the means
+        of rewards say it all."""
+        return None
+
+    @classmethod
+    def summary_line(cls, entry: dict[str, Any]) -> str:
+        """The aggregate table's line for a metrics entry with this family's `family_metrics`."""
+        return ", ".join(f"{key} {value}" for key, value in entry["family_metrics"].items() if key != "family")
+
+    @classmethod
+    def mock_answer(cls, row: dict, prompt: str, final: str, correct: bool, opener: str) -> str | None:
+        """How gym's reference server (gym.mock) writes `final` (the gold answer when `correct`, else a wrong
+        one) to a prompt of this family's row; None: its usual reply (a boxed answer)."""
+        return None
 
     def close(self) -> None:
         """Release processes or other resources; safe to call more than once."""
@@ -120,3 +188,19 @@ def expected_answer(row: dict) -> str:
 def missing_answer(value: Any) -> GymError:
     return GymError(f"task row has no usable expected_answer (got {value!r}); "
                     f"re-run task=prepare for this benchmark")
+
+
+# -- shared by the families' `family_metrics` and `summary_line` --------------------------------------------
+
+def details_of(row: dict) -> dict:
+    """A rollout's verifier details ({} when it has none)."""
+    return row.get("verifier") if isinstance(row.get("verifier"), dict) else {}
+
+
+def ci_text(metric: dict | None) -> str:
+    """A percent figure with its interval for a summary line: "71.20 [65.00, 77.10]", "71.20" or "-"."""
+    if not metric or metric.get("value") is None:
+        return "-"
+    if metric.get("ci_low") is None:
+        return f"{metric['value']:.2f}"
+    return f"{metric['value']:.2f} [{metric['ci_low']:.2f}, {metric['ci_high']:.2f}]"

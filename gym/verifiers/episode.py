@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 from gym.core.errors import GymError
 from gym.episodes.base import EpisodeFailed, JudgeFailed
-from gym.verifiers.base import JudgeUnavailable, Verdict, Verifier, VerifierError
+from gym.verifiers.base import FamilyStats, JudgeUnavailable, Verdict, Verifier, VerifierError, ci_text
 
 
 class EpisodeVerifier(Verifier):
@@ -34,6 +34,19 @@ class EpisodeVerifier(Verifier):
         "environment_options": None,  # more keyword options for the environment (harbor: agent, runtime, ...)
     }
     CHOICES: ClassVar[dict[str, tuple[str, ...]]] = {"nl_assertions": ("skip", "judge")}
+
+    headlines: ClassVar[tuple[str, ...]] = ("pass^k", "pass^k_method")  # beside pass@k, not a detail
+
+    @classmethod
+    def family_metrics(cls, rows: list[dict], stats: FamilyStats) -> dict[str, Any]:
+        """pass^k, terminations, per-episode counts and the environment's own figures (gym.episodes.metrics)."""
+        from gym.episodes.metrics import episode_metrics
+
+        return episode_metrics(rows, stats.mean_ci)
+
+    @classmethod
+    def summary_line(cls, entry: dict[str, Any]) -> str:
+        return episode_text(entry)
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -109,3 +122,30 @@ def actions_fingerprint(trajectory: list[dict]) -> str:
     calls = [[call.get("function", {}).get("name"), call.get("function", {}).get("arguments")]
              for m in trajectory if m.get("role") == "assistant" for call in m.get("tool_calls") or []]
     return "calls:" + hashlib.sha256(json.dumps(calls, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _percent(value: float | None) -> str:
+    """A rate for the family line: two decimals, or "n/a" where no episode had the check."""
+    return "n/a" if value is None else f"{value:.2f}%"
+
+
+def episode_text(entry: dict[str, Any]) -> str:
+    """The aggregate table's line for an episode benchmark."""
+    fm = entry["family_metrics"]
+    per = fm["per_episode"]
+    parts = [", ".join(f"pass^{k} {ci_text(m)}" for k, m in (entry.get("pass^k") or {}).items()),
+             "ended by " + ", ".join(f"{name} {t['percent']}%" for name, t in fm["terminations"].items())]
+    if fm.get("db_match_rate") is not None or fm.get("communicate_rate") is not None:
+        parts.append(f"DB match {_percent(fm['db_match_rate'])}, communicate {_percent(fm['communicate_rate'])}")
+    if fm.get("bfcl"):
+        parts.append(f"BFCL overall accuracy {fm['bfcl']['overall_accuracy']}% (mean of "
+                     + ", ".join(f"{name} {value}%" for name, value in fm["bfcl"]["accuracy_by_category"].items()) + ")")
+    if fm.get("scicode"):
+        sc = fm["scicode"]
+        parts.append(f"sub-step accuracy {sc['subtask_accuracy']}% ({sc['steps_passed']}/{sc['steps_total']} steps, "
+                     f"pooled), main-problem accuracy {sc['problem_accuracy']}%")
+    parts += [f"per episode: {per['steps']} steps, {per['tool_calls']} tool calls, {per['tool_errors']} tool errors",
+              f"transfers {_percent(fm['transfer_rate'])}", f"user {', '.join(fm['user_models'])} ({fm['user_tokens']['total']} tokens)"]
+    if fm.get("nl_assertions_skipped"):
+        parts.append(f"NL assertions skipped in {fm['nl_assertions_skipped']} episodes (nl_assertions=skip)")
+    return "; ".join(parts)

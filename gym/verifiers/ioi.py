@@ -28,13 +28,13 @@ import shutil
 import subprocess
 import tempfile
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, defaultdict
 from pathlib import Path
 from typing import Any
 
 from gym.core.errors import GymError
 from gym.sandbox.host import Run, Sandbox, SandboxUnavailable
-from gym.verifiers.base import Verdict, Verifier, VerifierError
+from gym.verifiers.base import FamilyStats, Verdict, Verifier, VerifierError, details_of
 
 DRIVER_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ioi_driver.py")
 _CPP_BLOCK = re.compile(r"```(?:cpp)\s*\n(.*?)```", re.DOTALL | re.IGNORECASE)
@@ -129,6 +129,16 @@ class IOIVerifier(Verifier):
         "allow_unsandboxed": False,
         "sandbox": "auto",  # auto | bwrap | namespaces
     }
+
+    @classmethod
+    def family_metrics(cls, rows: list[dict], stats: FamilyStats) -> dict[str, Any]:
+        return contest_total(rows)
+
+    @classmethod
+    def summary_line(cls, entry: dict[str, Any]) -> str:
+        fm = entry["family_metrics"]
+        return (f"contest total {fm['total_score']:g} of {fm['max_score']:g} points (best rollout per subtask), "
+                f"{fm['mean_total_score']:g} expected from one attempt")
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -235,3 +245,29 @@ class IOIVerifier(Verifier):
             reason = outcome.error or (f"judge {result.status}: {result.stderr.strip()[-500:]}" if result else "")
             raise VerifierError(f"IOI judge failed ({reason})", {"sandbox": self.mechanism})
         return messages
+
+
+def contest_total(rows: list[dict]) -> dict[str, Any]:
+    """The contest total as the reference reports it (its total_score): per subtask the best points over its
+    rollouts, summed per problem and over problems; beside it the expected total of one attempt (mean points
+    per subtask)."""
+    best: dict[str, dict[str, float]] = defaultdict(dict)
+    points: dict[tuple[str, str], list[float]] = defaultdict(list)
+    caps: dict[tuple[str, str], float] = {}
+    for row in rows:
+        details = details_of(row)
+        problem, subtask = str(details.get("problem_id") or ""), str(details.get("subtask") or "")
+        if not problem:
+            continue
+        score = float(details.get("points") or 0.0) if row["status"] == "ok" else 0.0
+        best[problem][subtask] = max(best[problem].get(subtask, 0.0), score)
+        points[(problem, subtask)].append(score)
+        caps[(problem, subtask)] = float(details.get("max_points") or 0.0)
+    problems = {problem: {"score": round(sum(subs.values()), 4),
+                          "max_score": round(sum(caps[(problem, st)] for st in subs), 4),
+                          "subtasks": {st: {"score": value, "max_score": caps[(problem, st)]}
+                                       for st, value in sorted(subs.items())}}
+                for problem, subs in sorted(best.items())}
+    return {"total_score": round(sum(p["score"] for p in problems.values()), 4),
+            "max_score": round(sum(caps.values()), 4),
+            "mean_total_score": round(sum(sum(v) / len(v) for v in points.values()), 4), "problems": problems}

@@ -69,6 +69,7 @@ def strip_thinking(text: str) -> str:
 
 class JudgeVerifier(Verifier):
     family = "judge"
+    takes_panel = True  # judges=[...]: several judges per item, combined by judges_rule
     needs_judge = True  # collect attaches a judge endpoint to verifiers that say so
     OPTIONS = {"prompt": None, "parse": None, "system": None, "judge_input": "response", "strip_thinking": False,
                "math_first": False, "math_options": {}}
@@ -210,22 +211,3 @@ class JudgeVerifier(Verifier):
     def close(self) -> None:
         if self._math is not None:
             self._math.close()
-
-
-# -- judge requirement (checked by collect before anything starts) ----------------------------------
-def judge_kind(cfg: Any) -> str:
-    judge = cfg.get("judge")
-    return str(judge.get("kind") or "none") if judge is not None else "none"
-
-
-def require_judge(cfg: Any) -> None:
-    """A benchmark graded by a judge needs one chosen explicitly (never the model under test by default)."""
-    bench = cfg.get("benchmark")
-    if bench is None:
-        return
-    judged = (bool(bench.get("needs_judge")) or bench.verifier.get("family") == "judge"
-              or (bench.verifier.get("options") or {}).get("nl_assertions") == "judge")  # τ²'s judged assertions
-    if judged and judge_kind(cfg) == "none":
-        raise GymError(f"{bench.name} is graded by an LLM judge (needs_judge: true) but judge=none; choose one: "
-                       "judge=vllm judge.base_url=http://host:port/v1, judge=openai or judge=nvidia "
-                       "(judge=mock together with model=mock for a dry run)")

@@ -18,22 +18,26 @@ Option `match`:
                   1 - WER) or its answer letter (gym.verifiers.ruler2_match).
 
 Per-length results (prompt size buckets, with the context-length refusals that the endpoint turns into
-`model_error` rollouts) are added by aggregate (gym.metrics.family).
+`model_error` rollouts) are added by aggregate (`family_metrics`, below).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from difflib import SequenceMatcher
 from typing import Any
 
 from gym.core.errors import GymError
-from gym.verifiers.base import Verdict, Verifier, expected_answer, last_boxed, nfkc, peel_wrappers
+from gym.core.images import content_text
+from gym.verifiers.base import (FamilyStats, Verdict, Verifier, ci_text, expected_answer, last_boxed, nfkc,
+                               peel_wrappers)
 
 MATCHES = ("node_f1", "prefix_ratio", "substring_all", "substring_any", "row_match", "choice_boxed", "ruler2")
 ROW_MATCH = {"all": "substring_all", "part": "substring_any"}
 _FINAL_ANSWER = re.compile(r"Final Answer:\s*\[(.*)\]")
+_PREPEND = re.compile(r"\bPrepend (\S+) to\b")  # MRCR: the reply must open with a random prefix
 _QUOTES = "\"'`"
 
 
@@ -81,7 +85,42 @@ def gold_strings(row: dict) -> list[str]:
 
 class LongContextVerifier(Verifier):
     family = "long_context"
+    inline = True  # pure text work of microseconds: serve verifies on its event loop
     OPTIONS = {"match": None}
+
+    @classmethod
+    def mock_answer(cls, row: dict, prompt: str, final: str, correct: bool, opener: str) -> str | None:
+        """MRCR's reply must open with the prefix its prompt names; graphwalks asks for a node list."""
+        prepend = _PREPEND.search(prompt)
+        if prepend and final.startswith(prepend.group(1)):
+            return final
+        if "Final Answer: [" not in prompt:
+            return None
+        try:
+            nodes = json.loads(final)
+            shown = "[" + ", ".join(map(str, nodes)) + "]" if isinstance(nodes, list) else final
+        except json.JSONDecodeError:
+            shown = final
+        return f"{opener}\n\nFinal Answer: {shown}"
+
+    @classmethod
+    def family_metrics(cls, rows: list[dict], stats: FamilyStats) -> dict[str, Any]:
+        """pass@1 per prompt-size bucket (estimated tokens = characters / 4, buckets up to 4k, 8k, ..., 1M),
+        each with its 95% CI, task count and the number of `model_error` rollouts (context refusals);
+        buckets come from the rollout's own prompt, so refusals are placed too."""
+        order = {name: i for i, (_, name) in enumerate(BUCKETS)}
+        by_bucket = stats.per_task(rows, prompt_bucket)
+        refusals = Counter(prompt_bucket(r) for r in rows if r["status"] == "model_error")
+        buckets = {}
+        for name in sorted(by_bucket, key=lambda n: order.get(n, len(order))):
+            buckets[name] = {**stats.mean_ci(by_bucket[name]), "tasks": len(by_bucket[name]),
+                             "model_error": refusals.get(name, 0)}
+        return {"by_prompt_size": buckets, "bucket_rule": "estimated tokens = prompt characters / 4"}
+
+    @classmethod
+    def summary_line(cls, entry: dict[str, Any]) -> str:
+        return "by prompt size: " + ", ".join(f"{name} {ci_text(b)} (n={b['tasks']}, model_error {b['model_error']})"
+                                              for name, b in entry["family_metrics"]["by_prompt_size"].items())
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -131,3 +170,16 @@ class LongContextVerifier(Verifier):
         details["found"] = sum(found)
         reward = sum(found) / len(found) if match == "substring_all" else float(any(found))
         return Verdict(reward, text.strip()[:200] or None, details)
+
+
+BUCKETS = ((4_000, "<=4k"), (8_000, "<=8k"), (16_000, "<=16k"), (32_000, "<=32k"), (64_000, "<=64k"),
+           (128_000, "<=128k"), (256_000, "<=256k"), (512_000, "<=512k"), (1_000_000, "<=1M"))
+
+
+def prompt_bucket(row: dict) -> str:
+    """The prompt-size bucket of a rollout (estimated tokens = characters / 4)."""
+    prompt = row.get("prompt")
+    messages = prompt if isinstance(prompt, list) else [{"content": prompt}]
+    chars = sum(len(content_text(m.get("content"))) if isinstance(m, dict) else len(str(m)) for m in messages)
+    tokens = chars / 4
+    return next((name for edge, name in BUCKETS if tokens <= edge), ">1M")

@@ -184,6 +184,7 @@ def _row_patterns(row: dict) -> list[str]:
 
 class MCQVerifier(Verifier):
     family = "mcq"
+    inline = True  # pure text work of microseconds: serve verifies on its event loop
     CHOICES = {"mode": MODES}
 
     def verify(self, row: dict, response: str) -> Verdict:

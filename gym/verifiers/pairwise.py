@@ -20,13 +20,14 @@ Options: prompts (category -> built-in name under gym/core/judge_prompts/pairwis
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from gym.core.errors import GymError
 from gym.core.judge_prompts import TEMPLATE_DIR
 from gym.core.prompts import render
-from gym.verifiers.base import Verdict, Verifier, VerifierError
+from gym.verifiers.base import FamilyStats, Verdict, Verifier, VerifierError, ci_text, details_of
 from gym.verifiers.judge import JudgeUnavailable, strip_thinking
 
 PROMPT_DIR = TEMPLATE_DIR / "pairwise"
@@ -69,6 +70,14 @@ class PairwiseVerifier(Verifier):
     needs_judge = True
     OPTIONS = {"prompts": {"hard_prompt": "arena", "creative_writing": "arena_creative"},
                "default_category": "hard_prompt", "strip_thinking": True}
+
+    @classmethod
+    def family_metrics(cls, rows: list[dict], stats: FamilyStats) -> dict[str, Any]:
+        return pairwise_metrics(rows, stats)
+
+    @classmethod
+    def summary_line(cls, entry: dict[str, Any]) -> str:
+        return f"win rate vs baseline {ci_text(entry['family_metrics']['win_rate'])} (ties half, bootstrap CI)"
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -123,3 +132,24 @@ class PairwiseVerifier(Verifier):
         details.update(outcome=outcome(reward), valid_games=len(scores),
                        scores={"consistent_win": 1.0 if consistent and reward == 1.0 else 0.0})
         return Verdict(reward, outcome(reward), details)
+
+
+def pairwise_metrics(rows: list[dict], stats: FamilyStats) -> dict[str, Any]:
+    """`win_rate` (percent; ties count half, both judge orders) with a 95% bootstrap CI over tasks (2,000
+    resamples, seed 0), the same per `category`, the share of wins / ties / losses, the label distribution of
+    each order and the number of games without a valid label. The reference reports no style- or
+    length-controlled win rate, so none is computed here."""
+    ok = [r for r in rows if r["status"] == "ok"]
+    outcomes = Counter(details_of(r).get("outcome") for r in ok)
+    first = Counter(details_of(r).get("label_model_first") or "invalid" for r in ok if details_of(r).get("games"))
+    second = Counter(details_of(r).get("label_model_second") or "invalid" for r in ok if details_of(r).get("games"))
+    by_category = stats.per_task(rows, lambda r: details_of(r).get("category") or "-")
+    return {
+        "win_rate": stats.bootstrap_ci(stats.per_task(rows)[None]),
+        "win_rate_by_category": {str(c): {**stats.bootstrap_ci(v), "tasks": len(v)}
+                                 for c, v in sorted(by_category.items())},
+        "outcomes": {name: outcomes.get(name, 0) for name in ("win", "tie", "loss")},
+        "labels_model_as_a": dict(first), "labels_model_as_b": dict(second),
+        "invalid_games": sum(2 - int(details_of(r).get("valid_games", 2)) for r in ok if details_of(r).get("games")),
+        "method": "ties count half; both judge orders; 95% percentile bootstrap over tasks",
+    }

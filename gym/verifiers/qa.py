@@ -200,6 +200,7 @@ def _hedged_yes_no(gold_form: str, answer_form: str) -> bool:
 
 class QAVerifier(Verifier):
     family = "qa"
+    inline = True  # pure text work of microseconds: serve verifies on its event loop
     CHOICES = {"match": MATCH_MODES}
 
     def verify(self, row: dict, response: str) -> Verdict:

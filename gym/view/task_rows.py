@@ -8,10 +8,10 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from omegaconf import DictConfig
+from gym.core.typed import RunConfig
 
 
-def task_row_finder(cfg: DictConfig) -> Callable[[dict, Path], tuple[dict, str, str]]:
+def task_row_finder(run: RunConfig) -> Callable[[dict, Path], tuple[dict, str, str]]:
     """(rollout row, its rollouts file) -> (prepared task row, prepared data path, episode environment name)."""
     from gym.data.local import task_file
     from gym.rollouts.sources import TaskRows, resolve_benchmark
@@ -22,8 +22,8 @@ def task_row_finder(cfg: DictConfig) -> Callable[[dict, Path], tuple[dict, str, 
 
     def find(row: dict, source: Path) -> tuple[dict, str, str]:
         with lock:
-            bench = resolve_benchmark(cfg, str(row["benchmark"]), cache)
+            bench = resolve_benchmark(run, str(row["benchmark"]), cache)
             task = rows.lookup(source, bench, row, f"{row['benchmark']} task {row['task_index']}")
-            return task, str(task_file(bench)), str(bench.get("environment") or "")
+            return task, str(task_file(bench)), str(bench.environment or "")
 
     return find

@@ -206,3 +206,25 @@ def test_e2e_offline_then_export_in_the_reference_form(tmp_path, data_dir):
                   if line["_ng_task_index"] == IMAGE_ROW]
     assert content[0]["type"] == "input_text" and content[1]["type"] == "input_image"
     assert content[1]["detail"] == "high" and decoded(content[1]["image_url"]) == fixture_image()
+
+
+def test_serve_run_and_reset_send_the_image_row_as_collect_does(prepared, tmp_path):
+    """task=serve's /reset and /run of hle_vision's image question: the image read from the data folder with
+    the benchmark's image_detail (high), as collect sends it; /run's policy (a request's own endpoint) gets it
+    as a chat image_url part carrying the file's bytes."""
+    from tests.serve_helpers import post, served
+
+    recorder = Recorder()
+    with served(tmp_path / "serve", prepared.parent, "benchmark=hle_vision", "judge=mock") as url:
+        reset = post(url, "/reset", {"task_index": IMAGE_ROW})
+        assert reset.status_code == 200, reset.text
+        (image,) = [part for message in reset.json()["observation"] if isinstance(message["content"], list)
+                    for part in message["content"] if part["type"] == "image"]
+        assert image["detail"] == "high" and image["sha256"] == hashlib.sha256(fixture_image()).hexdigest()
+        ran = post(url, "/run", {"task_index": IMAGE_ROW, "policy": {"base_url": recorder.url, "model": "recorder"}})
+        assert ran.status_code == 200, ran.text
+        assert ran.json()["status"] == "ok" and ran.json()["rollout"]["extracted_answer"] == "Matplotlib"
+    recorder.shutdown()
+    ((_, body),) = [(path, body) for path, body in recorder.bodies if path.endswith("/chat/completions")]
+    (sent,) = image_parts(body, "chat")
+    assert decoded(sent["image_url"]["url"]) == fixture_image() and sent["image_url"]["detail"] == "high"

@@ -19,7 +19,7 @@ import pytest
 
 from gym.core.paths import BENCHMARKS_DIR
 from gym.verifiers import make_verifier
-from gym.mock.programs import reference_program
+from gym.verifiers.code.reference import reference_program
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]  # ~1 CPU-minute each; more wall time on a busy machine

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from gym.data.catalog import NEEDS, NOT_RUN_FILE, load_not_run
-from gym.metrics.hierarchy import iheval as iheval_metrics
+from gym.verifiers.iheval.metrics import iheval as iheval_metrics
 from gym.verifiers import make_verifier
 from gym.verifiers.iheval import _strict_loose
 from gym.verifiers.instructions import follow
@@ -222,7 +222,7 @@ def test_rouge_l_is_rouge_scores_value():
 
     from rouge_score import rouge_scorer
 
-    from gym.verifiers.iheval import rouge_l
+    from gym.verifiers.iheval.scores import rouge_l
 
     scorer, rng = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False), random.Random(0)
     words = "el tren sale al mediodía Dos más son cuatro, the train: leaves noon a b".split()

@@ -19,7 +19,7 @@ from gym.core.errors import GymError
 from gym.core.paths import BENCHMARKS_DIR
 from gym.core.prompts import build_messages
 from gym.verifiers import make_verifier
-from gym.mock.programs import reference_program
+from gym.verifiers.code.reference import reference_program
 from tests.prepare_helpers import fixture_builder
 
 UPSTREAM = Path(__file__).resolve().parents[1] / "fixtures" / "upstream"

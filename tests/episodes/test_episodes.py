@@ -158,7 +158,7 @@ def test_episode_metrics_from_rows():
 def test_family_line_reads_rates_as_percentages_and_says_n_a_where_no_episode_had_the_check():
     from gym.episodes.metrics import episode_metrics
     from gym.metrics.compute import mean_ci
-    from gym.metrics.family import episode_text
+    from gym.verifiers.episode import episode_text
 
     rows = [{"status": "ok", "task_index": task, "reward": reward, "verifier": {"db_match": reward == 1.0},
              "episode": {"termination": "user_stop", "steps": 4, "tool_calls": 1, "transfers": 0}}

@@ -437,3 +437,26 @@ def test_server_bug_becomes_500_with_trace(http, capsys):
         assert http.get(f"{srv.base_url}/models", timeout=5).status_code == 200
     assert response.status_code == 500 and "boom" in response.json()["error"]["message"]
     assert "KeyError" in capsys.readouterr().err
+
+
+def test_the_reference_server_writes_answers_in_the_named_familys_shape(tmp_path):
+    """`python -m gym.mock --family sql`: answers in the sql family's shape (a ```sql block); an unknown family
+    is one line and exit 2, before the server starts."""
+    data = tmp_path / "bird.jsonl"
+    data.write_text(json.dumps({"question": "How many singers are there?", "expected_answer": "SELECT count(*) FROM singer"})
+                    + "\n")
+    bad = subprocess.run([sys.executable, "-m", "gym.mock", "--data", str(data), "--family", "sqll"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "unknown verifier family 'sqll'" in bad.stderr
+    assert "did you mean" in bad.stderr and "Traceback" not in bad.stderr
+    server = subprocess.Popen([sys.executable, "-m", "gym.mock", "--data", str(data), "--family", "sql",
+                               "--accuracy", "1"], stdout=subprocess.PIPE, text=True)
+    try:
+        url = server.stdout.readline().strip()
+        reply = requests.post(f"{url}/chat/completions", timeout=60, json={"model": "gym-mock", "messages": [
+            {"role": "user", "content": "Answer in a ```sql block.\n\nHow many singers are there?"}]})
+        content = reply.json()["choices"][0]["message"]["content"]
+        assert content.endswith("```sql\nSELECT count(*) FROM singer\n```")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -11,6 +11,7 @@ import pytest
 from gym.model import endpoints
 from gym.model.client import ModelClient
 from gym.core.config import compose
+from gym.core.typed import typed
 from gym.core.errors import GymError
 from tests.replay import REPLIES, ReplayServer, load
 
@@ -83,10 +84,10 @@ def _offered(record: dict) -> list[dict] | None:
 
 
 def connect(root: str, *overrides: str):
-    cfg = compose(["task=collect", "benchmark=gsm8k", "model=vllm", f"model.base_url={root}", *overrides])
+    model = typed(compose(["task=collect", "benchmark=gsm8k", "model=vllm", f"model.base_url={root}", *overrides])).model
     with ExitStack() as stack:
-        base_url = endpoints.start_policy(cfg, stack, None, 1)
-        return endpoints.connect_policy(cfg, stack, base_url, 1, {})
+        base_url = endpoints.start_policy(model, stack, None, 1)
+        return endpoints.connect_policy(model, stack, base_url, 1, {})
 
 
 def test_llamacpp_fingerprint_and_model_check():

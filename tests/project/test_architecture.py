@@ -146,3 +146,35 @@ def test_collect_starts_without_the_heavy_libraries():
     libraries = {"numpy", "pandas", "matplotlib", "scipy", "pyarrow", "polars", "sympy"}
     assert sorted(name for name in loaded if name.split(".")[0] in libraries
                   or name.split(".")[:2] in (["gym", "episodes"], ["gym", "mock"])) == []
+
+
+# Below gym/tasks/ code takes typed objects (gym.core.typed), not the composed config. The modules that must
+# still read OmegaConf, and why:
+CONFIG_READERS = {
+    "gym.core.config": "composing: Hydra's compose API, the resolvers, a step's config derived from e2e's",
+    "gym.core.schema": "the schemas themselves (MISSING, Hydra's ConfigStore)",
+    "gym.core.task_knobs": "checks a task's knobs against their schema at the door, before any work",
+    "gym.core.typed": "the door: the composed config turned into the schemas' dataclasses",
+    "gym.data.local": "benchmark=local: whether dataset.path was given at all, which only the composed node tells",
+    "gym.cluster.launch": "a Hydra launcher: Hydra hands it each job's composed config",
+    "gym.metrics.trackers": "a Hydra callback: Hydra hands it the job's config, which it logs as it was composed",
+    "gym.metrics.options": "task=aggregate's and task=profile's knobs, read from their composed config (not typed yet)",
+}
+
+
+def omegaconf_importers() -> set[str]:
+    found = set()
+    for path in GYM.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+                [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            if any(name.split(".")[0] == "omegaconf" for name in names):
+                found.add(module_name(path))
+    return found
+
+
+def test_below_the_tasks_nothing_reads_the_composed_config():
+    below = {module for module in omegaconf_importers()
+             if package_of(module) and LAYERS.index(package_of(module)) < LAYERS.index("tasks")}
+    assert below - set(CONFIG_READERS) == set(), "a module below gym/tasks/ importing omegaconf: take typed objects"
+    assert set(CONFIG_READERS) - below == set(), "CONFIG_READERS names a module that no longer imports omegaconf"

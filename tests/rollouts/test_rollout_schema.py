@@ -13,6 +13,7 @@ from gym.rollouts import row as rollout
 from gym.model.client import Completion
 from gym.core.errors import GymError
 from gym.rollouts.load import _read_fast, _read_slow, load_rollouts
+from gym.verifiers import Verifier
 from tests.conftest import ROOT
 
 
@@ -35,10 +36,13 @@ def test_fields_match_the_typed_row_and_the_docs():
         assert f"`{status}`" in page
 
 
-class Echo:
+class Echo(Verifier):
     """A verifier whose outcome is chosen per call."""
 
+    family = "echo"
+
     def __init__(self, outcome):
+        super().__init__()
         self.outcome = outcome
 
     def verify(self, row, text):

@@ -189,3 +189,26 @@ def test_a_client_that_disconnects_stops_its_rollout(data, tmp_path):
         client.close()
         wait_until(lambda: requests.get(url + "/health").json()["counts"].get("disconnected") == 1, "disconnect", 30)
         assert requests.get(url + "/health").json()["status"] == "ok"
+
+
+def test_reverify_honours_strict_rewards(data, tmp_path):
+    """`python -m gym task=reverify ... reward.strict=true` scores stored replies as collect does with
+    reward.strict=true: an answer that is not marked as final scores 0 (without it, the last number counts)."""
+    from tests.conftest import run_gym
+
+    run, env = tmp_path / "collect", {"GYM_DATA_DIR": str(data)}
+    result = run_gym("task=collect", "benchmark=gsm8k", "model=mock", "model.mock.accuracy=1.0", "limit=4",
+                     "progress=false", f"hydra.run.dir={run}", env=env)
+    assert result.returncode == 0, result.stderr
+    rows = rows_of(run / "rollouts.jsonl")
+    unmarked = [{**row, "response": f"I think\n{row['expected_answer']}"} for row in rows]  # no \boxed{}, no Answer:
+    (run / "rollouts.jsonl").write_text("".join(json.dumps(row) + "\n" for row in unmarked))
+    rewards = {}
+    for strict in ("true", "false"):
+        out = tmp_path / f"strict_{strict}"
+        result = run_gym("task=reverify", f"rollouts={run}", f"reward.strict={strict}", f"hydra.run.dir={out}", env=env)
+        assert result.returncode == 0, result.stderr
+        redone = rows_of(out / "rollouts.jsonl")
+        assert [row["key"] for row in redone] == [row["key"] for row in rows]
+        rewards[strict] = [(row["reward"], (row.get("verifier") or {}).get("strict")) for row in redone]
+    assert rewards == {"true": [(0.0, "unmarked")] * len(rows), "false": [(1.0, None)] * len(rows)}

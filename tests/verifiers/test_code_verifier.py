@@ -9,7 +9,7 @@ import pytest
 
 from gym.core.errors import GymError
 from gym.verifiers import make_verifier
-from gym.mock.programs import reference_program
+from gym.verifiers.code.reference import reference_program
 from gym.verifiers.code import (Opaque, close, decode_value, encode_value, evalplus_matches, extract_code, mbpp_inputs,
                                 stdout_matches)
 

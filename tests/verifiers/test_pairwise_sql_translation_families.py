@@ -13,7 +13,10 @@ import pytest
 from gym.model.client import Completion
 from gym.core.config import compose
 from gym.core.errors import GymError
-from gym.metrics.family import bootstrap_ci, label as label_metrics, prompt_bucket, translation as translation_metrics
+from gym.metrics.family import STATS, bootstrap_ci
+from gym.verifiers.label import LabelVerifier
+from gym.verifiers.long_context import prompt_bucket
+from gym.verifiers.translation import translation_metrics
 from gym.tasks import aggregate, collect, prepare
 from gym.verifiers import make_verifier
 from gym.verifiers.base import VerifierError
@@ -72,12 +75,12 @@ def test_label_verifier_modes():
 def test_label_metrics_mae_pearson_and_f1():
     rows = [{"status": "ok", "task_index": i, "reward": float(p == g), "verifier": {
         "mode": "grade", "points_gap": abs(p - g), "points": [p, g]}} for i, (p, g) in enumerate([(7, 7), (6, 7), (0, 1), (1, 0)])]
-    out = label_metrics(rows)
+    out = LabelVerifier.family_metrics(rows, STATS)
     assert out["mae"] == 0.75 and out["mae_count"] == 4 and 0.8 < out["pearson_points"] < 1.0
     yes_no = [("Yes", "Yes"), ("Yes", "No"), ("No", "Yes"), ("No", "No"), (None, "Yes")]
     rows = [{"status": "ok", "task_index": i, "reward": float(p == g), "verifier": {"mode": "judgement",
              "predicted": p, "gold": g}} for i, (p, g) in enumerate(yes_no)]
-    out = label_metrics(rows)
+    out = LabelVerifier.family_metrics(rows, STATS)
     assert out["confusion"] == {"tp": 1, "fp": 1, "fn": 2, "tn": 1}
     assert out["precision"] == 50.0 and out["recall"] == pytest.approx(100 / 3, abs=1e-3)
 

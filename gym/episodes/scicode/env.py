@@ -6,7 +6,7 @@ step's scientific background) shows every earlier step's description and *the mo
 sent only that one prompt, not the earlier turns. Its reply's first ```python block, without import lines, is the
 step's code. Step i is graded on the required dependencies, every earlier step's code and its own, then its
 test cases against test_data.h5 (gym.episodes.scicode.runner). Reward 1 only when every scored step passes;
-`details` keeps each step's result for sub-step accuracy (gym.metrics.family pools it over rollouts).
+`details` keeps each step's result for sub-step accuracy (the episode family's `family_metrics` pools it over rollouts).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What gym's reference server answers a code task with: a program that passes the task's tests (the
+"""What gym's reference server (gym.mock) answers a code task with: a program that passes the task's tests (the
 canonical solution, or a table of the test answers) or one that returns wrong values."""
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from gym.verifiers.code_compare import close
-from gym.verifiers.code_driver import wire_value
+from gym.verifiers.code.compare import close
+from gym.verifiers.code.driver import wire_value
 
 
 def _is_floats(value: Any) -> bool:

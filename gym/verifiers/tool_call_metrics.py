@@ -52,7 +52,7 @@ def summary_figures(accuracy: dict[str, float], tasks: dict[str, int]) -> dict[s
 
 
 def tool_call(rows: list[dict], per_task: Callable, bootstrap: Callable) -> dict[str, Any]:
-    """The family's metrics; `per_task` and `bootstrap` are gym.metrics.family' helpers."""
+    """The family's metrics; `per_task` and `bootstrap` are the estimators gym.metrics hands over."""
     details = [r.get("verifier") if isinstance(r.get("verifier"), dict) else {} for r in rows]
     by_category = per_task(rows, lambda r: (r.get("verifier") or {}).get("category") or "-")
     categories = {str(c): {**bootstrap(v), "tasks": len(v)} for c, v in sorted(by_category.items())}

@@ -15,10 +15,10 @@ the end means a cut-off answer and no code). Rows pick the tests:
   limit max(min_time_limit, time_limit_factor x reference time). Reward 1 only if base AND plus pass;
   the secondary score `base_tests` (details["scores"]) is 1 when the base tests alone pass.
 * `test_runner: unittest` + `test` + `code_prompt` (BigCodeBench): the answer and the task's TestCases run
-  in one process, as BigCodeBench's untrusted_check (see gym.verifiers.code_unittest), optionally against
+  in one process, as BigCodeBench's untrusted_check (see gym.verifiers.code.unittests), optionally against
   a virtualenv of the task libraries (option `environment`); passes when no test fails or errs.
 * `prefix` + `suffix` + `test` + `entry_point` (HumanEval-Infilling): the answer is the middle, and
-  prefix + middle + suffix is tested like a HumanEval program (see gym.verifiers.code_fim).
+  prefix + middle + suffix is tested like a HumanEval program (see gym.verifiers.code.fim).
 * otherwise `test` + `entry_point` (HumanEval style): the test code runs in a judge process of its own
   and calls the program's function through a pipe (arguments and return values cross as data, as
   with fn_name); the answer passes only when the judge reports that `check(entry_point)` returned.
@@ -46,11 +46,11 @@ from gym.core.answer_text import defines_function
 from gym.core.errors import GymError
 from gym.sandbox.host import Run, RunResult, Sandbox, SandboxUnavailable
 from gym.verifiers.base import Verdict, Verifier, VerifierError
-from gym.verifiers.code_compare import close, extract_code, stdout_matches
-from gym.verifiers.code_driver import (DRIVER, Opaque, decode_value, encode_value,  # noqa: F401  (re-exported)
+from gym.verifiers.code.compare import close, extract_code, stdout_matches
+from gym.verifiers.code.driver import (DRIVER, Opaque, decode_value, encode_value,  # noqa: F401  (re-exported)
                                        judge_source, relay_source, wire_value)
-from gym.verifiers.code_evalplus import evalplus_matches, mbpp_inputs, reference_outputs
-from gym.verifiers import code_fim, code_unittest
+from gym.verifiers.code.evalplus import evalplus_matches, mbpp_inputs, reference_outputs
+from gym.verifiers.code import fim, unittests
 
 PREAMBLE = "\n".join(
     [f"from {name} import *" for name in ("string", "re", "datetime", "collections", "heapq", "bisect", "copy", "math",
@@ -125,6 +125,17 @@ class CodeVerifier(Verifier):
         "toolchain": [],  # host folders shown read-only, with fork/exec allowed (e.g. [/usr] for subprocess)
     }
 
+    @classmethod
+    def mock_answer(cls, row: dict, prompt: str, final: str, correct: bool, opener: str) -> str | None:
+        """A program that passes the task's tests (or returns wrong values), in a fenced block."""
+        from gym.verifiers.code.reference import reference_program
+
+        program = reference_program(row, correct)
+        if program is None:
+            return None
+        ending = "" if program.endswith("\n") else "\n"  # the closing fence on a line of its own
+        return f"{opener}\n\n```python\n{program}{ending}```"
+
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.timeout = self.number_option("timeout", 0.01)
@@ -142,7 +153,7 @@ class CodeVerifier(Verifier):
                                disk_mb=self.number_option("disk_mb", 1, True),
                                mechanism=self.choice_option("sandbox", ("auto", "bwrap", "namespaces")),
                                toolchain=self._folders("toolchain"),
-                               site_packages=code_unittest.site_packages(self.options["environment"]))
+                               site_packages=unittests.site_packages(self.options["environment"]))
         self.unittest_timeout = self.number_option("unittest_timeout", 1)
         self.mechanism = self.sandbox.check()  # refuses here, before any model call, when isolation is missing
         self.isolated = self.mechanism != "none"
@@ -173,7 +184,7 @@ class CodeVerifier(Verifier):
                 details = self._evalplus(row, _with_prompt(code, row))
             elif row.get("test_runner") == "unittest" and isinstance(row.get("test"), str):
                 details = self._unittest(row, code)
-            elif code_fim.is_fim_row(row) and isinstance(row.get("test"), str) and row.get("entry_point"):
+            elif fim.is_fim_row(row) and isinstance(row.get("test"), str) and row.get("entry_point"):
                 details = self._fim(row, code)
             elif isinstance(row.get("test"), str) and row.get("entry_point"):
                 details = self._test_code(row, _with_prompt(code, row))
@@ -190,19 +201,19 @@ class CodeVerifier(Verifier):
     def _fim(self, row: dict, code: str) -> dict:
         """HumanEval-Infilling: prefix + middle + suffix against the tests, each candidate middle in turn."""
         details: dict[str, Any] = {"tests": 1, "passed": 0}
-        for middle in code_fim.middles(code, row):
-            details = self._test_code(row, code_fim.program(row, middle))
+        for middle in fim.middles(code, row):
+            details = self._test_code(row, fim.program(row, middle))
             if details["passed"]:
                 break
         return details
 
     def _unittest(self, row: dict, code: str) -> dict:
-        """BigCodeBench: the answer and its TestCases in one process (see gym.verifiers.code_unittest)."""
-        source, stdin = code_unittest.program(row, code, self.unittest_timeout)
+        """BigCodeBench: the answer and its TestCases in one process (see gym.verifiers.code.unittests)."""
+        source, stdin = unittests.program(row, code, self.unittest_timeout)
         limit = self.unittest_timeout + 2
         outcome = self.sandbox.run(source, [Run(stdin, limit, self.output_limit)], total_timeout=limit + 10)
         result = outcome.results[0] if outcome.results else None
-        report = code_unittest.read_report(result.stdout, stdin) if result else None
+        report = unittests.read_report(result.stdout, stdin) if result else None
         if report is None:  # killed or out of time before reporting: the reference's TIMEOUT
             reason = f"tests {result.status}" if result else (outcome.error or "sandbox ended")
             return {"tests": 1, "passed": 0, "status": "timeout", "failure": {

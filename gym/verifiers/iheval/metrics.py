@@ -22,6 +22,8 @@ from collections import defaultdict
 from statistics import mean
 from typing import Any, Callable
 
+from gym.verifiers.base import details_of as _details
+
 CATEGORIES = ("aligned", "conflict", "reference")
 ANCHORS = {"strong_user_instruction": "strong", "weak_user_instruction": "weak",
            "verb_extraction_strong_tool_instruction": "strong", "verb_extraction_weak_tool_instruction": "weak",
@@ -29,12 +31,8 @@ ANCHORS = {"strong_user_instruction": "strong", "weak_user_instruction": "weak",
 SEPARATORS = {"verb_extract": ", ", "verb-extract": ", ", "translation": "\n"}
 
 
-def _details(row: dict) -> dict:
-    return row.get("verifier") if isinstance(row.get("verifier"), dict) else {}
-
-
 def _scorer(subtask: str) -> Callable[..., float]:
-    from gym.verifiers.iheval import translation, verb_extract
+    from gym.verifiers.iheval.scores import translation, verb_extract
 
     return verb_extract if subtask in ("verb_extract", "verb-extract") else translation
 
@@ -127,7 +125,7 @@ def _as_details(row: dict) -> dict | None:
     d = _details(row)
     if row.get("status") == "ok":
         return d if "task" in d and "strict" in d else None
-    from gym.verifiers.iheval import LOOSE_TASKS, RULE_TASKS
+    from gym.verifiers.iheval.scores import LOOSE_TASKS, RULE_TASKS
 
     groups = row.get("subsets") or {}
     task, setting = groups.get("task"), groups.get("setting")

@@ -1,0 +1,144 @@
+"""One benchmark, loaded once from its typed config: the pieces every user of a benchmark assembles.
+
+collect, e2e, task=serve, reverify, the trainer functions (gym.serve.trainers, gym.serve.environment),
+export and the viewer all need the same things of a benchmark: its prepared rows, a row's messages (prompt
+templates, system prompt, images from the data folder with the benchmark's `image_detail`; an episode's
+opening messages from its environment), the verifier with its judge and embeddings attached, and the
+environment behind an episode verifier. `Benchmark` holds them, so a row renders to the same messages and
+grades to the same reward wherever it is used.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from gym.core.errors import GymError
+from gym.core.io import iter_jsonl
+from gym.core.prompts import build_messages
+from gym.core.schema import BenchmarkConfig
+from gym.verifiers.base import Verifier
+
+
+def prepared_file(config: BenchmarkConfig, prepare_args: dict[str, Any] | None = None) -> Path:
+    """The prepared file a run reads; with `prepare_args` (task=prepare's +prepare_args.<k>=), it must have
+    been prepared with them (collect reads prepared data, it does not prepare). benchmark=local: its
+    checked copy (made now when missing or out of date)."""
+    from gym.data import local
+    from gym.data.prepare_context import read_manifest
+
+    if local.is_local(config):
+        return local.task_file(config)
+    path, prepare_args = Path(config.dataset.path), prepare_args or {}
+    wanted = {**(config.dataset.prepare_args or {}), **prepare_args}
+    command = " ".join([f"python -m gym task=prepare benchmark={config.name}",
+                        *(f"+prepare_args.{key}={_override_value(value)}" for key, value in prepare_args.items())])
+    if not path.is_file():
+        raise GymError(f"{config.name} is not prepared ({path} is missing): run {command}")
+    made_with = (read_manifest(path) or {}).get("prepare_args", wanted) if prepare_args else wanted
+    if made_with != wanted:
+        raise GymError(f"{config.name} was prepared with prepare_args {made_with}, not {wanted}: run {command} "
+                       "(or task=e2e, which prepares)")
+    return path
+
+
+def _override_value(value: Any) -> str:
+    """A prepare argument as a command line writes it: [a,b] for a list."""
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_override_value(item) for item in value) + "]"
+    return "null" if value is None else str(value)
+
+
+@dataclass
+class Benchmark:
+    config: BenchmarkConfig
+    data: Path  # the prepared tasks file (image paths in rows are relative to its folder)
+    # the benchmark's verifier, strict as reward.strict says; its judge/embeddings once attached (None: loaded
+    # for its rows and messages only)
+    verifier: Verifier | None
+    user_template: str  # the user prompt template (benchmark=local: "{messages}" for a file of conversations)
+    _environment: Any = field(default=None, repr=False)
+
+    @classmethod
+    def load(cls, config: BenchmarkConfig, stack: ExitStack | None = None, strict: bool = False,
+             data: Path | None = None) -> "Benchmark":
+        """The benchmark's prepared file (`data`, else found and checked: prepared_file) and, given a
+        `stack` to close it with, its verifier."""
+        from gym.data import local
+        from gym.verifiers import make_verifier
+
+        data = data if data is not None else prepared_file(config)
+        verifier: Verifier | None = None
+        if stack is not None:
+            verifier = make_verifier(str(config.verifier.family), dict(config.verifier.options or {}))
+            verifier.strict = strict
+            stack.callback(verifier.close)
+        return cls(config, data, verifier, local.user_prompt(config))
+
+    @property
+    def name(self) -> str:
+        return str(self.config.name)
+
+    @property
+    def kind(self) -> str:  # answer | episode
+        return str(self.config.kind or "answer")
+
+    @property
+    def environment(self) -> Any:
+        """An episode benchmark's environment: the one its verifier grades with (None for an answer benchmark;
+        loaded without a verifier, one of its own)."""
+        if self.kind != "episode":
+            return None
+        if self.verifier is not None:
+            return self.verifier.env
+        if self._environment is None:
+            from gym.episodes import make_environment
+
+            self._environment = make_environment(str(self.config.environment or ""), self.data)
+        return self._environment
+
+    def rows(self, limit: int | None = None, shard: tuple[int, int] | None = None) -> Iterator[tuple[int, int, dict]]:
+        """(task_index, line, row) of the prepared file, streamed: the first `limit` tasks, of `shard` (i, n)."""
+        for task_index, (line, row) in enumerate(iter_jsonl(self.data)):
+            if limit is not None and task_index >= limit:
+                return
+            if shard is None or task_index % shard[1] == shard[0]:
+                yield task_index, line, row
+
+    def all_rows(self) -> list[dict]:
+        rows = [row for _, _, row in self.rows()]
+        if not rows:
+            raise GymError(f"{self.data} has no tasks")
+        return rows
+
+    def messages(self, row: dict, line: int | None = None, solo: bool = False) -> list[dict]:
+        """The messages a task starts with: the benchmark's templates filled from the row, the row's images
+        (files below the data folder, with the benchmark's image_detail); an episode's opening messages
+        (system prompt, any history, first turn; `solo`: user=none's)."""
+        if self.kind == "episode":
+            return self.environment.initial_messages(row, solo=True) if solo else self.environment.initial_messages(row)
+        where = f"{self.data} line {line}" if line is not None else f"{self.name} row"
+        return build_messages(self.config.prompt.system, self.user_template, row, where, self.data.parent,
+                              self.config.prompt.image_detail)
+
+    def check_solo(self) -> None:
+        """user=none runs an episode benchmark in solo mode, where its environment has one."""
+        if not getattr(self.environment, "supports_solo", False):
+            raise GymError(f"{self.name} has no solo mode (user=none) and needs a simulated user: user=mock (gym's "
+                           "deterministic user, offline), user=vllm user.base_url=http://host:port/v1, or user=openai")
+
+    def attach_endpoints(self, run: Any, stack: ExitStack, policy_base_url: str, pool_size: int,
+                         cache: Any = None) -> tuple[dict | None, dict | None]:
+        """The verifier's judge (when it needs one) and the environment's embeddings endpoint (when the
+        benchmark names one), from the typed config `run` (gym.core.typed.RunConfig; its benchmark is this
+        one). `policy_base_url` "" where no policy endpoint runs. Returns their fingerprints for run.json."""
+        from dataclasses import replace
+
+        from gym.model.embeddings import connect_embeddings
+        from gym.model.endpoints import connect_judge
+
+        run = replace(run, benchmark=self.config)
+        judge = connect_judge(run, stack, self.verifier, policy_base_url, pool_size, cache)
+        return judge, connect_embeddings(run, stack, self.verifier, policy_base_url)
