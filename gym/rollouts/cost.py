@@ -57,14 +57,10 @@ def price_of(node: Any, where: str) -> Price:
     return Price(**{key: None if value is None else float(value) for key, value in node.items()})
 
 
-def panel_prices(cfg: Any) -> tuple[Price, ...]:
-    """Each judge's price of a panel (`judges=[...]`), its own keys over judge.price's; () without a panel."""
-    if not cfg.get("judges"):
-        return ()
-    from gym.model.endpoints import judge_panel
-
-    return tuple(price_of(judge.get("price"), f"judges[{number}].price")
-                 for number, judge in enumerate(judge_panel(cfg)))
+def panel_prices(run: Any) -> tuple[Price, ...]:
+    """Each judge's price of a panel (`judges=[...]`: the typed config's judges, each merged over `judge`, so
+    its own price keys over judge.price's); () without a panel."""
+    return tuple(price_of(asdict(judge.price), f"judges[{number}].price") for number, judge in enumerate(run.judges))
 
 
 def role_usage(rollout: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -112,7 +108,7 @@ class Budget:
         if usd is not None and "policy" not in priced:
             raise GymError("budget.usd needs the model's price: model.price.input=<USD per million> "
                            "model.price.output=<USD per million>")
-        panel = panel_prices(cfg)
+        panel = panel_prices(run)
         if any(price.set for price in panel) and "judge" not in priced:
             priced["judge"] = Price()  # the panel's judges are priced one by one (judge_usd)
         return cls(priced, None if usd is None else float(usd), max_tokens,

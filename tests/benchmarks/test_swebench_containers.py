@@ -112,6 +112,7 @@ def test_mini_swe_agent_resolves_through_the_model_proxy(swebench, tmp_path):
     assert nemo["reward"] == 1.0 and any("mswea_bash_command" in text for text in texts)
 
 
+@pytest.mark.heavy  # its own image or agent layer: minutes; `python -m pytest -m heavy`
 def test_a_second_repository_sympy_gold_resolves_and_empty_does_not(swebench, tmp_path):
     """sympy__sympy-20916 (Verified; its repository from a two-commit mirror of sympy/sympy): Python 3.9 on
     Debian bullseye, SWE-bench's sympy test runner and log parser; gold resolves, no patch does not."""
@@ -130,6 +131,7 @@ def test_a_second_repository_sympy_gold_resolves_and_empty_does_not(swebench, tm
         assert PARSER_REGISTRY["parse_log_sympy"](marked, None)["test_super_sub"] == verdict
 
 
+@pytest.mark.heavy  # its own image or agent layer: minutes; `python -m pytest -m heavy`
 def test_codex_resolves_through_the_model_proxy(swebench, tmp_path):
     """Codex CLI from npm (its native binary), installed into the instance's container, driven over the
     Responses API by the reference server playing its exec_command tool; every call in the proxy's record."""
@@ -147,6 +149,7 @@ def test_codex_resolves_through_the_model_proxy(swebench, tmp_path):
     assert "Authorization" not in json.dumps(row) and not re.search(r"gym-[\w-]{32}", json.dumps(row))  # no token
 
 
+@pytest.mark.heavy  # its own image or agent layer: minutes; `python -m pytest -m heavy`
 def test_claude_code_resolves_through_the_model_proxy(swebench, tmp_path):
     """Claude Code from npm (its native binary; the container's Node is bookworm's 18), driven over Anthropic
     Messages by the reference server playing its Bash tool; every call in the proxy's record."""
