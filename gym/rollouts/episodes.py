@@ -27,6 +27,15 @@ if TYPE_CHECKING:  # pragma: no cover
 HOLDS = (None, "agent", "user")  # episode.hold: which side's seed stays fixed across a task's rollouts
 
 
+def episode_hold(knobs: dict[str, Any]) -> str | None:
+    """`episode.hold` checked: None, agent or user; anything else is one GymError (collect checks it before it
+    reads any data)."""
+    hold = knobs.get("hold")
+    if hold not in HOLDS:
+        raise GymError(f"episode.hold={hold} is not one of: agent, user (or null)")
+    return hold
+
+
 @dataclass
 class EpisodeSetup:
     env: Any
@@ -137,9 +146,7 @@ class EpisodeRun:
         user, self.user_info = endpoints.connect_user(run, stack, client, concurrency)  # None: solo mode,
         # which collect's prompt_maker checked the environment offers before any endpoint started
         self.episode_seed = knobs.get("seed")
-        self.hold = knobs.get("hold")  # agent | user: that side's seed stays at the base seed (task=noise's replays)
-        if self.hold not in HOLDS:
-            raise GymError(f"episode.hold={self.hold} is not one of: agent, user (or null)")
+        self.hold = episode_hold(knobs)  # agent | user: that side's seed stays at the base seed (task=noise's replays)
         identity = {"user": {k: self.user_info.get(k) for k in ("kind", "model", "sampling_sent")},
                     "limits": {"max_steps": limits.max_steps, "max_errors": limits.max_errors,
                                "max_agent_steps": limits.max_agent_steps,

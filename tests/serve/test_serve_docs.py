@@ -1,5 +1,7 @@
 """docs/training.md runs as written: its task=serve command (through the CLI, in a fresh directory), then
-every Python example in order, each `print` checked against the `# expected` comment beside it."""
+every Python example in order, each `print` checked against the `# expected` comment beside it. The container
+benchmark's `/run` example (fenced `py`: it needs podman and a SWE-bench server) is played over HTTP by
+tests/benchmarks/test_swebench_containers.py instead."""
 
 from __future__ import annotations
 
