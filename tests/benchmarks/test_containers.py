@@ -256,7 +256,7 @@ def test_terminal_bench_2_prepares_from_a_mirror_of_its_snapshot(tmp_path):
     # a task a run showed cannot run here (prepare_args.unrunnable) is kept, unscorable, with the reason
     again = run_gym("task=prepare", "benchmark=terminal_bench_2", f"data.mirror={ROOT / 'tests' / 'fixtures' / 'upstream'}",
                     "data.offline=true", "prepare.force=true", f"prepare_args.unrunnable={{{NAMES[0]}: archive drift}}",
-                    env={"GYM_DATA_DIR": str(tmp_path / "data")})
+                    f"hydra.run.dir={tmp_path / 'prepare-again'}", env={"GYM_DATA_DIR": str(tmp_path / "data")})
     assert again.returncode == 0, again.stderr
     rows = {row["id"]: row for row in map(json.loads, (tmp_path / "data" / "terminal_bench_2" / "terminal_bench_2.jsonl").open())}
     assert rows[NAMES[0]]["unscorable"] == "cannot run here: archive drift" and "unscorable" not in rows[NAMES[1]]

@@ -225,7 +225,8 @@ def test_serve_run_plays_mini_swe_agent_in_a_container_per_request(swebench, tmp
     from tests.serve_helpers import served
 
     data = Path(swebench["env"]["GYM_DATA_DIR"])
-    prepared = run_gym("task=prepare", "benchmark=swebench_verified", *swebench["knobs"][1:4], env=swebench["env"])
+    prepared = run_gym("task=prepare", "benchmark=swebench_verified", *swebench["knobs"][1:4],
+                       f"hydra.run.dir={tmp_path / 'prepare'}", env=swebench["env"])
     assert prepared.returncode == 0, prepared.stderr
     knobs = [k for k in swebench["knobs"] if not k.startswith(("benchmark", "progress="))]  # it reads the prepared file
     run_dir = tmp_path / "serve"
