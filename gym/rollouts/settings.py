@@ -75,10 +75,11 @@ class CollectSettings:
             raise GymError("choose a benchmark: benchmark=<name> (python -m gym task=search lists them)")
         require_judge(run)  # a judge-graded benchmark without a judge fails before anything starts
         knobs = run.knobs
-        if (run.knob("episode", {}) or {}).get("hold") is not None:  # a misspelt one fails before data is read
+        episode = run.knob("episode", {})
+        if episode.get("hold") is not None:  # a misspelt episode.hold fails before any data is read
             from gym.rollouts.episodes import episode_hold  # (episodes' imports only where a hold is asked)
 
-            episode_hold(run.knob("episode", {}))
+            episode_hold(episode)
         paths = RunPaths(prepared_file(bench, knobs.get("prepare_args") or {}), rollouts, run_dir,
                          bool(knobs.get("resume")) or rollouts.is_file())
         repeats = int(knobs.get("num_repeats") or bench.dataset.num_repeats)
