@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import atexit
 import functools
 import http.server
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -113,11 +116,31 @@ def viewer_export(viewer_runs, tmp_path_factory):
 CATALOG_RUN = ("task=e2e", "model=mock", "judge=mock")  # a benchmark as the whole-catalog dry run composes it
 
 
-def run_gym(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
-    """Run the real CLI (`python -m gym ...`) in a subprocess."""
+_RUN_DIRS: Path | None = None
+
+
+def off_checkout_run_dirs(args: tuple[str, ...]) -> list[str]:
+    """Hydra's run and sweep dirs under a temp dir, unless the caller names them: a run from the checkout
+    would otherwise leave outputs/ in it."""
+    global _RUN_DIRS
+    if not args or {"-h", "--help"} & set(args) or any(arg.startswith(("hydra.run.dir=", "hydra.sweep.dir="))
+                                                         for arg in args):
+        return []  # help runs nothing (and plain help must stay the fast path)
+    if _RUN_DIRS is None:
+        _RUN_DIRS = Path(tempfile.mkdtemp(prefix="gym-test-runs-"))
+        atexit.register(shutil.rmtree, _RUN_DIRS, True)
+    run = Path(tempfile.mkdtemp(dir=_RUN_DIRS))
+    return [f"hydra.run.dir={run / 'run'}", f"hydra.sweep.dir={run / 'sweep'}"]
+
+
+def run_gym(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 180,
+            off_checkout: bool | None = None) -> subprocess.CompletedProcess:
+    """Run the real CLI (`python -m gym ...`) in a subprocess. Without a `cwd` (or with `off_checkout=True`)
+    the run dir goes under a temp dir unless the args name one."""
     full_env = {**os.environ, **(env or {})}
     full_env.pop("HYDRA_FULL_ERROR", None)
-    return subprocess.run([sys.executable, "-m", "gym", *args], cwd=cwd or ROOT, env=full_env, text=True,
+    extra = off_checkout_run_dirs(args) if (cwd is None if off_checkout is None else off_checkout) else []
+    return subprocess.run([sys.executable, "-m", "gym", *args, *extra], cwd=cwd or ROOT, env=full_env, text=True,
                           capture_output=True, timeout=timeout)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,13 +14,14 @@ from gym.episodes.loop import EpisodeRunner
 from gym.episodes.toolsandbox.env import ToolSandboxEnvironment
 from gym.episodes.toolsandbox.world import CONTACT, SETTING, World
 from gym.toolcalls import ToolCall
+from tests.conftest import run_gym
 
 ROOT = Path(__file__).resolve().parents[2]
 MIRROR = "data.mirror=tests/fixtures/upstream"
 
 
 def gym(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "gym", *args], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    return run_gym(*args, timeout=600)
 
 
 @pytest.fixture(scope="module")

@@ -161,7 +161,7 @@ def test_output_that_cannot_be_written(cwd):
 def test_closed_pipe_is_a_quiet_exit(cwd):
     for args in (["task=search"], ["--help"]):
         proc = subprocess.run(f"{sys.executable} -m gym {' '.join(args)} | head -c 10 > /dev/null; "
-                              f"echo ${{PIPESTATUS[0]}}", shell=True, executable="/bin/bash", cwd=ROOT,
+                              f"echo ${{PIPESTATUS[0]}}", shell=True, executable="/bin/bash", cwd=cwd,
                               capture_output=True, text=True, timeout=120)
         assert proc.stderr == "", proc.stderr
         assert proc.stdout.strip() in ("0", "141")

@@ -11,7 +11,6 @@ import hashlib
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from gym.core.errors import TaskNotSent
 from gym.episodes.tau2.env import Tau2Environment
 from gym.episodes.tau2.state import replay
 from tests.banking_helpers import prepare_form, tie_groups
+from tests.conftest import run_gym
 
 ROOT = Path(__file__).resolve().parents[1]
 MIRROR = ROOT / "fixtures" / "upstream"
@@ -136,8 +136,7 @@ def test_retrieval_tools_answer_in_upstreams_format(prepared):
 
 
 def gym(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "gym", *args], cwd=ROOT.parent, capture_output=True, text=True,
-                          timeout=600)
+    return run_gym(*args, cwd=ROOT.parent, timeout=600, off_checkout=True)
 
 
 def test_e2e_offline_through_the_command_line(tmp_path):

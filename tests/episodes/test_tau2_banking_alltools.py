@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
-import os
 import re
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from gym.mock.embeddings import embed_text
 from gym.mock.server import MockServer
 from gym.model.embeddings import MOCK_EMBEDDING_MODEL, EmbeddingsClient, EmbeddingsFailed
 from tests.banking_helpers import prepare_form, tie_groups
+from tests.conftest import run_gym
 
 ROOT = Path(__file__).resolve().parents[1]
 MIRROR = ROOT / "fixtures" / "upstream"
@@ -223,8 +223,7 @@ def test_standalone_reference_server_answers_embeddings():
 
 
 def gym(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "gym", *args], cwd=ROOT.parent, capture_output=True, text=True,
-                          timeout=600, env={**os.environ, **(env or {})})
+    return run_gym(*args, cwd=ROOT.parent, env=env, timeout=600, off_checkout=True)
 
 
 def _run(tmp_path: Path, name: str) -> dict:
