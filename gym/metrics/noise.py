@@ -30,6 +30,10 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 Z975 = 1.959963984540054
+MAIN = "agent_and_user"  # the replay where both sides' seeds vary, as in any run with repeats
+SIDES = (("user", "user_seeds", "the simulated user's seed varies, the agent's is held"),
+         ("agent", "agent_seeds", "the agent's seed varies, the user's is held"))
+REPLAYS = (MAIN, *(label for _, label, _ in SIDES))  # the sub-folders task=noise benchmark=<name> plays into
 METHOD = ("noise floor = 1.96·sqrt(2·within-task variance / (repeats·tasks)): the pass@1 difference two runs of "
           "the same model on the same tasks reach 1 time in 20 by sampling alone")
 
@@ -97,10 +101,6 @@ def rejudge_noise(runs: list[dict[str, float]]) -> dict[str, Any] | None:
     shares = np.var(np.array([[run[key] for run in runs] for key in keys]), axis=1, ddof=1)
     return {"items": len(keys), "judgings": len(runs), "judge_variance": round(float(shares.mean()), 6),
             "items_with_disagreement_percent": round(100.0 * float((shares > 0).mean()), 4)}
-
-
-SIDES = (("user", "user_seeds", "the simulated user's seed varies, the agent's is held"),
-         ("agent", "agent_seeds", "the agent's seed varies, the user's is held"))
 
 
 def noise_parts(benchmarks: dict[str, Any], main: str) -> dict[str, Any]:

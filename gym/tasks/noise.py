@@ -45,13 +45,11 @@ def run_noise(spec: Any) -> dict[str, Any]:
     return out
 
 
-MAIN = "agent_and_user"  # the replay where both sides' seeds vary, as in any run with repeats
-
-
 def replay(cfg: DictConfig) -> tuple[str, dict[str, str], dict[str, Any] | None]:
     """Play the runs the noise floor is read from, each in a sub-folder of the run dir (resumed when there):
     (the main run's rollouts, {label: held-side run}, the judge's part of a one-judge benchmark or None)."""
     from gym.core.config import compose_step
+    from gym.metrics.noise import MAIN
     from gym.tasks import run_task
 
     out, repeats = run_dir(cfg), int(cfg.noise.repeats)

@@ -126,6 +126,7 @@ def run_page(run: Run, live: int) -> str:
 
     figures = run.figures()
     metrics = figures.metrics
+    noise = run.noise()
     entries = []
     for label, entry in metrics["benchmarks"].items():
         rows = metric_rows(csv_rows({"benchmarks": {label: entry}}))
@@ -134,6 +135,7 @@ def run_page(run: Run, live: int) -> str:
                         "subsets": subset_metric_rows(subset_rows({"benchmarks": {label: entry}})),
                         "family": entry.get("family_metrics") or {},
                         "panel": judge_panel_view(entry["benchmark"], entry.get("family_metrics") or {}),
+                        "noise": noise_view(noise, label),
                         "profile": [p for p in figures.profile if p["benchmark"] == entry["benchmark"]
                                     and p["model"] == entry["model"]]})
     return render("run.html", "../../", title=run.name, run=run, entries=entries, plots=run.plots(),
@@ -153,6 +155,32 @@ def judge_panel_view(benchmark: str, family: dict[str, Any]) -> dict[str, Any] |
             "rows": [{"task": d["task_index"], "rollout": d["rollout_index"], "verdicts": d["verdicts"],
                       "href": rollout_path(benchmark, d["task_index"], d["rollout_index"])}
                      for d in family.get("disagreements_listed") or []]}
+
+
+def noise_view(noise: dict[str, Any], label: str) -> dict[str, Any] | None:
+    """task=noise's figures for benchmark `label` (None when noise.json has none): the floor sentence and a
+    row per part (both sides varying, then each side's replay and the judge's part where noise.json has
+    them): what varies, its within-task variance, flip rate, floor and share of the both-varying variance."""
+    entry = (noise.get("benchmarks") or {}).get(label)
+    if not isinstance(entry, dict):
+        return None
+    if "why_not" in entry:
+        return {"why_not": entry["why_not"]}
+    rows = [{"part": "both", "what": "the agent's and the user's seeds vary (a run with repeats)",
+             "variance": entry["within_task_variance"], "flip_rate": entry.get("flip_rate_percent"),
+             "floor": entry["noise_floor"], "share": 1.0 if entry["within_task_variance"] else None}]
+    judge = None
+    for side, part in ((noise.get("parts") or {}).get(label) or {}).items():
+        if side == "judge":
+            judge = part
+            continue
+        rows.append({"part": side, "what": part["what"], "variance": part["within_task_variance"],
+                     "flip_rate": part.get("flip_rate_percent"), "floor": part["noise_floor"],
+                     "share": part.get("share_of_both")})
+    judge = judge or entry.get("judges")
+    return {"tasks": entry["tasks"], "repeats": entry["repeats_per_task"], "floor": entry["noise_floor"],
+            "floor_one_repeat": entry["noise_floor_one_repeat"], "rows": rows, "judge": judge,
+            "method": noise.get("method") or entry.get("method")}
 
 
 def histogram(rates: list[float], bins: int = 10) -> list[dict[str, Any]]:

@@ -67,6 +67,20 @@ class Run:
     def plots(self) -> list[str]:
         return [name for name in PLOTS if (self.dir / name).is_file()]
 
+    def noise(self) -> dict[str, Any]:
+        """task=noise's noise.json for this run, or {}: beside the rollouts file (task=noise rollouts=<dir>
+        run_dir=<dir>), or one level up for the replays task=noise benchmark=<name> plays into sub-folders."""
+        from gym.metrics.noise import REPLAYS
+
+        for where in (self.dir, *((self.dir.parent,) if self.dir.name in REPLAYS else ())):
+            try:
+                found = json.loads((where / "noise.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if isinstance(found, dict) and isinstance(found.get("benchmarks"), dict):
+                return found
+        return {}
+
     def figures(self) -> Figures:
         """The metrics and the profile of the rows indexed so far. When rows landed they are computed again,
         at most every few seconds (a big run's figures take a while), and the last ones are shown meanwhile."""
