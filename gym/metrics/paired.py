@@ -1,5 +1,5 @@
 """Paired statistics of two runs on the same tasks (compare=[A,B]): the difference's standard error and
-t-interval, McNemar's test on solved/unsolved per task, and the power statement (Miller 2024, sections 3
+t-interval, McNemar's test on solved/unsolved per task, and the power statement (Miller 2024, sections 4
 and 5).
 
 * Paired difference: d_i = B_i − A_i per shared task; SE = sd(d)/√T; 95% interval mean ± t(0.975, T−1)·SE.

@@ -1,5 +1,5 @@
 """How much of pass@1's spread is sampling within a task and how much is tasks differing, and what more
-repeats would buy (Miller 2024, "Adding Error Bars to Evals", section 4).
+repeats would buy (Miller 2024, "Adding Error Bars to Evals", section 3).
 
 With T tasks and K repeats each, the variance of pass@1 (the mean over tasks of each task's mean reward)
 is (σ²_between + σ²_within / K) / T. σ²_within is the pooled variance of rewards around their task's
