@@ -74,10 +74,8 @@ def metrics_table(metrics: dict[str, Any]) -> str:
     notes += "".join(f"note: {label}: {e['unscored_tasks']} task(s) only have infra errors or verifier errors and are left out\n"
                      for label, e in metrics["benchmarks"].items() if e["unscored_tasks"])
     notes += parse_errors.note_lines(metrics)
-    notes += "".join(intervals.small_n_note(label, e) for label, e in metrics["benchmarks"].items())
-    notes += "".join(cluster_note(label, e["clustering"]) for label, e in metrics["benchmarks"].items()
-                     if e.get("clustering"))
-    notes += "".join(repeats.note(label, e["repeats"]) for label, e in metrics["benchmarks"].items() if e.get("repeats"))
+    for kind in ("small_n", "clustering", "repeats"):  # grouped by kind across benchmarks, as ever
+        notes += "".join(error_bar_notes(label, e, kind) for label, e in metrics["benchmarks"].items())
     note = notes + "scale: percent (0-100); " + ci_footnote(metrics)
     from gym.metrics.family import family_lines
     from gym.metrics.subsets import subsets_text
@@ -96,6 +94,15 @@ def ci_footnote(metrics: dict[str, Any]) -> str:
     if not used:
         return f"CI: {metrics.get('ci_method', '')}"
     return "95% CI: " + "; ".join(f"{name} = {methods.get(name, name)}" for name in used)
+
+
+def error_bar_notes(label: str, entry: dict[str, Any], kind: str | None = None) -> str:
+    """What one benchmark's error bars need said, as the table's footnotes say it (the viewer's run page
+    too): too few tasks, the clustering and its design effect, the repeats' variance split; `kind` for one."""
+    notes = {"small_n": intervals.small_n_note(label, entry),
+             "clustering": cluster_note(label, entry["clustering"]) if entry.get("clustering") else "",
+             "repeats": repeats.note(label, entry["repeats"]) if entry.get("repeats") else ""}
+    return notes[kind] if kind else "".join(notes.values())
 
 
 def cluster_note(label: str, clustering: dict[str, Any]) -> str:

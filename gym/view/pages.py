@@ -121,7 +121,7 @@ def runs_page(runs: Runs, live: int) -> str:
 
 # -- one run ---------------------------------------------------------------------------------------------
 def run_page(run: Run, live: int) -> str:
-    from gym.metrics.output import ci_footnote, csv_rows
+    from gym.metrics.output import ci_footnote, csv_rows, error_bar_notes
     from gym.metrics.subsets import csv_rows as subset_rows
 
     figures = run.figures()
@@ -131,6 +131,7 @@ def run_page(run: Run, live: int) -> str:
     for label, entry in metrics["benchmarks"].items():
         rows = metric_rows(csv_rows({"benchmarks": {label: entry}}))
         entries.append({"label": label, "entry": entry, "rows": rows,
+                        "notes": error_bar_notes(label, entry).splitlines(),
                         "explain_avg": any("[avg-of-" in row["metric"] for row in rows),
                         "subsets": subset_metric_rows(subset_rows({"benchmarks": {label: entry}})),
                         "family": entry.get("family_metrics") or {},

@@ -14,6 +14,7 @@ import pytest
 import requests
 
 from gym.metrics.reward_profiles import BUCKETS
+from tests.conftest import run_gym
 from tests.view_helpers import Viewer, data_env
 
 
@@ -54,6 +55,19 @@ def test_each_metric_once_rounded_like_its_ci_and_avg_of_k_explained(viewer):
     assert note and "first k rollouts" in note.group(1)
     subsets = cells(re.search(r'<table class="grid subsets">(.*?)</table>', text, re.S).group(1))[1:]
     assert {row[0] for row in subsets} == {"subset"} and [row[2] for row in subsets].count("pass@1") == 1
+
+
+def test_the_error_bar_notes_are_the_ones_the_cli_prints_and_no_noise_without_noise_json(viewer, viewer_runs):
+    """gsm8k's 12 tasks with 2 repeats: the run page says what `task=aggregate` says under its table about
+    the interval (too few tasks) and the repeats (the variance split, what more repeats would buy)."""
+    printed = run_gym("task=aggregate", f"rollouts={viewer_runs['gsm']}", env=data_env(viewer_runs))
+    assert printed.returncode == 0, printed.stderr
+    expected = [line for line in printed.stdout.splitlines() if line.startswith("note: gsm8k: ")]
+    assert any("only 12 tasks" in line for line in expected) and any("repeats:" in line for line in expected)
+    text = page(viewer, f"run/{runs_by_name(viewer)['gsm']['run']}/index.html")
+    shown = [html.unescape(line) for line in re.findall(r'<p class="note error-bars">(.*?)</p>', text, re.S)]
+    assert shown == expected
+    assert "Noise floor" not in text  # no task=noise beside this run
 
 
 def test_difficulty_buckets_go_from_unsolved_to_solved(viewer):
