@@ -160,28 +160,23 @@ def judge_panel_view(benchmark: str, family: dict[str, Any]) -> dict[str, Any] |
 
 def noise_view(noise: dict[str, Any], label: str) -> dict[str, Any] | None:
     """task=noise's figures for benchmark `label` (None when noise.json has none): the floor sentence and a
-    row per part (both sides varying, then each side's replay and the judge's part where noise.json has
-    them): what varies, its within-task variance, flip rate, floor and share of the both-varying variance."""
+    row per part (every seed varying, then each held-side replay where noise.json has them): what varies,
+    its within-task variance, flip rate, floor and share of the all-varying variance; the judge's part."""
     entry = (noise.get("benchmarks") or {}).get(label)
     if not isinstance(entry, dict):
         return None
     if "why_not" in entry:
         return {"why_not": entry["why_not"]}
-    rows = [{"part": "both", "what": "the agent's and the user's seeds vary (a run with repeats)",
-             "variance": entry["within_task_variance"], "flip_rate": entry.get("flip_rate_percent"),
-             "floor": entry["noise_floor"], "share": 1.0 if entry["within_task_variance"] else None}]
-    judge = None
-    for side, part in ((noise.get("parts") or {}).get(label) or {}).items():
-        if side == "judge":
-            judge = part
-            continue
-        rows.append({"part": side, "what": part["what"], "variance": part["within_task_variance"],
-                     "flip_rate": part.get("flip_rate_percent"), "floor": part["noise_floor"],
-                     "share": part.get("share_of_both")})
-    judge = judge or entry.get("judges")
+    parts = (noise.get("parts") or {}).get(label) or {}
+    rows = [{"part": "both", "what": "every seed varies (the run's repeats)", "variance": entry["within_task_variance"],
+             "flip_rate": entry.get("flip_rate_percent"), "floor": entry["noise_floor"],
+             "share": 1.0 if entry["within_task_variance"] else None}]
+    rows += [{"part": side, "what": part["what"], "variance": part["within_task_variance"],
+              "flip_rate": part.get("flip_rate_percent"), "floor": part["noise_floor"], "share": part.get("share_of_both")}
+             for side, part in parts.items() if side != "judge"]
     return {"tasks": entry["tasks"], "repeats": entry["repeats_per_task"], "floor": entry["noise_floor"],
-            "floor_one_repeat": entry["noise_floor_one_repeat"], "rows": rows, "judge": judge,
-            "method": noise.get("method") or entry.get("method")}
+            "floor_one_repeat": entry["noise_floor_one_repeat"], "rows": rows,
+            "judge": parts.get("judge") or entry.get("judges"), "method": noise.get("method") or entry.get("method")}
 
 
 def histogram(rates: list[float], bins: int = 10) -> list[dict[str, Any]]:

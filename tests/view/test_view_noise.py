@@ -66,3 +66,31 @@ def test_the_run_page_shows_noise_json_as_a_table_of_parts(noise_run):
 def test_a_held_side_replay_shows_the_study_it_belongs_to(noise_run):
     _, viewer, _ = noise_run
     assert "<h3>Noise floor</h3>" in run_page(viewer, "user_seeds")
+
+
+def test_the_judges_part_of_an_answer_benchmark_is_a_row_of_its_own(tmp_path):
+    """simpleqa judged by one loopback judge whose verdict depends on its seed: task=noise judges the same
+    answers again (task=reverify, judge seeds 7, 8, 9) and the run page adds the judge's row."""
+    from tests.conftest import UPSTREAM
+    from tests.tasks.test_noise import SeededJudge
+
+    judge, out, env = SeededJudge(), tmp_path / "noise", {"GYM_DATA_DIR": str(tmp_path / "data")}
+    try:
+        made = run_gym("task=noise", "benchmark=simpleqa", "model=mock", "model.mock.accuracy=1.0", "judge=vllm",
+                       f"judge.base_url={judge.url}", "judge.name=judge-a", "judge.sampling.seed=7", "limit=4",
+                       "noise.repeats=2", "noise.judge_repeats=3", "progress=false", f"data.mirror={UPSTREAM}",
+                       f"hydra.run.dir={out}", env=env)
+    finally:
+        judge.judges.close()
+    assert made.returncode == 0, made.stderr[-3000:]
+    part = json.loads((out / "noise.json").read_text())["parts"]["simpleqa"]["judge"]
+    viewer = Viewer(f"rollouts={out / 'agent_and_user'}", env=env)
+    try:
+        page = requests.get(f"{viewer.url}/run/0/index.html", timeout=60).text
+    finally:
+        assert viewer.stop() == 0
+    rows = {row[0]: row for row in cells(re.search(r'<table class="grid noise">(.*?)</table>', page, re.S).group(1))}
+    assert set(rows) == {"part", "both", "judge"}  # an answer benchmark: no user to hold
+    assert rows["judge"][2:4] == [f"{part['judge_variance']:.4f}",
+                                  f"{part['items_with_disagreement_percent']:.1f}% of {part['items']} items split"]
+    assert float(rows["judge"][2]) > 0
