@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -157,9 +159,11 @@ def compose_benchmark(cfg: DictConfig, name: str) -> DictConfig:
     return composed.benchmark
 
 
+@functools.lru_cache(maxsize=None)
 def task_knobs(task: str) -> DictConfig:
     """The knobs of conf/task/<task>.yaml with those of the options its defaults list names, read
-    without composing (a step of e2e is derived from e2e's composed config, not composed again)."""
+    without composing (a step of e2e is derived from e2e's composed config, not composed again); read once
+    per process and never changed (merging copies it)."""
     node = OmegaConf.load(CONF_DIR / "task" / f"{task}.yaml")
     parents = [name for name in node.pop("defaults", None) or () if name != "_self_"]
     return OmegaConf.merge(*[task_knobs(name) for name in parents], node) if parents else node
@@ -173,8 +177,6 @@ def compose_step(cfg: DictConfig, task: str, overrides: Any = None, **values: An
     own, knobs = task_knobs(cfg.task.name), task_knobs(task)
     carried = {key: cfg[key] for key in cfg
                if key not in ("task", "hydra") and (key not in own or key in knobs)}
-    step = OmegaConf.merge(knobs, carried, {"run_dir": str(run_dir(cfg))})
-    for extra in (overrides, values):
-        if extra:
-            step = OmegaConf.merge(step, extra)
-    return step
+    # one merge: each merge copies the whole config, and a sweep's jobs make five steps each
+    return OmegaConf.merge(knobs, carried, {"run_dir": str(run_dir(cfg))}, *(extra for extra in (overrides, values)
+                                                                             if extra))
