@@ -145,7 +145,8 @@ NOT_HERE = {  # what a command needs that the suite has not: the reason it only 
     "agent=nop": "containers (tests/benchmarks/test_containers.py runs them)",
     "agent=terminal": "containers (tests/benchmarks/test_containers.py runs them)",
     "benchmark=swebench_verified": "containers and an image build per instance (tests/benchmarks/test_swebench_containers.py runs them)",
-    "benchmark=swebench_lite": "SWE-bench Lite's instance file and containers (its layout is Verified's, tested there)",
+    "benchmark=swebench_lite": "containers and an image build per instance (tests/swebench/test_swebench.py prepares "
+                              "Lite's fixture file; its containers are Verified's)",
 }
 HUB_NAME = re.compile(r"[\w.-]+/[\w.-]+")  # a Hugging Face model name, not a path
 API_KEY_PREFIX = re.compile(r"^\s*[A-Z][A-Z0-9_]*_API_KEY=")  # `OPENAI_API_KEY=... python -m gym ...`

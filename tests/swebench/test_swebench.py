@@ -53,6 +53,29 @@ def test_prepare_keeps_upstream_layout_through_the_cli(tmp_path):
     assert manifest["upstream_rows"]["kept"] == 2
 
 
+def test_lite_prepares_from_upstreams_layout_through_the_cli(tmp_path):
+    """Lite's file is read as Verified's is; its rows are rows of SWE-bench's test split that Lite names."""
+    done = subprocess.run([sys.executable, "-m", "gym", "task=prepare", "benchmark=swebench_lite",
+                           "data.mirror=tests/fixtures/upstream", "data.offline=true", f"data.root={tmp_path}",
+                           f"hydra.run.dir={tmp_path / 'run'}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    rows = {json.loads(line)["instance_id"]: json.loads(line)
+            for line in (tmp_path / "swebench_lite" / "swebench_lite.jsonl").open()}
+    lite_ids = (REAL / "lite_instance_ids.txt").read_text(encoding="utf-8").split()
+    assert len(set(lite_ids)) == 300 and set(rows) <= set(lite_ids)
+    assert sorted(rows) == ["astropy__astropy-12907", "sphinx-doc__sphinx-8595"]
+    astropy = rows["astropy__astropy-12907"]
+    assert astropy["FAIL_TO_PASS"] == ["astropy/modeling/tests/test_separable.py::test_separable[compound_model6-result6]",
+                                       "astropy/modeling/tests/test_separable.py::test_separable[compound_model9-result9]"]
+    assert len(astropy["PASS_TO_PASS"]) == 13 and "difficulty" not in astropy  # Verified's own field
+    assert (astropy["environment"]["python"], astropy["environment"]["log_parser"]) == ("3.9", "parse_log_astropy")
+    sphinx = rows["sphinx-doc__sphinx-8595"]
+    assert sphinx["FAIL_TO_PASS"] == ["tests/test_ext_autodoc_automodule.py::test_empty_all"]
+    assert sphinx["PASS_TO_PASS"] == [] and sphinx["environment"]["log_parser"] == "parse_log_sphinx"
+    assert "tox" in sphinx["environment"]["test_cmd"]
+
+
 def test_bad_instances_are_named():
     with pytest.raises(InstanceError, match="no patch"):
         instance_row({"instance_id": "x", "repo": "a/b", "base_commit": "c", "problem_statement": "p",
