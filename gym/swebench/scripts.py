@@ -31,6 +31,23 @@ HEREDOC = "EOF_114329324912"
 APPLY_COMMANDS = ("git apply --verbose", "git apply --verbose --reject", "patch --batch --fuzz=5 -p1 -i")
 TEST_EXIT_CODE = ">>>>> Test Exit Code"  # swebench 5.x's marker, read by its grading
 APPLY_PATCH_FAIL = ">>>>> Patch Apply Failed"
+# the venv of an old Python gets its distribution's pip (xenial: 8.1, bionic: 9.0), too old for today's PyPI
+# (manylinux2014 wheels, Requires-Python): it is replaced from PyPI by the last pip that supports that Python,
+# as a conda environment of that Python has it
+PIP_FOR_PYTHON = {"3.5": "pip<21", "3.6": "pip<22", "3.7": "pip<24.1"}
+# tox-current-env (sphinx's test command) runs `.tox/<env>/bin/python`, a link to the venv's python: started
+# through a link outside the venv, Python finds no pyvenv.cfg beside sys.executable and runs without the venv.
+# A conda env is a real prefix and has no such trouble; here the venv's pythons become launchers that start
+# the interpreter under the venv's own name, wherever they are linked from.
+LINKED_PYTHON = "--current-env"
+
+
+def venv_launchers(python: str, venv: str = VENV, binary: str | None = None) -> str:
+    """A RUN line that turns the venv's python, python3 and pythonX.Y into launchers naming the venv
+    (`binary`: the interpreter, the distribution's /usr/bin/pythonX.Y)."""
+    launcher = f'#!/bin/bash\\nexec -a {venv}/bin/{python} {binary or "/usr/bin/" + python} "$@"\\n'
+    return (f"RUN for name in python python3 {python}; do printf '{launcher}' > {venv}/bin/$name.new "
+            f"&& chmod 755 {venv}/bin/$name.new && mv -f {venv}/bin/$name.new {venv}/bin/$name; done")
 
 
 def repository_source(repo: str, mirror: str | None) -> str:
@@ -139,7 +156,10 @@ def dockerfile(plan: EnvironmentPlan, preamble: str = "") -> str:
         "RUN apt-get update && apt-get install -y --no-install-recommends git patch ca-certificates "
         f"build-essential {python} {python}-venv {python}-dev && rm -rf /var/lib/apt/lists/*",
         f"RUN {python} -m venv {VENV}",
+        *([venv_launchers(python)] if LINKED_PYTHON in (plan.test_cmd or "") else []),
         f"ENV PATH={VENV}/bin:$PATH VIRTUAL_ENV={VENV}",
+        *([f"RUN python -m pip install --upgrade '{PIP_FOR_PYTHON[plan.python]}' "
+           "&& python -m pip install --upgrade setuptools wheel"] if plan.python in PIP_FOR_PYTHON else []),
         "COPY requirements.txt setup_env.sh setup_repo.sh /root/",
         "RUN bash /root/setup_env.sh",
         f"COPY repo {WORKDIR}",

@@ -107,6 +107,9 @@ def plan(row: dict) -> EnvironmentPlan:
         result.faithful = not compiled
         result.notes.append(f"upstream installs conda packages ({packages}); gym installs the same names with pip"
                             + (f" (conda's own builds of {', '.join(compiled)} may differ)" if compiled else ""))
+    if "--current-env" in (result.test_cmd or ""):
+        result.notes.append("the test command runs tox-current-env's link to the venv's python; the venv's pythons "
+                            "are launchers that keep the venv when started through a link (conda's env is a prefix)")
     if known["repo_install"].get(repo):
         result.pre_install.insert(0, known["repo_install"][repo])
     result.notes.append(f"conda's Python {python} stands in as the distribution's Python {python} in a venv")

@@ -17,7 +17,8 @@ import pytest
 from gym.swebench.grading import grade, summary
 from gym.swebench import instances
 from gym.swebench.instances import InstanceError, instance_row
-from gym.swebench.scripts import checkout, eval_script, requirements_text, setup_env_script
+from gym.swebench.scripts import (checkout, dockerfile, eval_script, requirements_text, setup_env_script,
+                                  venv_launchers)
 from gym.swebench.specs import facts, plan
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,6 +99,39 @@ def test_plans_follow_swebench_v4_specs_and_say_when_a_stand_in_is_unfaithful():
     unknown = plan({"repo": "pallets/flask", "version": "9.9"})
     assert unknown.buildable is False and "no environment spec" in unknown.notes[0]
     assert facts()["parsers"]["django/django"] == "parse_log_django"
+
+
+def test_old_pythons_get_their_ubuntu_stand_in_and_a_pip_that_supports_them():
+    from gym.runtime.bases import stand_in_for
+
+    django = plan({"repo": "django/django", "version": "3.0"})
+    assert (django.python, django.base_image) == ("3.6", "ubuntu:18.04")
+    assert (stand_in_for("ubuntu:18.04").release, stand_in_for("ubuntu:16.04").release) == ("bionic", "xenial")
+    assert "python -m pip install --upgrade 'pip<22'" in dockerfile(django)
+    assert "'pip<21'" in dockerfile(plan({"repo": "django/django", "version": "1.9"}))  # Python 3.5
+    flask = dockerfile(plan({"repo": "pallets/flask", "version": "2.3"}))
+    assert "pip install --upgrade 'pip" not in flask and "exec -a" not in flask  # 3.11: its own pip, a plain venv
+
+
+def test_a_venv_python_started_through_a_link_keeps_its_venv_as_tox_current_env_needs(tmp_path):
+    """sphinx's test command is `tox --current-env`, which runs `.tox/py39/bin/python`, a link to the venv's
+    python; through a plain venv's link Python runs without the venv, through the launchers with it."""
+    sphinx = plan({"repo": "sphinx-doc/sphinx", "version": "3.5"})
+    assert sphinx.test_cmd.startswith("tox --current-env") and venv_launchers("python3.9") in dockerfile(sphinx)
+    python = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True)
+    (tmp_path / "tox").mkdir()
+    (tmp_path / "tox" / "python").symlink_to(tmp_path / "venv" / "bin" / python)
+
+    def prefix() -> str:
+        done = subprocess.run([str(tmp_path / "tox" / "python"), "-c", "import sys; print(sys.prefix)"],
+                              capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    assert prefix() != str(tmp_path / "venv")
+    line = venv_launchers(python, str(tmp_path / "venv"), str(Path(sys.executable).resolve()))
+    subprocess.run(["bash", "-c", line.removeprefix("RUN ")], check=True)
+    assert prefix() == str(tmp_path / "venv")
 
 
 def test_eval_script_runs_the_test_patch_files_between_swebench_markers(flask_row):
