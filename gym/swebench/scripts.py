@@ -32,9 +32,12 @@ APPLY_COMMANDS = ("git apply --verbose", "git apply --verbose --reject", "patch 
 TEST_EXIT_CODE = ">>>>> Test Exit Code"  # swebench 5.x's marker, read by its grading
 APPLY_PATCH_FAIL = ">>>>> Patch Apply Failed"
 # the venv of an old Python gets its distribution's pip (xenial: 8.1, bionic: 9.0), too old for today's PyPI
-# (manylinux2014 wheels, Requires-Python): it is replaced from PyPI by the last pip that supports that Python,
-# as a conda environment of that Python has it
+# (manylinux2014 wheels, Requires-Python; its default index is the retired pypi.python.org): it is replaced
+# from PyPI by the last pip that supports that Python, as a conda environment of that Python has it
 PIP_FOR_PYTHON = {"3.5": "pip<21", "3.6": "pip<22", "3.7": "pip<24.1"}
+# bionic keeps distutils out of the standard library and its pythonX.Y-venv does not pull it in: without it the
+# venv's ensurepip (Ubuntu's pip 9) fails
+APT_FOR_PYTHON = {"3.6": "python3-distutils", "3.7": "python3-distutils"}
 # tox-current-env (sphinx's test command) runs `.tox/<env>/bin/python`, a link to the venv's python: started
 # through a link outside the venv, Python finds no pyvenv.cfg beside sys.executable and runs without the venv.
 # A conda env is a real prefix and has no such trouble; here the venv's pythons become launchers that start
@@ -154,12 +157,14 @@ def dockerfile(plan: EnvironmentPlan, preamble: str = "") -> str:
         f"FROM {plan.base_image}", preamble.rstrip(),
         "ENV DEBIAN_FRONTEND=noninteractive PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1",
         "RUN apt-get update && apt-get install -y --no-install-recommends git patch ca-certificates "
-        f"build-essential {python} {python}-venv {python}-dev && rm -rf /var/lib/apt/lists/*",
+        f"build-essential {python} {python}-venv {python}-dev {APT_FOR_PYTHON.get(plan.python, '')}".rstrip()
+        + " && rm -rf /var/lib/apt/lists/*",
         f"RUN {python} -m venv {VENV}",
         *([venv_launchers(python)] if LINKED_PYTHON in (plan.test_cmd or "") else []),
         f"ENV PATH={VENV}/bin:$PATH VIRTUAL_ENV={VENV}",
-        *([f"RUN python -m pip install --upgrade '{PIP_FOR_PYTHON[plan.python]}' "
-           "&& python -m pip install --upgrade setuptools wheel"] if plan.python in PIP_FOR_PYTHON else []),
+        *([f"RUN python -m pip install --index-url https://pypi.org/simple --upgrade "
+           f"'{PIP_FOR_PYTHON[plan.python]}' && python -m pip install --upgrade setuptools wheel "
+           "&& python -m pip --version"] if plan.python in PIP_FOR_PYTHON else []),
         "COPY requirements.txt setup_env.sh setup_repo.sh /root/",
         "RUN bash /root/setup_env.sh",
         f"COPY repo {WORKDIR}",

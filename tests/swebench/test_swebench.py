@@ -107,7 +107,7 @@ def test_old_pythons_get_their_ubuntu_stand_in_and_a_pip_that_supports_them():
     django = plan({"repo": "django/django", "version": "3.0"})
     assert (django.python, django.base_image) == ("3.6", "ubuntu:18.04")
     assert (stand_in_for("ubuntu:18.04").release, stand_in_for("ubuntu:16.04").release) == ("bionic", "xenial")
-    assert "python -m pip install --upgrade 'pip<22'" in dockerfile(django)
+    assert "pip install --index-url https://pypi.org/simple --upgrade 'pip<22'" in dockerfile(django)
     assert "'pip<21'" in dockerfile(plan({"repo": "django/django", "version": "1.9"}))  # Python 3.5
     flask = dockerfile(plan({"repo": "pallets/flask", "version": "2.3"}))
     assert "pip install --upgrade 'pip" not in flask and "exec -a" not in flask  # 3.11: its own pip, a plain venv
