@@ -2,10 +2,11 @@
 
     .venv/bin/python tools/swebench_old_python.py [--python 3.5 3.6 3.7] [--extra-ca PEM ...] [--keep-images]
 
-For each Python: the environment plan of a SWE-bench spec of that Python (its base image, ubuntu:16.04 or
-ubuntu:18.04, a stand-in gym builds with mmdebstrap from the Ubuntu archive), the instance Dockerfile that
-gym.swebench writes for it (the distribution's pythonX.Y, a venv at /opt/testbed, pip replaced from PyPI by
-the last pip for that Python, the spec's pip packages), over a two-file repository with one test; then, in a
+For each Python: an environment plan of that Python with pytest as its one pip package (its base image,
+ubuntu:16.04 or ubuntu:18.04 as for SWE-bench's specs, is a stand-in gym builds with mmdebstrap from the Ubuntu
+archive), the instance Dockerfile that gym.swebench writes for it (the distribution's pythonX.Y, a venv at
+/opt/testbed, pip replaced from PyPI by the last pip for that Python, then pytest), over a repository with one
+test file; then, in a
 container of the image: the venv's Python, pip and pytest versions and a pytest run. Prints build times
 (the stand-in base once, then the instance image) and image sizes.
 """
@@ -59,12 +60,14 @@ def one(runtime, python: str, keep: bool) -> dict:
         except BuildFailed as exc:
             return {"python": python, "outcome": "build_error", "seconds": round(time.monotonic() - started),
                     "why": (exc.output or str(exc)).strip().splitlines()[-5:]}
-    size = runtime.call("image", "inspect", "--format", "{{.Size}}", built.tag, timeout=300).strip()
-    container = runtime.run(built.tag, ResourceLimits(network=False))
     try:
-        checked = runtime.exec(container, CHECK, timeout=300)
+        size = runtime.call("image", "inspect", "--format", "{{.Size}}", built.tag, timeout=300).strip()
+        container = runtime.run(built.tag, ResourceLimits(network=False))
+        try:
+            checked = runtime.exec(container, CHECK, timeout=300)
+        finally:
+            runtime.remove(container)
     finally:
-        runtime.remove(container)
         if not keep:
             runtime.remove_image(built.tag)
     return {"python": python, "base": PYTHON_BASES[python], "outcome": "ok" if checked.exit_code == 0 else "failed",
@@ -80,6 +83,7 @@ def main() -> None:
     args = parser.parse_args()
     extra = args.extra_ca if args.extra_ca is not None else [ssl.get_default_verify_paths().cafile]
     runtime = make_runtime(settings_from_config({"provider": "podman", "oci_runtime": "auto",
+                                                 "ulimits": ["nofile=20000:20000", "nproc=32768:32768"],
                                                  "extra_ca_certs": [path for path in extra if path]}))
     runtime.check()
     for python in args.python:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from gym.core.errors import GymError
 from gym.swebench.instances import modified_files, test_directives
-from gym.swebench.specs import EnvironmentPlan, facts
+from gym.swebench.specs import LINKED_PYTHON, EnvironmentPlan, facts
 
 WORKDIR = "/testbed"
 VENV = "/opt/testbed"
@@ -38,11 +38,10 @@ PIP_FOR_PYTHON = {"3.5": "pip<21", "3.6": "pip<22", "3.7": "pip<24.1"}
 # bionic keeps distutils out of the standard library and its pythonX.Y-venv does not pull it in: without it the
 # venv's ensurepip (Ubuntu's pip 9) fails
 APT_FOR_PYTHON = {"3.6": "python3-distutils", "3.7": "python3-distutils"}
-# tox-current-env (sphinx's test command) runs `.tox/<env>/bin/python`, a link to the venv's python: started
-# through a link outside the venv, Python finds no pyvenv.cfg beside sys.executable and runs without the venv.
-# A conda env is a real prefix and has no such trouble; here the venv's pythons become launchers that start
-# the interpreter under the venv's own name, wherever they are linked from.
-LINKED_PYTHON = "--current-env"
+# tox-current-env (sphinx's test command, LINKED_PYTHON) runs `.tox/<env>/bin/python`, a link to the venv's
+# python: started through a link outside the venv, Python finds no pyvenv.cfg beside sys.executable and runs
+# without the venv. A conda env is a real prefix and has no such trouble; here the venv's pythons become
+# launchers that start the interpreter under the venv's own name, wherever they are linked from.
 
 
 def venv_launchers(python: str, venv: str = VENV, binary: str | None = None) -> str:
