@@ -44,6 +44,12 @@ APT_FOR_PYTHON = {"3.6": "python3-distutils", "3.7": "python3-distutils"}
 # launchers that start the interpreter under the venv's own name, wherever they are linked from.
 
 
+def activate(plan: EnvironmentPlan) -> str:
+    """The line that activates the venv in a `set -u` script (Python 3.5's activate reads unset variables)."""
+    line = f"source {VENV}/bin/activate"
+    return f"set +u && {line} && set -u" if plan.python == "3.5" else line
+
+
 def venv_launchers(python: str, venv: str = VENV, binary: str | None = None) -> str:
     """A RUN line that turns the venv's python, python3 and pythonX.Y into launchers naming the venv
     (`binary`: the interpreter, the distribution's /usr/bin/pythonX.Y)."""
@@ -127,7 +133,7 @@ def environment_yml_packages(text: str) -> list[str]:
 
 
 def setup_env_script(plan: EnvironmentPlan, requirements: str | None) -> str:
-    lines = ["#!/bin/bash", "set -euxo pipefail", f"source {VENV}/bin/activate"]
+    lines = ["#!/bin/bash", "set -euxo pipefail", activate(plan)]
     if plan.packages == "requirements.txt" and requirements is not None:
         lines.append("python -m pip install -r /root/requirements.txt")
     elif plan.packages == "environment.yml" and requirements is not None:
@@ -142,7 +148,7 @@ def setup_env_script(plan: EnvironmentPlan, requirements: str | None) -> str:
 
 
 def setup_repo_script(plan: EnvironmentPlan) -> str:
-    lines = ["#!/bin/bash", "set -euxo pipefail", f"source {VENV}/bin/activate", f"cd {WORKDIR}",
+    lines = ["#!/bin/bash", "set -euxo pipefail", activate(plan), f"cd {WORKDIR}",
              "git reset -q",  # the index the build context left out
              *plan.pre_install, *([plan.install] if plan.install else []),
              "git config --global user.email setup@swebench.config", "git config --global user.name SWE-bench",
@@ -198,10 +204,10 @@ def eval_script(row: dict, plan: EnvironmentPlan) -> str:
     test_files = " ".join(modified_files(row["test_patch"]))
     reset = f"git checkout {row['base_commit']} {test_files}"
     test_command = " ".join([plan.test_cmd or "", *test_directives(row, known["non_test_exts"])])
-    lines = ["#!/bin/bash", "set -uxo pipefail", f"source {VENV}/bin/activate", f"cd {WORKDIR}",
+    lines = ["#!/bin/bash", "set -uxo pipefail", activate(plan), f"cd {WORKDIR}",
              *plan.eval_commands, f"git config --global --add safe.directory {WORKDIR}", f"cd {WORKDIR}",
              "git status", "git show", f"git -c core.fileMode=false diff {row['base_commit']}",
-             f"source {VENV}/bin/activate", *([plan.install] if plan.install else []), reset,
+             activate(plan), *([plan.install] if plan.install else []), reset,
              f"git apply -v - <<'{HEREDOC}'\n{row['test_patch']}\n{HEREDOC}",
              f": '{known['start_test_output']}'", test_command, "SWEBENCH_TEST_EXIT_CODE=$?",
              f": '{known['end_test_output']}'", f'echo "{TEST_EXIT_CODE}: $SWEBENCH_TEST_EXIT_CODE"', reset]

@@ -108,9 +108,12 @@ def test_old_pythons_get_their_ubuntu_stand_in_and_a_pip_that_supports_them():
     assert (django.python, django.base_image) == ("3.6", "ubuntu:18.04")
     assert (stand_in_for("ubuntu:18.04").release, stand_in_for("ubuntu:16.04").release) == ("bionic", "xenial")
     assert "pip install --index-url https://pypi.org/simple --upgrade 'pip<22'" in dockerfile(django)
-    assert "'pip<21'" in dockerfile(plan({"repo": "django/django", "version": "1.9"}))  # Python 3.5
+    django_py35 = plan({"repo": "django/django", "version": "1.9"})
+    assert "'pip<21'" in dockerfile(django_py35)
+    assert "set +u && source /opt/testbed/bin/activate && set -u" in setup_env_script(django_py35, None)
     flask = dockerfile(plan({"repo": "pallets/flask", "version": "2.3"}))
     assert "pip install --upgrade 'pip" not in flask and "exec -a" not in flask  # 3.11: its own pip, a plain venv
+    assert "set +u" not in setup_env_script(plan({"repo": "pallets/flask", "version": "2.3"}), None)
 
 
 def test_a_venv_python_started_through_a_link_keeps_its_venv_as_tox_current_env_needs(tmp_path):
