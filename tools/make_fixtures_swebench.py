@@ -3,7 +3,8 @@
     .venv/bin/python tools/make_fixtures_swebench.py [pallets/flask=/path/to/a/clone] [sympy/sympy=/path/to/a/clone]
 
 The instances (tests/fixtures/real/swebench/<instance_id>.json, see the README there) are written as
-upstream's parquet (SWE-bench/SWE-bench_Verified, split test; every column a string, as published). A
+upstream's parquet (SWE-bench/SWE-bench_Verified and SWE-bench/SWE-bench_Lite, split test; every column a
+string, as published; a Lite file holds the instances that lite_instance_ids.txt names). A
 mirror is a bare repository with just its instance's base and environment-setup commits (depth 1), in
 the layout gym reads repositories from (`<mirror>/github.com/<owner>/<name>.git`), its licence beside it.
 """
@@ -21,7 +22,11 @@ import pyarrow.parquet as pq
 
 HERE = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
 INSTANCES = {"pallets__flask-5014": "LICENSE.rst", "sympy__sympy-20916": "LICENSE"}  # id -> its licence file
-VERIFIED = HERE / "upstream/huggingface.co/datasets/SWE-bench/SWE-bench_Verified/resolve/main/data/test-00000-of-00001.parquet"
+LITE_INSTANCES = ("astropy__astropy-12907", "sphinx-doc__sphinx-8595")  # rows of Verified that Lite has too
+HUB = HERE / "upstream/huggingface.co/datasets/SWE-bench"
+VERIFIED = HUB / "SWE-bench_Verified/resolve/main/data/test-00000-of-00001.parquet"
+LITE = HUB / "SWE-bench_Lite/resolve/main/data/test-00000-of-00001.parquet"
+LITE_IDS = HERE / "real" / "swebench" / "lite_instance_ids.txt"  # Lite's 300 test instances
 
 
 def write_parquet(rows: list[dict], path: Path) -> None:
@@ -57,9 +62,17 @@ def make_mirror(source: Path, repo: str, commits: list[str], licence_file: str) 
     (mirror.parent / f"{repo.split('/')[1]}.{licence_file}").write_text(licence, encoding="utf-8")
 
 
+def instance(name: str) -> dict:
+    return json.loads((HERE / "real" / "swebench" / f"{name}.json").read_text(encoding="utf-8"))
+
+
 def main() -> None:
-    rows = [json.loads((HERE / "real" / "swebench" / f"{name}.json").read_text(encoding="utf-8")) for name in INSTANCES]
+    rows = [instance(name) for name in INSTANCES]
     write_parquet(rows, VERIFIED)
+    lite_ids = set(LITE_IDS.read_text(encoding="utf-8").split())
+    assert len(lite_ids) == 300 and set(LITE_INSTANCES) <= lite_ids, "Lite's instance list or LITE_INSTANCES is wrong"
+    write_parquet([instance(name) for name in LITE_INSTANCES], LITE)
+    print(f"wrote {LITE.relative_to(HERE)} ({len(LITE_INSTANCES)} instances)")
     clones = dict(arg.split("=", 1) for arg in sys.argv[1:])
     for row, licence_file in zip(rows, INSTANCES.values()):
         if row["repo"] in clones:

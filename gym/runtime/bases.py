@@ -29,8 +29,18 @@ from gym.runtime.trust import ca_files_digest_lines, ca_snippet, write_ca_files
 
 DEBIAN_PYTHON = {"bullseye": "3.9", "bookworm": "3.11", "trixie": "3.13"}
 DEBIAN_NUMBERS = {"11": "bullseye", "12": "bookworm", "13": "trixie"}
-UBUNTU_PYTHON = {"focal": "3.8", "jammy": "3.10", "noble": "3.12"}
-UBUNTU_NUMBERS = {"20.04": "focal", "22.04": "jammy", "24.04": "noble"}
+UBUNTU_PYTHON = {"xenial": "3.5", "bionic": "3.6", "focal": "3.8", "jammy": "3.10", "noble": "3.12"}
+UBUNTU_NUMBERS = {"16.04": "xenial", "18.04": "bionic", "20.04": "focal", "22.04": "jammy", "24.04": "noble"}
+# old releases: their release pocket alone is years behind, so their -updates and -security pockets are in the
+# root filesystem's sources too (bionic's python3.7 is a 3.7.0 beta in the release pocket, 3.7.5 in -updates);
+# their ubuntu-keyring writes apt's Trusted file, so the keyring is mmdebstrap's own (--keyring), not an apt
+# option that the image would keep pointing outside it
+UBUNTU_OLD = {"xenial", "bionic"}
+# xenial's essential packages include systemd, whose set-up adds a user with chfn before libpam-runtime has
+# written PAM's common-* files: stand-ins for them while the essential packages are set up, PAM's own after
+XENIAL_HOOKS = ["--extract-hook=for kind in auth account session password; do "
+                'echo "$kind required pam_permit.so" > "$1/etc/pam.d/common-$kind"; done',
+                '--essential-hook=chroot "$1" pam-auth-update --package --force']
 # python:X.Y and python:X.Y-slim without a release name: Docker's default Debian since August 2025
 PYTHON_DEFAULT_RELEASE = "trixie"
 # the release whose archive carries CPython X.Y's source (apt-get source pythonX.Y)
@@ -90,7 +100,12 @@ def rootfs_image(runtime: ContainerRuntime, distro: str, release: str) -> str:
     keyring = Path(ubuntu_keyring(settings)) if distro == "ubuntu" else None
     if keyring is not None:
         args.append("--components=main,universe")
-    digest = _digest(archive, *args, *([hashlib.sha256(keyring.read_bytes()).hexdigest()] if keyring else []))
+    old = distro == "ubuntu" and release in UBUNTU_OLD
+    mirrors = [archive] + ([f"deb {archive} {release}-{pocket} main universe" for pocket in ("updates", "security")]
+                           if old else [])
+    args += XENIAL_HOOKS if old and release == "xenial" else []
+    digest = _digest(*mirrors, *args, *(["mmdebstrap --keyring"] if old else []),
+                     *([hashlib.sha256(keyring.read_bytes()).hexdigest()] if keyring else []))
     tag = f"localhost/gym-base/{distro}:{release}-{digest}"
     if runtime.image_exists(tag):
         return tag
@@ -104,8 +119,8 @@ def rootfs_image(runtime: ContainerRuntime, distro: str, release: str) -> str:
                 readable = Path(tmp) / "ubuntu-archive-keyring.gpg"
                 shutil.copyfile(keyring, readable)
                 readable.chmod(0o644)
-                args.append(f'--aptopt=Dir::Etc::Trusted "{readable}"')
-            done = subprocess.run(["mmdebstrap", *args, release, str(partial), archive], capture_output=True,
+                args.append(f"--keyring={readable}" if old else f'--aptopt=Dir::Etc::Trusted "{readable}"')
+            done = subprocess.run(["mmdebstrap", *args, release, str(partial), *mirrors], capture_output=True,
                                   text=True, errors="replace")
         if done.returncode != 0:
             raise BuildFailed(f"mmdebstrap {release} failed", (done.stderr or done.stdout)[-4000:])

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from gym.core.errors import GymError
 from gym.swebench.instances import modified_files, test_directives
-from gym.swebench.specs import EnvironmentPlan, facts
+from gym.swebench.specs import LINKED_PYTHON, EnvironmentPlan, facts
 
 WORKDIR = "/testbed"
 VENV = "/opt/testbed"
@@ -31,6 +31,31 @@ HEREDOC = "EOF_114329324912"
 APPLY_COMMANDS = ("git apply --verbose", "git apply --verbose --reject", "patch --batch --fuzz=5 -p1 -i")
 TEST_EXIT_CODE = ">>>>> Test Exit Code"  # swebench 5.x's marker, read by its grading
 APPLY_PATCH_FAIL = ">>>>> Patch Apply Failed"
+# the venv of an old Python gets its distribution's pip (xenial: 8.1, bionic: 9.0), too old for today's PyPI
+# (manylinux2014 wheels, Requires-Python; its default index is the retired pypi.python.org): it is replaced
+# from PyPI by the last pip that supports that Python, as a conda environment of that Python has it
+PIP_FOR_PYTHON = {"3.5": "pip<21", "3.6": "pip<22", "3.7": "pip<24.1"}
+# bionic keeps distutils out of the standard library and its pythonX.Y-venv does not pull it in: without it the
+# venv's ensurepip (Ubuntu's pip 9) fails
+APT_FOR_PYTHON = {"3.6": "python3-distutils", "3.7": "python3-distutils"}
+# tox-current-env (sphinx's test command, LINKED_PYTHON) runs `.tox/<env>/bin/python`, a link to the venv's
+# python: started through a link outside the venv, Python finds no pyvenv.cfg beside sys.executable and runs
+# without the venv. A conda env is a real prefix and has no such trouble; here the venv's pythons become
+# launchers that start the interpreter under the venv's own name, wherever they are linked from.
+
+
+def activate(plan: EnvironmentPlan) -> str:
+    """The line that activates the venv in a `set -u` script (Python 3.5's activate reads unset variables)."""
+    line = f"source {VENV}/bin/activate"
+    return f"set +u && {line} && set -u" if plan.python == "3.5" else line
+
+
+def venv_launchers(python: str, venv: str = VENV, binary: str | None = None) -> str:
+    """A RUN line that turns the venv's python, python3 and pythonX.Y into launchers naming the venv
+    (`binary`: the interpreter, the distribution's /usr/bin/pythonX.Y)."""
+    launcher = f'#!/bin/bash\\nexec -a {venv}/bin/{python} {binary or "/usr/bin/" + python} "$@"\\n'
+    return (f"RUN for name in python python3 {python}; do printf '{launcher}' > {venv}/bin/$name.new "
+            f"&& chmod 755 {venv}/bin/$name.new && mv -f {venv}/bin/$name.new {venv}/bin/$name; done")
 
 
 def repository_source(repo: str, mirror: str | None) -> str:
@@ -108,7 +133,7 @@ def environment_yml_packages(text: str) -> list[str]:
 
 
 def setup_env_script(plan: EnvironmentPlan, requirements: str | None) -> str:
-    lines = ["#!/bin/bash", "set -euxo pipefail", f"source {VENV}/bin/activate"]
+    lines = ["#!/bin/bash", "set -euxo pipefail", activate(plan)]
     if plan.packages == "requirements.txt" and requirements is not None:
         lines.append("python -m pip install -r /root/requirements.txt")
     elif plan.packages == "environment.yml" and requirements is not None:
@@ -123,7 +148,7 @@ def setup_env_script(plan: EnvironmentPlan, requirements: str | None) -> str:
 
 
 def setup_repo_script(plan: EnvironmentPlan) -> str:
-    lines = ["#!/bin/bash", "set -euxo pipefail", f"source {VENV}/bin/activate", f"cd {WORKDIR}",
+    lines = ["#!/bin/bash", "set -euxo pipefail", activate(plan), f"cd {WORKDIR}",
              "git reset -q",  # the index the build context left out
              *plan.pre_install, *([plan.install] if plan.install else []),
              "git config --global user.email setup@swebench.config", "git config --global user.name SWE-bench",
@@ -137,9 +162,14 @@ def dockerfile(plan: EnvironmentPlan, preamble: str = "") -> str:
         f"FROM {plan.base_image}", preamble.rstrip(),
         "ENV DEBIAN_FRONTEND=noninteractive PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1",
         "RUN apt-get update && apt-get install -y --no-install-recommends git patch ca-certificates "
-        f"build-essential {python} {python}-venv {python}-dev && rm -rf /var/lib/apt/lists/*",
+        f"build-essential {python} {python}-venv {python}-dev {APT_FOR_PYTHON.get(plan.python, '')}".rstrip()
+        + " && rm -rf /var/lib/apt/lists/*",
         f"RUN {python} -m venv {VENV}",
+        *([venv_launchers(python)] if LINKED_PYTHON in (plan.test_cmd or "") else []),
         f"ENV PATH={VENV}/bin:$PATH VIRTUAL_ENV={VENV}",
+        *([f"RUN python -m pip install --index-url https://pypi.org/simple --upgrade "
+           f"'{PIP_FOR_PYTHON[plan.python]}' && python -m pip install --upgrade setuptools wheel "
+           "&& python -m pip --version"] if plan.python in PIP_FOR_PYTHON else []),
         "COPY requirements.txt setup_env.sh setup_repo.sh /root/",
         "RUN bash /root/setup_env.sh",
         f"COPY repo {WORKDIR}",
@@ -174,10 +204,10 @@ def eval_script(row: dict, plan: EnvironmentPlan) -> str:
     test_files = " ".join(modified_files(row["test_patch"]))
     reset = f"git checkout {row['base_commit']} {test_files}"
     test_command = " ".join([plan.test_cmd or "", *test_directives(row, known["non_test_exts"])])
-    lines = ["#!/bin/bash", "set -uxo pipefail", f"source {VENV}/bin/activate", f"cd {WORKDIR}",
+    lines = ["#!/bin/bash", "set -uxo pipefail", activate(plan), f"cd {WORKDIR}",
              *plan.eval_commands, f"git config --global --add safe.directory {WORKDIR}", f"cd {WORKDIR}",
              "git status", "git show", f"git -c core.fileMode=false diff {row['base_commit']}",
-             f"source {VENV}/bin/activate", *([plan.install] if plan.install else []), reset,
+             activate(plan), *([plan.install] if plan.install else []), reset,
              f"git apply -v - <<'{HEREDOC}'\n{row['test_patch']}\n{HEREDOC}",
              f": '{known['start_test_output']}'", test_command, "SWEBENCH_TEST_EXIT_CODE=$?",
              f": '{known['end_test_output']}'", f'echo "{TEST_EXIT_CODE}: $SWEBENCH_TEST_EXIT_CODE"', reset]

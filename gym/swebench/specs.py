@@ -27,6 +27,7 @@ PYTHON_BASES = {"3.5": "ubuntu:16.04", "3.6": "ubuntu:18.04", "3.7": "ubuntu:18.
                 "3.12": "ubuntu:24.04", "3.13": "debian:trixie"}
 # conda packages whose conda builds (compiled, linked against conda's libraries) pip's wheels may not match
 CONDA_BUILDS = {"numpy", "scipy", "pandas", "cython", "matplotlib", "scikit-learn", "astropy", "h5py", "pyarrow"}
+LINKED_PYTHON = "--current-env"  # in a test command: tox-current-env runs a link to the venv's python
 
 
 def conda_names(packages: str) -> set[str]:
@@ -107,6 +108,9 @@ def plan(row: dict) -> EnvironmentPlan:
         result.faithful = not compiled
         result.notes.append(f"upstream installs conda packages ({packages}); gym installs the same names with pip"
                             + (f" (conda's own builds of {', '.join(compiled)} may differ)" if compiled else ""))
+    if LINKED_PYTHON in (result.test_cmd or ""):
+        result.notes.append("the test command runs tox-current-env's link to the venv's python; the venv's pythons "
+                            "are launchers that keep the venv when started through a link (conda's env is a prefix)")
     if known["repo_install"].get(repo):
         result.pre_install.insert(0, known["repo_install"][repo])
     result.notes.append(f"conda's Python {python} stands in as the distribution's Python {python} in a venv")

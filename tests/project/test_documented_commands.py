@@ -145,8 +145,9 @@ NOT_HERE = {  # what a command needs that the suite has not: the reason it only 
     "agent=nop": "containers (tests/benchmarks/test_containers.py runs them)",
     "agent=terminal": "containers (tests/benchmarks/test_containers.py runs them)",
     "benchmark=swebench_verified": "containers and an image build per instance (tests/benchmarks/test_swebench_containers.py runs them)",
-    "benchmark=swebench_lite": "SWE-bench Lite's instance file and containers (its layout is Verified's, tested there)",
+    "benchmark=swebench_lite": "containers and an image build per instance (its containers are Verified's, tested there)",
 }
+PREPARED_HERE = {"benchmark=swebench_verified", "benchmark=swebench_lite"}  # their task=prepare runs from the fixtures
 HUB_NAME = re.compile(r"[\w.-]+/[\w.-]+")  # a Hugging Face model name, not a path
 API_KEY_PREFIX = re.compile(r"^\s*[A-Z][A-Z0-9_]*_API_KEY=")  # `OPENAI_API_KEY=... python -m gym ...`
 HOST_URL = re.compile(r"https?://[\w.-]+:\d+/v1")
@@ -160,7 +161,7 @@ def why_not_here(command: Documented) -> str | None:
     if API_KEY_PREFIX.match(command.text):
         return "a provider's API key (the tests drive an OpenAI-compatible endpoint with a key instead)"
     for word in command.argv:
-        if word in NOT_HERE:
+        if word in NOT_HERE and not (word in PREPARED_HERE and "task=prepare" in command.argv):
             return NOT_HERE[word]
         key, _, value = word.partition("=")
         if key.lstrip("+").endswith("prepare_args.tokenizer") and HUB_NAME.fullmatch(value) \

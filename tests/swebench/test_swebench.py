@@ -17,7 +17,8 @@ import pytest
 from gym.swebench.grading import grade, summary
 from gym.swebench import instances
 from gym.swebench.instances import InstanceError, instance_row
-from gym.swebench.scripts import checkout, eval_script, requirements_text, setup_env_script
+from gym.swebench.scripts import (checkout, dockerfile, eval_script, requirements_text, setup_env_script,
+                                  venv_launchers)
 from gym.swebench.specs import facts, plan
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,6 +54,29 @@ def test_prepare_keeps_upstream_layout_through_the_cli(tmp_path):
     assert manifest["upstream_rows"]["kept"] == 2
 
 
+def test_lite_prepares_from_upstreams_layout_through_the_cli(tmp_path):
+    """Lite's file is read as Verified's is; its rows are rows of SWE-bench's test split that Lite names."""
+    done = subprocess.run([sys.executable, "-m", "gym", "task=prepare", "benchmark=swebench_lite",
+                           "data.mirror=tests/fixtures/upstream", "data.offline=true", f"data.root={tmp_path}",
+                           f"hydra.run.dir={tmp_path / 'run'}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    rows = {json.loads(line)["instance_id"]: json.loads(line)
+            for line in (tmp_path / "swebench_lite" / "swebench_lite.jsonl").open()}
+    lite_ids = (REAL / "lite_instance_ids.txt").read_text(encoding="utf-8").split()
+    assert len(set(lite_ids)) == 300 and set(rows) <= set(lite_ids)
+    assert sorted(rows) == ["astropy__astropy-12907", "sphinx-doc__sphinx-8595"]
+    astropy = rows["astropy__astropy-12907"]
+    assert astropy["FAIL_TO_PASS"] == ["astropy/modeling/tests/test_separable.py::test_separable[compound_model6-result6]",
+                                       "astropy/modeling/tests/test_separable.py::test_separable[compound_model9-result9]"]
+    assert len(astropy["PASS_TO_PASS"]) == 13 and "difficulty" not in astropy  # Verified's own field
+    assert (astropy["environment"]["python"], astropy["environment"]["log_parser"]) == ("3.9", "parse_log_astropy")
+    sphinx = rows["sphinx-doc__sphinx-8595"]
+    assert sphinx["FAIL_TO_PASS"] == ["tests/test_ext_autodoc_automodule.py::test_empty_all"]
+    assert sphinx["PASS_TO_PASS"] == [] and sphinx["environment"]["log_parser"] == "parse_log_sphinx"
+    assert "tox" in sphinx["environment"]["test_cmd"]
+
+
 def test_bad_instances_are_named():
     with pytest.raises(InstanceError, match="no patch"):
         instance_row({"instance_id": "x", "repo": "a/b", "base_commit": "c", "problem_statement": "p",
@@ -75,6 +99,42 @@ def test_plans_follow_swebench_v4_specs_and_say_when_a_stand_in_is_unfaithful():
     unknown = plan({"repo": "pallets/flask", "version": "9.9"})
     assert unknown.buildable is False and "no environment spec" in unknown.notes[0]
     assert facts()["parsers"]["django/django"] == "parse_log_django"
+
+
+def test_old_pythons_get_their_ubuntu_stand_in_and_a_pip_that_supports_them():
+    from gym.runtime.bases import stand_in_for
+
+    django = plan({"repo": "django/django", "version": "3.0"})
+    assert (django.python, django.base_image) == ("3.6", "ubuntu:18.04")
+    assert (stand_in_for("ubuntu:18.04").release, stand_in_for("ubuntu:16.04").release) == ("bionic", "xenial")
+    assert "pip install --index-url https://pypi.org/simple --upgrade 'pip<22'" in dockerfile(django)
+    django_py35 = plan({"repo": "django/django", "version": "1.9"})
+    assert "'pip<21'" in dockerfile(django_py35)
+    assert "set +u && source /opt/testbed/bin/activate && set -u" in setup_env_script(django_py35, None)
+    flask = dockerfile(plan({"repo": "pallets/flask", "version": "2.3"}))
+    assert "pip install --upgrade 'pip" not in flask and "exec -a" not in flask  # 3.11: its own pip, a plain venv
+    assert "set +u" not in setup_env_script(plan({"repo": "pallets/flask", "version": "2.3"}), None)
+
+
+def test_a_venv_python_started_through_a_link_keeps_its_venv_as_tox_current_env_needs(tmp_path):
+    """sphinx's test command is `tox --current-env`, which runs `.tox/py39/bin/python`, a link to the venv's
+    python; through a plain venv's link Python runs without the venv, through the launchers with it."""
+    sphinx = plan({"repo": "sphinx-doc/sphinx", "version": "3.5"})
+    assert sphinx.test_cmd.startswith("tox --current-env") and venv_launchers("python3.9") in dockerfile(sphinx)
+    python = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True)
+    (tmp_path / "tox").mkdir()
+    (tmp_path / "tox" / "python").symlink_to(tmp_path / "venv" / "bin" / python)
+
+    def prefix() -> str:
+        done = subprocess.run([str(tmp_path / "tox" / "python"), "-c", "import sys; print(sys.prefix)"],
+                              capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    assert prefix() != str(tmp_path / "venv")
+    line = venv_launchers(python, str(tmp_path / "venv"), str(Path(sys.executable).resolve()))
+    subprocess.run(["bash", "-c", line.removeprefix("RUN ")], check=True)
+    assert prefix() == str(tmp_path / "venv")
 
 
 def test_eval_script_runs_the_test_patch_files_between_swebench_markers(flask_row):
