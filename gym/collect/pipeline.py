@@ -140,7 +140,8 @@ def run_rollouts(settings: CollectSettings, bench: Benchmark, ends: RunEndpoints
     pool = RolloutPool(ends.calls, lambda task: live[task].prompt, make_rows, settings.limits.workers,
                        lambda task: live[task].offer)
     tally = Tally()
-    with progress_bar(count * first_round, "rollouts", "rollout", settings.knobs.progress, dynamic_ncols=True,
-                      mininterval=0.5, smoothing=0.1) as bar, JsonlAppender(settings.paths.rollouts) as sink:
+    with JsonlAppender(settings.paths.rollouts) as sink, progress_bar(
+            count * first_round, "rollouts", "rollout", settings.knobs.progress, dynamic_ncols=True, mininterval=0.5,
+            smoothing=0.1) as bar:
         pool.run(feed(bar), sink, bar, tally, landed)
     return tally

@@ -75,8 +75,8 @@ def typed(cfg: DictConfig) -> RunConfig:
 
 def knobs_of(cfg: DictConfig, names: tuple[str, ...]) -> dict[str, Any]:
     """The named top-level knobs resolved plain, for a task that reads no endpoint (aggregate, profile): a knob
-    the config lacks is absent, one left unset (`???`) is None."""
-    return {name: None if OmegaConf.is_missing(cfg, name) else _plain(cfg, name) for name in names if name in cfg}
+    the config lacks, or leaves unset (`???`), is absent."""
+    return {name: _plain(cfg, name) for name in names if name in cfg}
 
 
 def typed_benchmark(node: Any) -> BenchmarkConfig:
