@@ -27,7 +27,7 @@ class CollectKnobs:
     typed config once at the door and checked; below it collect reads these fields, never `run.knob`."""
 
     output: Path | None = None  # the rollouts file; None: rollouts.jsonl in the run's directory
-    resume: bool = False  # continue the rollouts file even where it is not there yet
+    resume: bool = False  # resume=true: continue the rollouts file (one that exists is continued anyway)
     limit: int | None = None  # the first N tasks of the file
     num_repeats: int | None = None  # None: the benchmark's dataset.num_repeats
     concurrency: Any = None  # a number or "auto" (gym.core.task_knobs.parse_concurrency)
