@@ -15,8 +15,8 @@ from omegaconf import DictConfig, OmegaConf
 from gym.core.config import run_dir, to_plain
 from gym.core.errors import GymError
 from gym.core.io import write_json_atomic
-from gym.metrics.compare import compare
 from gym.core.typed import knobs_of
+from gym.metrics.compare import compare
 from gym.metrics.options import AGGREGATE_KNOBS, aggregate_options, metrics_options
 from gym.metrics.paired import mcnemar_line, power_line
 from gym.metrics.output import metrics_table, write_metrics

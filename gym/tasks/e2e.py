@@ -80,8 +80,9 @@ def _run(cfg: DictConfig, typed_run: RunConfig) -> dict[str, Any]:
     rollouts = Path(cfg.get("output") or out_dir / "rollouts.jsonl")
     one_shard = bool(cfg.get("shard"))  # this job's part only: the sweep dir's aggregate merges the shards
     aggregate_cfg = compose_step(cfg, "aggregate", cfg.get("aggregate"), rollouts=str(rollouts), allow_partial=one_shard)
-    aggregate_knobs = knobs_of(aggregate_cfg, AGGREGATE_KNOBS)  # the later steps' knobs, checked before the
-    aggregate_options(aggregate_knobs)  # first model call
+    # the later steps' knobs, checked before the first model call
+    aggregate_knobs = knobs_of(aggregate_cfg, AGGREGATE_KNOBS)
+    aggregate_options(aggregate_knobs)
     metrics_options(aggregate_knobs)
     profile_options(knobs_of(compose_step(cfg, "profile", cfg.get("profile"), rollouts=str(rollouts)), PROFILE_KNOBS))
     endpoints.check_settings(typed_run)  # keys and endpoints before prepare: a refused run leaves nothing
