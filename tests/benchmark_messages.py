@@ -5,6 +5,7 @@ gym.serve.environment). Each path composes its own config, as its entry point do
 from __future__ import annotations
 
 from contextlib import ExitStack
+from dataclasses import replace
 from itertools import islice
 from pathlib import Path
 from typing import Callable
@@ -29,8 +30,8 @@ def collect_messages(name: str, data_root: Path, count: int, out: Path) -> list[
     from gym.rollouts.benchmark import Benchmark
     from gym.rollouts.settings import CollectKnobs, CollectSettings
 
-    run = typed(compose(["task=collect", f"benchmark={name}", *ENDPOINTS, f"data.root={data_root}"]))
-    settings = CollectSettings.from_config(run, CollectKnobs.read(run), out, {}, "")
+    run = replace(typed(compose(["task=collect", f"benchmark={name}", *ENDPOINTS, f"data.root={data_root}"])), home=out)
+    settings = CollectSettings.from_config(run, CollectKnobs.read(run))
     with ExitStack() as stack:
         bench = Benchmark.load(settings.benchmark, stack, data=settings.paths.data)
         prompt_of = bench.prompts(solo=run.user_kind == "none")

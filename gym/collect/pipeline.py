@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator
 from gym.collect.endpoints import RunEndpoints, start_endpoints
 from gym.collect.summary import shard_info, summarise
 from gym.core.errors import GymError
-from gym.core.io import JsonlAppender, sha256_file, write_json_atomic
+from gym.core.io import JsonlAppender, write_json_atomic
 from gym.core.progress import progress_bar
 from gym.core.runlog import to_file
 from gym.core.typed import RunConfig
@@ -41,15 +41,14 @@ def run_collect(run: RunConfig, knobs: CollectKnobs) -> dict[str, Any]:
     """A collect run from its typed config (a resume's output already found: gym.rollouts.resume.resolve) and
     its knobs; run.json says "interrupted" (with the command that continues) or "failed" when it stops early."""
     endpoints.check_settings(run)
-    rollouts = knobs.rollouts(run.home)
-    hint = resume.resume_command(run, rollouts)
     try:
-        return collect(CollectSettings.from_config(run, knobs, run.home, resume.identity(run), hint))
+        return collect(CollectSettings.from_config(run, knobs))
     except KeyboardInterrupt as exc:
         signum = getattr(exc, "signum", 2)
         _mark(run.home, "interrupted", signal=signum)
+        rollouts = knobs.rollouts(run.home)
         then = ("submitit requeues the job and it continues them" if signum == resume.preemption_signal()
-                else f"continue with: {hint}")
+                else f"continue with: {resume.resume_command(run, rollouts)}")
         to_file(logging.WARNING, f"interrupted by {signal.Signals(signum).name}; {then}")
         raise resume.Interrupted(signum, f"finished rollouts are in {rollouts}; {then}") from None
     except GymError as exc:
@@ -94,8 +93,8 @@ PromptOf = Callable[[dict, int], list[dict]]  # (row, line) -> the task's messag
 
 def plan_rollouts(settings: CollectSettings, bench: Benchmark, ends: RunEndpoints, prompt_of: PromptOf,
                   rows_by_prompt: dict[int, dict]) -> Plan:
-    plan = Plan(settings, ends.client.model, ends.client.api, ends.judge_model, sha256_file(settings.paths.data),
-                prompt_of, ends.offers, bench.subsets, ends.request_identity, rows_by_prompt)
+    plan = Plan(settings, ends.client.model, ends.client.api, ends.judge_model, bench.data_sha, prompt_of,
+                ends.offers, bench.subsets, ends.request_identity, rows_by_prompt)
     if settings.paths.resuming:
         log.info("resuming %s: %d rollouts already in it", settings.paths.rollouts, len(plan.done))
     return plan

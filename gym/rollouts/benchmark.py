@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from gym.core.errors import GymError
-from gym.core.io import iter_jsonl
+from gym.core.io import iter_jsonl, sha256_file
 from gym.core.prompts import build_messages
 from gym.core.schema import BenchmarkConfig
 from gym.rollouts.subsets import task_subsets
@@ -80,6 +81,11 @@ class Benchmark:
             verifier.strict = strict
             stack.callback(verifier.close)
         return cls(config, data, verifier, local.user_prompt(config))
+
+    @cached_property
+    def data_sha(self) -> str:
+        """The prepared file's sha256, part of every rollout key (a changed file makes other rollouts)."""
+        return sha256_file(self.data)
 
     @property
     def name(self) -> str:

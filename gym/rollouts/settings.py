@@ -15,7 +15,8 @@ from gym.core.errors import GymError
 from gym.core.schema import BenchmarkConfig
 from gym.core.task_knobs import parse_concurrency
 from gym.core.typed import RunConfig
-from gym.model.endpoints import require_judge, sampling_sent
+from gym.model.endpoints import sampling_sent
+from gym.rollouts import resume
 from gym.rollouts.adaptive import AdaptiveRule
 from gym.rollouts.benchmark import prepared_file
 from gym.rollouts.cost import Budget
@@ -110,12 +111,11 @@ class CollectSettings:
     budget: Budget = field(default_factory=Budget)  # prices per role and budget.usd / budget.tokens
 
     @classmethod
-    def from_config(cls, run: RunConfig, knobs: CollectKnobs, run_dir: Path, identity: dict[str, Any],
-                    resume_hint: str) -> "CollectSettings":
-        bench = run.benchmark
+    def from_config(cls, run: RunConfig, knobs: CollectKnobs) -> "CollectSettings":
+        """The settings of the run `run` (a resume's output already found: gym.rollouts.resume.resolve)."""
+        bench, run_dir = run.benchmark, run.home
         if bench is None:
             raise GymError("choose a benchmark: benchmark=<name> (python -m gym task=search lists them)")
-        require_judge(run)  # a judge-graded benchmark without a judge fails before anything starts
         rollouts = knobs.rollouts(run_dir)
         paths = RunPaths(prepared_file(bench, knobs.prepare_args), rollouts, run_dir,
                          knobs.resume or rollouts.is_file())
@@ -129,7 +129,7 @@ class CollectSettings:
                         mode == "auto", len(urls) if isinstance(urls, list) else 1)
         return cls(benchmark=bench, paths=paths, sampling=_sampling(run), limits=limits, adaptive=rule,
                    shard=knobs.shard, n_per_request=bool(run.model.n_per_request), knobs=knobs,
-                   identity=identity, resume_hint=resume_hint, run=run, budget=Budget.from_config(run, knobs.budget))
+                   identity=resume.identity(run), resume_hint=resume.resume_command(run, rollouts), run=run, budget=Budget.from_config(run, knobs.budget))
 
 
 def parse_shard(value: Any) -> tuple[int, int] | None:
