@@ -5,6 +5,7 @@ gym.serve.environment). Each path composes its own config, as its entry point do
 from __future__ import annotations
 
 from contextlib import ExitStack
+from dataclasses import replace
 from itertools import islice
 from pathlib import Path
 from typing import Callable
@@ -27,14 +28,13 @@ def sent(render: Callable[[], list[dict]]) -> list[dict] | str:
 
 def collect_messages(name: str, data_root: Path, count: int, out: Path) -> list[list[dict]]:
     from gym.rollouts.benchmark import Benchmark
-    from gym.rollouts.settings import CollectSettings
-    from gym.tasks.collect import prompt_maker
+    from gym.rollouts.settings import CollectKnobs, CollectSettings
 
-    run = typed(compose(["task=collect", f"benchmark={name}", *ENDPOINTS, f"data.root={data_root}"]))
-    settings = CollectSettings.from_config(run, out / "rollouts.jsonl", out, {}, "")
+    run = replace(typed(compose(["task=collect", f"benchmark={name}", *ENDPOINTS, f"data.root={data_root}"])), home=out)
+    settings = CollectSettings.from_config(run, CollectKnobs.read(run))
     with ExitStack() as stack:
         bench = Benchmark.load(settings.benchmark, stack, data=settings.paths.data)
-        prompt_of = prompt_maker(settings, bench)
+        prompt_of = bench.prompts(solo=run.user_kind == "none")
         return [sent(lambda: prompt_of(row, line)) for _, line, row in islice(bench.rows(), count)]
 
 

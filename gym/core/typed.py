@@ -18,7 +18,7 @@ from typing import Any, Callable, TypeVar
 from omegaconf import DictConfig, OmegaConf, SCMode
 from omegaconf.errors import OmegaConfBaseException
 
-from gym.core.config import compose_benchmark, run_dir
+from gym.core.config import compose_benchmark, run_dir, user_kind
 from gym.core.errors import GymError
 from gym.core.schema import BenchmarkConfig, JudgeConfig, ModelConfig, UserConfig
 
@@ -49,6 +49,11 @@ class RunConfig:
             raise GymError(f"benchmark {name}: this config composes no other benchmark")
         return self.composer(name)
 
+    @property
+    def user_kind(self) -> str:
+        """The simulated user an episode run gets (gym.core.config.user_kind): "none" is solo mode."""
+        return user_kind(self.user, self.benchmark)
+
     def knob(self, name: str, default: Any = None) -> Any:
         """A top-level knob (`concurrency`, `cache`, `episode`, `reward` ...); `default` when unset or null."""
         value = self.knobs.get(name)
@@ -66,6 +71,12 @@ def typed(cfg: DictConfig) -> RunConfig:
                      judges=judge_panel(cfg), judges_rule=str(cfg.get("judges_rule") or "majority"), knobs=knobs,
                      home=run_dir(cfg),
                      composer=lambda name: typed_benchmark(compose_benchmark(cfg, name)))
+
+
+def knobs_of(cfg: DictConfig, names: tuple[str, ...]) -> dict[str, Any]:
+    """The named top-level knobs resolved plain, for a task that reads no endpoint (aggregate, profile): a knob
+    the config lacks, or leaves unset (`???`), is absent."""
+    return {name: _plain(cfg, name) for name in names if name in cfg}
 
 
 def typed_benchmark(node: Any) -> BenchmarkConfig:

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Protocol
+from types import MappingProxyType
+from typing import Any, Mapping
 
 from gym.toolcalls import ToolCall
 
@@ -105,21 +106,27 @@ DONE_SCHEMA = {"name": DONE_TOOL, "description": "Call this function when you ar
                "parameters": {"type": "object", "properties": {}, "required": []}}
 
 
-class Environment(Protocol):
-    """The protocol gym.episodes.loop drives; one implementation per benchmark family."""
+class Environment:
+    """The base of every environment gym.episodes.loop drives; one subclass per benchmark family. Its class
+    attributes are the capabilities an environment declares, with their defaults."""
 
     name: str
-    supports_solo: bool  # whether user=none (solo mode) can run on it
-    errors_end_episode: bool  # optional, default True: episode.max_errors tool errors end the episode
+    supports_solo: bool = False  # whether user=none (solo mode) can run on it
+    errors_end_episode: bool = True  # episode.max_errors tool errors end the episode
+    # what else makes its episodes other experiments, put in every rollout key (a container task's agent)
+    identity: Mapping[str, Any] = MappingProxyType({})
 
     def reset(self, row: dict, seed: int | None = None) -> Any:
         """A fresh state for the row (the row's initial data and actions applied)."""
+        raise NotImplementedError
 
     def tools(self, state: Any, requestor: str = "assistant") -> list[dict]:
         """Function schemas {name, description, parameters} offered to the agent (or to the user)."""
+        raise NotImplementedError
 
     def call(self, state: Any, name: str, arguments: Any, requestor: str = "assistant") -> ToolOutput:
         """Run one tool call; a tool that raises gives an error output, never an exception."""
+        raise NotImplementedError
 
     # Optional: `user_spoke(state)`, told after each user message that is not a tool call (an environment
     # whose tools change per user turn, BFCL's); `max_steps_per_turn`, its own per-turn limit;
@@ -130,10 +137,12 @@ class Environment(Protocol):
 
     def initial_messages(self, row: dict) -> list[dict]:
         """The trajectory an episode starts from: system prompt, any upstream history, the first message."""
+        raise NotImplementedError
 
     def score(self, row: dict, trajectory: list[dict], termination: str, final: Any = None) -> Score:
         """Grade a finished episode from its trajectory and, when live, the state it left (else the
         trajectory is replayed on a fresh state); pure, raises on a scorer failure."""
+        raise NotImplementedError
 
 
 @dataclass

@@ -244,7 +244,7 @@ class EpisodeRunner:
         if episode.steps >= self.limits.max_steps or (
                 self.max_steps_per_turn is not None and episode.turn_steps > self.max_steps_per_turn):
             episode.termination = Termination.MAX_STEPS.value
-        if episode.tool_errors >= self.limits.max_errors and getattr(self.env, "errors_end_episode", True):
+        if episode.tool_errors >= self.limits.max_errors and self.env.errors_end_episode:
             episode.termination = Termination.TOO_MANY_ERRORS.value
         over = getattr(self.env, "over_cap", None)  # an environment's own length cap (ToolSandbox's max_messages)
         if not episode.termination and over is not None and over(episode.state, episode.trajectory):

@@ -1,18 +1,16 @@
-"""The aggregate and profile knobs, read and checked from a composed config before any file is read.
+"""The aggregate and profile knobs, checked before any file is read.
 
-task=e2e checks both before its first model call (a typo in `aggregate.k` must not cost a run), and
-task=aggregate / task=profile read them here.
+They take the knobs as plain values (the task's door reads them from its config: gym.core.typed.knobs_of
+with AGGREGATE_KNOBS / PROFILE_KNOBS). task=e2e checks both before its first model call (a typo in
+`aggregate.k` must not cost a run), and task=aggregate / task=profile read them here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
-from omegaconf import DictConfig, OmegaConf
-
-from gym.core.config import to_plain
 from gym.core.errors import GymError
 from gym.metrics.reward_profiles import BucketEdges, Selection
 
@@ -34,9 +32,14 @@ def check_output(value: Any) -> str:
     return value
 
 
-def aggregate_options(cfg: DictConfig) -> tuple[int | list[int] | None, str]:
+AGGREGATE_KNOBS = ("k", "format", "metrics")
+PROFILE_KNOBS = ("rollouts", "buckets", "select", "expected_repeats", "samples_per_bucket", "allow_partial", "plots",
+                 "report", "prepared", "data")
+
+
+def aggregate_options(knobs: Mapping[str, Any]) -> tuple[int | list[int] | None, str]:
     """(k, format) of task=aggregate."""
-    return check_k(to_plain(cfg.get("k"))), check_output(cfg.get("format", "table"))
+    return check_k(knobs.get("k")), check_output(knobs.get("format", "table"))
 
 
 @dataclass(frozen=True)
@@ -45,9 +48,9 @@ class MetricsOptions:
     target_delta: float | None = None  # compare: the difference (percent points) to detect at 80% power
 
 
-def metrics_options(cfg: DictConfig) -> MetricsOptions:
+def metrics_options(knobs: Mapping[str, Any]) -> MetricsOptions:
     """The `metrics` node (global: e2e's aggregate step and task=aggregate read it alike)."""
-    node = to_plain(cfg.get("metrics")) or {}
+    node = knobs.get("metrics") or {}
     cluster_by, delta = node.get("cluster_by"), node.get("target_delta")
     if cluster_by is not None and (not isinstance(cluster_by, str) or not cluster_by.strip()):
         raise GymError(f"metrics.cluster_by must be a row field name (e.g. subsets.domain), got {cluster_by!r}")
@@ -58,22 +61,22 @@ def metrics_options(cfg: DictConfig) -> MetricsOptions:
     return MetricsOptions(cluster_by.strip() if cluster_by else None, delta)
 
 
-def _flag(cfg: DictConfig, name: str, default: bool) -> bool:
-    value = cfg.get(name, default)
+def _flag(knobs: Mapping[str, Any], name: str, default: bool) -> bool:
+    value = knobs.get(name, default)
     if not isinstance(value, bool):
         raise GymError(f"{name} must be true or false, got {value!r}")
     return value
 
 
-def profile_options(cfg: DictConfig) -> dict[str, Any]:
-    """Every knob checked before any file is read."""
-    if OmegaConf.is_missing(cfg, "rollouts") or cfg.get("rollouts") is None:
+def profile_options(knobs: Mapping[str, Any]) -> dict[str, Any]:
+    """Every knob of task=profile (PROFILE_KNOBS) checked before any file is read."""
+    if knobs.get("rollouts") is None:
         raise GymError("rollouts=<file|glob|run dir|sweep dir> is required")
-    buckets = to_plain(cfg.get("buckets")) or {}
+    buckets = knobs.get("buckets") or {}
     unknown = set(buckets) - {"hard_max", "easy_min"}
     if unknown:
         raise GymError(f"buckets: unknown key(s) {', '.join(sorted(unknown))}; set buckets.hard_max / buckets.easy_min")
-    select = to_plain(cfg.get("select")) or {}
+    select = knobs.get("select") or {}
     unknown = set(select) - {"min_pass_rate", "max_pass_rate", "buckets"}
     if unknown:
         raise GymError(f"select: unknown key(s) {', '.join(sorted(unknown))}; "
@@ -81,24 +84,24 @@ def profile_options(cfg: DictConfig) -> dict[str, Any]:
     chosen = select.get("buckets")
     if isinstance(chosen, str):
         chosen = [chosen]
-    expected = cfg.get("expected_repeats")
+    expected = knobs.get("expected_repeats")
     if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int) or expected < 1):
         raise GymError(f"expected_repeats must be null or a positive integer, got {expected!r}")
-    samples = cfg.get("samples_per_bucket", 2)
+    samples = knobs.get("samples_per_bucket", 2)
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 0:
         raise GymError(f"samples_per_bucket must be a non-negative integer, got {samples!r}")
     return {
-        "rollouts": to_plain(cfg.rollouts),
+        "rollouts": knobs["rollouts"],
         "edges": BucketEdges(**buckets),
         "selection": Selection(select.get("min_pass_rate"), select.get("max_pass_rate"),
                                tuple(chosen) if chosen is not None else None),
-        "allow_partial": _flag(cfg, "allow_partial", False),
+        "allow_partial": _flag(knobs, "allow_partial", False),
         "expected_repeats": expected,
-        "plots": _flag(cfg, "plots", True),
-        "report": _flag(cfg, "report", True),
+        "plots": _flag(knobs, "plots", True),
+        "report": _flag(knobs, "report", True),
         "samples_per_bucket": samples,
-        "prepared": _prepared(to_plain(cfg.get("prepared"))),
-        "data_root": Path(str(cfg.data.root)) if cfg.get("data") is not None else None,
+        "prepared": _prepared(knobs.get("prepared")),
+        "data_root": Path(str(knobs["data"]["root"])) if knobs.get("data") is not None else None,
     }
 
 

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
+
+from gym.rollouts.subsets import CLUSTER, DEFAULT_COLUMNS, row_subsets, task_subsets  # noqa: F401 (collect's side)
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -29,46 +31,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from gym.rollouts.load import RolloutSet
 
 FIELD = "subsets"  # rollout field
-DEFAULT_COLUMNS = ("subset",)
-CLUSTER = "cluster"  # reserved column: the value of the benchmark's `cluster_by` column (clustered standard errors)
 _KEPT = ("tasks", "rollouts", "scored_rollouts", "counts", "k_values", "pass@1", "pass@k", "majority@k",
          "pass@1[avg-of-k]", "no_answer", "scores")
 _FIRST_ROWS = 1000
-
-
-# -- collect side ----------------------------------------------------------------------------------
-def _value(row: dict, column: str) -> str | None:
-    metadata = row.get("metadata")
-    value = metadata.get(column) if isinstance(metadata, dict) else None
-    if value is None:
-        value = row.get(column)
-    if value is None or isinstance(value, (dict, list)):
-        return None
-    return str(value)
-
-
-def row_subsets(row: dict, columns: Iterable[str] | None) -> dict[str, str] | None:
-    """{column: value} for the grouping columns the row has, or None."""
-    found = {}
-    for column in DEFAULT_COLUMNS if columns is None else columns:
-        value = _value(row, str(column))
-        if value is not None:
-            found[str(column)] = value
-    return found or None
-
-
-def task_subsets(rows: Sequence[dict], columns: Iterable[str] | None,
-                 cluster_by: str | None = None) -> list[dict[str, str] | None]:
-    """row_subsets for every prepared row (computed once per task, not per rollout); with `cluster_by` (the
-    benchmark's cluster column) its value goes in as the reserved column `cluster`."""
-    columns = list(DEFAULT_COLUMNS if columns is None else columns)
-    out = [row_subsets(row, columns) for row in rows] if columns else [None] * len(rows)
-    if cluster_by:
-        for i, row in enumerate(rows):
-            value = _value(row, cluster_by)
-            if value is not None:
-                out[i] = {**(out[i] or {}), CLUSTER: value}
-    return out
 
 
 # -- reading rollouts ------------------------------------------------------------------------------

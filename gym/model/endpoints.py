@@ -24,7 +24,6 @@ from urllib.parse import urlsplit
 import requests
 
 from gym.model.client import ModelClient, api_key_from_env
-from gym.core.config import user_kind
 from gym.core.errors import GymError, did_you_mean
 from gym.core.schema import ModelConfig, SideEndpointConfig
 from gym.core.typed import RunConfig
@@ -68,7 +67,7 @@ def check_settings(run: RunConfig) -> None:
         check_base_url(judge.base_url, "judge.base_url")
         api_key_from_env(judge.api_key_env, "judge.api_key_env")
     user = run.user
-    if user_kind(user, run.benchmark) == "openai_compatible" and user.base_url:
+    if run.user_kind == "openai_compatible" and user.base_url:
         check_base_url(user.base_url, "user.base_url")
         api_key_from_env(user.api_key_env, "user.api_key_env")
 
@@ -356,7 +355,7 @@ def connect_user(run: RunConfig, stack: ExitStack, policy: Any, pool_size: int) 
     from gym.episodes.users import MockUser, ModelUser, ScriptedUser
 
     user = run.user
-    kind = user_kind(user, run.benchmark)
+    kind = run.user_kind
     if kind == "none":  # solo mode: the caller checks the environment offers it
         return None, {"kind": "none", "model": None, "solo": True}
     if kind in ("mock", "scripted"):

@@ -12,14 +12,19 @@ from __future__ import annotations
 
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from gym.core.errors import GymError
-from gym.core.io import iter_jsonl
+from gym.core.io import iter_jsonl, sha256_file
 from gym.core.prompts import build_messages
 from gym.core.schema import BenchmarkConfig
+from gym.rollouts.subsets import task_subsets
 from gym.verifiers.base import Verifier
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gym.core.typed import RunConfig
 
 
 def prepared_file(config: BenchmarkConfig, prepare_args: dict[str, Any] | None = None) -> Path:
@@ -77,6 +82,11 @@ class Benchmark:
             stack.callback(verifier.close)
         return cls(config, data, verifier, local.user_prompt(config))
 
+    @cached_property
+    def data_sha(self) -> str:
+        """The prepared file's sha256, part of every rollout key (a changed file makes other rollouts)."""
+        return sha256_file(self.data)
+
     @property
     def name(self) -> str:
         return str(self.config.name)
@@ -123,17 +133,54 @@ class Benchmark:
         return build_messages(self.config.prompt.system, self.user_template, row, where, self.data.parent,
                               self.config.prompt.image_detail)
 
+    def prompts(self, solo: bool = False) -> Callable[[dict, int], list[dict]]:
+        """(row, line) -> a task's messages; `solo` (user=none on an episode benchmark): solo mode's, checked
+        here to exist before any row is rendered."""
+        solo = solo and self.kind == "episode"
+        if solo:
+            self.check_solo()
+        return lambda row, line: self.messages(row, line, solo=solo)
+
+    def check_tasks(self, prompt_of: Callable[[dict, int], list[dict]], limit: int | None = None,
+                    shard: tuple[int, int] | None = None, completions: bool = False) -> int:
+        """The number of tasks (the first `limit`, of `shard`); every prompt is made once, so a row missing a
+        template field stops the run before the first request (`completions`: as does an image, which the
+        completions API cannot send). A task `prompt_of` cannot pose (TaskNotSent) is left out, saying why."""
+        from collections import Counter
+
+        from gym.core.errors import TaskNotSent
+        from gym.model.images import no_images
+
+        count, not_sent = 0, Counter()
+        for _, line, row in self.rows(limit, shard):
+            try:
+                messages = prompt_of(row, line)
+                if completions:
+                    no_images(messages, f"{self.data} line {line}")
+            except TaskNotSent as exc:
+                not_sent[str(exc)] += 1
+            count += 1
+        if not count and shard is None:
+            raise GymError(f"{self.data} has no tasks")
+        if count and sum(not_sent.values()) == count:
+            raise GymError(f"{self.name}: none of the {count} tasks of {self.data} can run here: " + "; ".join(not_sent))
+        return count
+
+    def subsets(self, row: dict) -> dict[str, str] | None:
+        """The row's values of the benchmark's grouping columns (and cluster_by's), stamped on its rollouts."""
+        return task_subsets([row], self.config.subsets, self.config.cluster_by)[0]
+
     def check_solo(self) -> None:
         """user=none runs an episode benchmark in solo mode, where its environment has one."""
-        if not getattr(self.environment, "supports_solo", False):
+        if not self.environment.supports_solo:
             raise GymError(f"{self.name} has no solo mode (user=none) and needs a simulated user: user=mock (gym's "
                            "deterministic user, offline), user=vllm user.base_url=http://host:port/v1, or user=openai")
 
-    def attach_endpoints(self, run: Any, stack: ExitStack, policy_base_url: str, pool_size: int,
+    def attach_endpoints(self, run: RunConfig, stack: ExitStack, policy_base_url: str, pool_size: int,
                          cache: Any = None) -> tuple[dict | None, dict | None]:
         """The verifier's judge (when it needs one) and the environment's embeddings endpoint (when the
-        benchmark names one), from the typed config `run` (gym.core.typed.RunConfig; its benchmark is this
-        one). `policy_base_url` "" where no policy endpoint runs. Returns their fingerprints for run.json."""
+        benchmark names one), from the typed config `run` (its benchmark is taken to be this one).
+        `policy_base_url` "" where no policy endpoint runs. Returns their fingerprints for run.json."""
         from dataclasses import replace
 
         from gym.model.embeddings import connect_embeddings

@@ -94,12 +94,11 @@ class Budget:
     panel: tuple[Price, ...] = ()  # judges=[...]: each judge's own price, in the panel's order (empty: none set)
 
     @classmethod
-    def from_config(cls, run: Any) -> "Budget":
-        """From the typed config (gym.core.typed.RunConfig): the endpoints' prices and the `budget` knobs."""
+    def from_config(cls, run: Any, budget: dict[str, Any]) -> "Budget":
+        """From the typed config (gym.core.typed.RunConfig): the endpoints' prices; `budget`: the budget knobs."""
         prices = {role: price_of(asdict(getattr(run, node).price), f"{node}.price")
                   for role, node in (("policy", "model"), ("judge", "judge"), ("user", "user"))}
-        node = dict(run.knob("budget", {}))
-        usd, max_tokens = node.get("usd"), node.get("tokens")
+        usd, max_tokens = budget.get("usd"), budget.get("tokens")
         if usd is not None and (isinstance(usd, bool) or not isinstance(usd, (int, float)) or usd <= 0):
             raise GymError(f"budget.usd={usd!r} must be a positive number of US dollars (or null for none)")
         if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1):

@@ -137,14 +137,14 @@ class EpisodeRun:
     gym.model.calls.ModelCalls in collect's rollout pool (`groups`, `complete_spread`, `summary`): one
     member is one whole episode, played on the pool's threads."""
 
-    def __init__(self, run: RunConfig, stack: Any, client: Any, verifier: EpisodeVerifier, concurrency: int,
-                 cache: Any, row_of: Any):
+    def __init__(self, run: RunConfig, knobs: dict[str, Any], stack: Any, client: Any, verifier: EpisodeVerifier,
+                 concurrency: int, cache: Any, row_of: Any):
+        """`run`: the typed config, for the user's endpoint; `knobs`: episode.* (collect's CollectKnobs.episode)."""
         from gym.model import endpoints
 
-        knobs = run.knob("episode", {})
         limits = episode_limits(knobs)
         user, self.user_info = endpoints.connect_user(run, stack, client, concurrency)  # None: solo mode,
-        # which collect's prompt_maker checked the environment offers before any endpoint started
+        # which collect's prompts checked the environment offers before any endpoint started
         self.episode_seed = knobs.get("seed")
         self.hold = episode_hold(knobs)  # agent | user: that side's seed stays at the base seed (task=noise's replays)
         identity = {"user": {k: self.user_info.get(k) for k in ("kind", "model", "sampling_sent")},
@@ -152,7 +152,7 @@ class EpisodeRun:
                                "max_agent_steps": limits.max_agent_steps,
                                **({"max_steps_per_turn": limits.max_steps_per_turn}
                                   if limits.max_steps_per_turn is not None else {})},
-                    **getattr(verifier.env, "identity", {}),  # the environment's own (a container task's agent)
+                    **verifier.env.identity,  # the environment's own (a container task's agent)
                     **({"hold": self.hold} if self.hold else {})}  # a held side's episodes are other episodes
         self.setup = EpisodeSetup(verifier.env, user, limits, user_model=self.user_info.get("model"), identity=identity)
         from gym.cliagents import attach

@@ -1,7 +1,8 @@
 """The settings of one collect run, read from the typed config once.
 
-task=collect turns `cfg` into typed objects at its door (gym.core.typed) and those into a CollectSettings,
-which it hands to its steps; the endpoint starters (gym.model.endpoints) take the typed sections it keeps.
+task=collect turns `cfg` into typed objects at its door (gym.core.typed) and reads its knobs into
+CollectKnobs there; gym.collect makes a CollectSettings of them and hands it to its steps; the endpoint
+starters (gym.model.endpoints) take the typed sections it keeps.
 """
 
 from __future__ import annotations
@@ -14,10 +15,53 @@ from gym.core.errors import GymError
 from gym.core.schema import BenchmarkConfig
 from gym.core.task_knobs import parse_concurrency
 from gym.core.typed import RunConfig
-from gym.model.endpoints import require_judge, sampling_sent
+from gym.model.endpoints import sampling_sent
+from gym.rollouts import resume
 from gym.rollouts.adaptive import AdaptiveRule
 from gym.rollouts.benchmark import prepared_file
 from gym.rollouts.cost import Budget
+
+
+@dataclass(frozen=True)
+class CollectKnobs:
+    """The knobs collect reads (conf/task/collect.yaml's, and the global `reward` and `budget`), read from the
+    typed config once at the door and checked; below it collect reads these fields, never `run.knob`."""
+
+    output: Path | None = None  # the rollouts file; None: rollouts.jsonl in the run's directory
+    resume: bool = False  # resume=true: continue the rollouts file (one that exists is continued anyway)
+    limit: int | None = None  # the first N tasks of the file
+    num_repeats: int | None = None  # None: the benchmark's dataset.num_repeats
+    concurrency: Any = None  # a number or "auto" (gym.core.task_knobs.parse_concurrency)
+    shard: tuple[int, int] | None = None
+    adaptive: dict[str, Any] = field(default_factory=dict)  # adaptive.*: used when adaptive.enabled
+    cache: dict[str, Any] = field(default_factory=dict)  # cache.dir / cache.max_mb
+    progress: bool = True
+    prepare_args: dict[str, Any] = field(default_factory=dict)  # the data must have been prepared with them
+    episode: dict[str, Any] = field(default_factory=dict)  # episode.*: limits, seed, hold
+    strict: bool = False  # reward.strict
+    budget: dict[str, Any] = field(default_factory=dict)  # budget.usd / budget.tokens
+
+    @classmethod
+    def read(cls, run: RunConfig) -> "CollectKnobs":
+        from gym.verifiers import strict_rewards
+
+        knobs = run.knobs
+        episode = run.knob("episode", {})
+        if episode.get("hold") is not None:  # a misspelt episode.hold fails before any data is read
+            from gym.rollouts.episodes import episode_hold  # (episodes' imports only where a hold is asked)
+
+            episode_hold(episode)
+        return cls(output=Path(str(knobs["output"])) if knobs.get("output") else None,
+                   resume=bool(knobs.get("resume")), limit=_task_limit(knobs.get("limit")),
+                   num_repeats=knobs.get("num_repeats"), concurrency=knobs.get("concurrency"),
+                   shard=parse_shard(knobs.get("shard")), adaptive=knobs.get("adaptive") or {},
+                   cache=knobs.get("cache") or {}, progress=bool(knobs.get("progress", True)),
+                   prepare_args=knobs.get("prepare_args") or {}, episode=episode, strict=strict_rewards(knobs),
+                   budget=run.knob("budget", {}))
+
+    def rollouts(self, home: Path) -> Path:
+        """The rollouts file: output=, else rollouts.jsonl in the run's directory."""
+        return self.output or home / "rollouts.jsonl"
 
 
 @dataclass(frozen=True)
@@ -60,41 +104,32 @@ class CollectSettings:
     adaptive: AdaptiveRule | None  # None: a fixed number of repeats
     shard: tuple[int, int] | None  # shard=i/n: the tasks with task_index % n == i
     n_per_request: bool
-    cache: dict[str, Any]  # cache.dir / cache.max_mb
-    progress: bool
+    knobs: CollectKnobs  # cache, progress, reward.strict, episode.* ...
     identity: dict[str, Any]  # what makes two runs the same experiment (gym.rollouts.resume)
     resume_hint: str  # the command that continues this run
-    run: RunConfig  # the typed config: the endpoints' sections for gym.model.endpoints, reward.strict, episode.*
+    run: RunConfig  # the typed config: the endpoints' sections for gym.model.endpoints
     budget: Budget = field(default_factory=Budget)  # prices per role and budget.usd / budget.tokens
 
     @classmethod
-    def from_config(cls, run: RunConfig, rollouts: Path, run_dir: Path, identity: dict[str, Any],
-                    resume_hint: str) -> "CollectSettings":
-        bench = run.benchmark
+    def from_config(cls, run: RunConfig, knobs: CollectKnobs) -> "CollectSettings":
+        """The settings of the run `run` (a resume's output already found: gym.rollouts.resume.resolve)."""
+        bench, run_dir = run.benchmark, run.home
         if bench is None:
             raise GymError("choose a benchmark: benchmark=<name> (python -m gym task=search lists them)")
-        require_judge(run)  # a judge-graded benchmark without a judge fails before anything starts
-        knobs = run.knobs
-        episode = run.knob("episode", {})
-        if episode.get("hold") is not None:  # a misspelt episode.hold fails before any data is read
-            from gym.rollouts.episodes import episode_hold  # (episodes' imports only where a hold is asked)
-
-            episode_hold(episode)
-        paths = RunPaths(prepared_file(bench, knobs.get("prepare_args") or {}), rollouts, run_dir,
-                         bool(knobs.get("resume")) or rollouts.is_file())
-        repeats = int(knobs.get("num_repeats") or bench.dataset.num_repeats)
+        rollouts = knobs.rollouts(run_dir)
+        paths = RunPaths(prepared_file(bench, knobs.prepare_args), rollouts, run_dir,
+                         knobs.resume or rollouts.is_file())
+        repeats = int(knobs.num_repeats or bench.dataset.num_repeats)
         if repeats < 1:
             raise GymError(f"num_repeats={repeats} must be at least 1")
-        adaptive = knobs.get("adaptive") or {}
-        rule = AdaptiveRule.from_config(adaptive, repeats) if adaptive.get("enabled") else None
-        mode, concurrency = parse_concurrency(knobs.get("concurrency"), run.model.max_concurrency)
+        rule = AdaptiveRule.from_config(knobs.adaptive, repeats) if knobs.adaptive.get("enabled") else None
+        mode, concurrency = parse_concurrency(knobs.concurrency, run.model.max_concurrency)
         urls = run.model.base_url if run.model.kind == "openai_compatible" else None
-        limits = Limits(_task_limit(knobs.get("limit")), rule.max_repeats if rule else repeats, concurrency,
+        limits = Limits(knobs.limit, rule.max_repeats if rule else repeats, concurrency,
                         mode == "auto", len(urls) if isinstance(urls, list) else 1)
         return cls(benchmark=bench, paths=paths, sampling=_sampling(run), limits=limits, adaptive=rule,
-                   shard=parse_shard(knobs.get("shard")), n_per_request=bool(run.model.n_per_request),
-                   cache=knobs.get("cache") or {}, progress=bool(knobs.get("progress", True)), identity=identity,
-                   resume_hint=resume_hint, run=run, budget=Budget.from_config(run))
+                   shard=knobs.shard, n_per_request=bool(run.model.n_per_request), knobs=knobs,
+                   identity=resume.identity(run), resume_hint=resume.resume_command(run, rollouts), run=run, budget=Budget.from_config(run, knobs.budget))
 
 
 def parse_shard(value: Any) -> tuple[int, int] | None:

@@ -98,7 +98,7 @@ class Agent:
         verifier = UNVERIFIED if skipped else served.verifier
         if served.kind == "episode":
             user = self.users.get(served.name)
-            if user is None and not getattr(served.env, "supports_solo", False):
+            if user is None and not served.env.supports_solo:
                 raise RequestError(f"{served.name} needs a simulated user: start the server with user=mock "
                                    "(or user=vllm user.base_url=...)", 422)
             bind_policy(served, client)  # a CLI agent's model proxy forwards to this request's policy

@@ -165,7 +165,7 @@ class Service:
     def reset(self, served: Served, body: dict) -> tuple[dict, str]:
         row = task_row(served, body)
         user = self.users.get(served.name)
-        if served.kind == "episode" and user is None and not getattr(served.env, "supports_solo", False):
+        if served.kind == "episode" and user is None and not served.env.supports_solo:
             raise RequestError(f"{served.name} needs a simulated user for /reset: start the server with user=mock "
                                "(or user=vllm user.base_url=...)", 422)
         session = StepSession.start(served, row, _seed(body), user, self.limits)

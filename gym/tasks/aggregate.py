@@ -15,8 +15,9 @@ from omegaconf import DictConfig, OmegaConf
 from gym.core.config import run_dir, to_plain
 from gym.core.errors import GymError
 from gym.core.io import write_json_atomic
+from gym.core.typed import knobs_of
 from gym.metrics.compare import compare
-from gym.metrics.options import aggregate_options, metrics_options
+from gym.metrics.options import AGGREGATE_KNOBS, aggregate_options, metrics_options
 from gym.metrics.paired import mcnemar_line, power_line
 from gym.metrics.output import metrics_table, write_metrics
 from gym.metrics.table import format_table
@@ -63,8 +64,9 @@ def compare_text(result: dict[str, Any], max_tasks: int = 20) -> str:
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
-    k, output = aggregate_options(cfg)
-    options = metrics_options(cfg)
+    knobs = knobs_of(cfg, AGGREGATE_KNOBS)
+    k, output = aggregate_options(knobs)
+    options = metrics_options(knobs)
     out_dir = run_dir(cfg)
     pair = to_plain(cfg.get("compare"))
     has_rollouts = not OmegaConf.is_missing(cfg, "rollouts") and cfg.get("rollouts") is not None

@@ -15,8 +15,8 @@ from omegaconf import DictConfig, open_dict
 
 from gym.core.config import compose_step, run_dir
 from gym.core.errors import GymError
-from gym.core.typed import typed
-from gym.metrics.options import aggregate_options, metrics_options, profile_options
+from gym.core.typed import RunConfig, knobs_of, typed
+from gym.metrics.options import AGGREGATE_KNOBS, PROFILE_KNOBS, aggregate_options, metrics_options, profile_options
 from gym.model import endpoints
 from gym.tasks import run_task
 
@@ -75,14 +75,16 @@ def run(cfg: DictConfig) -> dict[str, Any]:
                                      f"continue with: {resume.resume_command(typed_run, rollouts)}") from None
 
 
-def _run(cfg: DictConfig, typed_run: Any) -> dict[str, Any]:
+def _run(cfg: DictConfig, typed_run: RunConfig) -> dict[str, Any]:
     out_dir = run_dir(cfg)
     rollouts = Path(cfg.get("output") or out_dir / "rollouts.jsonl")
     one_shard = bool(cfg.get("shard"))  # this job's part only: the sweep dir's aggregate merges the shards
     aggregate_cfg = compose_step(cfg, "aggregate", cfg.get("aggregate"), rollouts=str(rollouts), allow_partial=one_shard)
-    aggregate_options(aggregate_cfg)  # the later steps' knobs, checked before the first model call
-    metrics_options(aggregate_cfg)
-    profile_options(compose_step(cfg, "profile", cfg.get("profile"), rollouts=str(rollouts)))
+    # the later steps' knobs, checked before the first model call
+    aggregate_knobs = knobs_of(aggregate_cfg, AGGREGATE_KNOBS)
+    aggregate_options(aggregate_knobs)
+    metrics_options(aggregate_knobs)
+    profile_options(knobs_of(compose_step(cfg, "profile", cfg.get("profile"), rollouts=str(rollouts)), PROFILE_KNOBS))
     endpoints.check_settings(typed_run)  # keys and endpoints before prepare: a refused run leaves nothing
     endpoints.check_reachable(typed_run.model)
     run_task("prepare", compose_step(cfg, "prepare", benchmarks=None))  # with the run's limit (fit_to_limit)

@@ -17,7 +17,8 @@ from omegaconf import DictConfig
 from gym.core.config import run_dir
 from gym.core.errors import GymError
 from gym.core.io import write_json_atomic, write_jsonl_atomic
-from gym.metrics.options import profile_options
+from gym.core.typed import knobs_of
+from gym.metrics.options import PROFILE_KNOBS, profile_options
 from gym.metrics.reward_profiles import Selection
 
 log = logging.getLogger("gym.profile")
@@ -69,7 +70,7 @@ def run(cfg: DictConfig) -> dict[str, Any]:
     from gym.metrics.compute import CI_METHOD, SCALE
     from gym.rollouts.load import load_rollouts
 
-    opts = profile_options(cfg)
+    opts = profile_options(knobs_of(cfg, PROFILE_KNOBS))
     out_dir = run_dir(cfg)
     out_dir.mkdir(parents=True, exist_ok=True)
     from gym.rollouts.shards import check_shards

@@ -60,7 +60,7 @@ def test_no_import_cycles_even_through_imports_inside_functions():
 # The layers, bottom first: a package may import only itself and the packages before it. The folder tree
 # is the architecture (docs/architecture.md draws it).
 LAYERS = ("core", "data", "sandbox", "runtime", "swebench", "toolcalls", "episodes", "verifiers", "mock", "model",
-          "proxy", "cliagents", "rollouts", "metrics", "serve", "view", "cluster", "tasks", "cli")
+          "proxy", "cliagents", "rollouts", "metrics", "collect", "serve", "view", "cluster", "tasks", "cli")
 
 
 def package_of(module: str) -> str:
@@ -158,7 +158,6 @@ CONFIG_READERS = {
     "gym.data.local": "benchmark=local: whether dataset.path was given at all, which only the composed node tells",
     "gym.cluster.launch": "a Hydra launcher: Hydra hands it each job's composed config",
     "gym.metrics.trackers": "a Hydra callback: Hydra hands it the job's config, which it logs as it was composed",
-    "gym.metrics.options": "task=aggregate's and task=profile's knobs, read from their composed config (not typed yet)",
 }
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from gym.core.errors import GymError
 from gym.core.io import cached_parse
-from gym.episodes.base import Score, ToolOutput
+from gym.episodes.base import Environment, Score, ToolOutput
 from gym.episodes.bfcl.apis import API_CLASSES
 from gym.episodes.bfcl.calls import EXECUTION_ERROR, build_instances, execute, method_owners
 from gym.episodes.bfcl.checker import GoldRun, check_entry, play_gold
@@ -85,7 +85,7 @@ class BfclState:
     turn: int = 0
 
 
-class BfclEnvironment:
+class BfclEnvironment(Environment):
     name = "bfcl"
     max_steps_per_turn = MAXIMUM_STEP_LIMIT  # the loop's per-turn limit when episode.max_steps_per_turn is null
     errors_end_episode = False  # upstream has no error limit: episode.max_errors does not apply

@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from gym.episodes.base import DONE_SCHEMA, DONE_TOOL, Score, ToolOutput, Turn
+from gym.episodes.base import DONE_SCHEMA, DONE_TOOL, Environment, Score, ToolOutput, Turn
 from gym.episodes.harbor.task import read_task, system_prompt
 from gym.episodes.harbor.trial import Trial, TrialFailed, clip, measure, release, start_trial, verify
 from gym.toolcalls import ToolCall
@@ -54,7 +54,7 @@ def shell_reply(result: Any, timeout: float, output_chars: int) -> ToolOutput:
     return ToolOutput(f"exit code: {result.exit_code}\n{text}", error=False)
 
 
-class HarborEnvironment:
+class HarborEnvironment(Environment):
     name = "harbor"
     supports_solo = True
     errors_end_episode = False  # a failing command is part of the work, not a broken tool

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from gym.core.errors import GymError
-from gym.episodes.base import Score, ToolOutput, Turn
+from gym.episodes.base import Environment, Score, ToolOutput, Turn
 from gym.episodes.users import STOP
 from gym.episodes.scicode import runner, targets
 from gym.sandbox.report import nonce_report
@@ -96,7 +96,7 @@ def _replies(trajectory: list[dict]) -> list[str]:
     return [str(m.get("content") or "") for m in trajectory if m.get("role") == "assistant"]
 
 
-class SciCodeEnvironment:
+class SciCodeEnvironment(Environment):
     name = "scicode"
     supports_solo = False
     errors_end_episode = False

@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from gym.episodes.base import DONE_SCHEMA, DONE_TOOL, Score, ToolOutput, Turn
+from gym.episodes.base import DONE_SCHEMA, DONE_TOOL, Environment, Score, ToolOutput, Turn
 from gym.episodes.harbor.env import SHELL, shell_reply, shell_request, shell_schema
 from gym.episodes.harbor.trial import TrialFailed, clip
 from gym.swebench.instances import gold_command
@@ -33,7 +33,7 @@ SYSTEM = ("You are a software engineer fixing an issue in the repository at /tes
 DIFF = "git add -A && git -c core.fileMode=false diff --cached HEAD"
 
 
-class SweBenchEnvironment:
+class SweBenchEnvironment(Environment):
     name = "swebench"
     supports_solo = True
     errors_end_episode = False  # a failing command is part of the work

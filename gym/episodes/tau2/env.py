@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gym.episodes.base import DONE_SCHEMA, Score, ToolOutput
+from gym.episodes.base import DONE_SCHEMA, Environment, Score, ToolOutput
 from gym.episodes.tau2.airline.domain import DOMAIN as AIRLINE
 from gym.episodes.tau2.banking.user import DOMAIN as BANKING
 from gym.episodes.tau2.judge import judge_assertions
@@ -91,7 +91,7 @@ def is_solo(row: dict, trajectory: list[dict]) -> bool:
         and trajectory[0].get("content") == solo
 
 
-class Tau2Environment:
+class Tau2Environment(Environment):
     name = "tau2"
     supports_solo = True  # on the tasks prepare gave a solo_system_prompt (domains with a solo policy)
 

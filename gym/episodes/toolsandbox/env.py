@@ -23,7 +23,7 @@ from typing import Any
 
 from gym.core.errors import GymError, TaskNotSent
 from gym.core.io import cached_parse
-from gym.episodes.base import Score, ToolOutput
+from gym.episodes.base import Environment, Score, ToolOutput
 from gym.episodes.messages import is_stop
 from gym.episodes.toolsandbox.calls import agent_calls, answer, ask, execute, user_call
 from gym.episodes.toolsandbox.matcher import evaluate
@@ -69,7 +69,7 @@ class SandboxState:
     offered: set = field(default_factory=set)
 
 
-class ToolSandboxEnvironment:
+class ToolSandboxEnvironment(Environment):
     name = "toolsandbox"
     supports_solo = False
     errors_end_episode = False  # upstream has no error limit
