@@ -126,17 +126,6 @@ def requirements_text(source_dir: Path, commit: str, paths: list[str], pins: lis
     return text
 
 
-def constraints_text(plan: EnvironmentPlan, requirements: str | None) -> str:
-    """The pins of upstream's image as a constraints file, less the names the requirements file pins itself."""
-    stated = exact_pins(requirements or "")
-    return "".join(f"{pin}\n" for pin in plan.pins if requirement_name(pin) not in stated)
-
-
-def constrained(command: str, plan: EnvironmentPlan) -> str:
-    """`command` with the constraints file on each `pip install` it runs (when upstream's pins are known)."""
-    return command.replace("pip install", f"pip install -c {CONSTRAINTS}") if plan.pins else command
-
-
 def environment_yml_packages(text: str) -> list[str]:
     """pip requirement strings for an environment.yml: its conda entries by name (`a=1.2` → `a==1.2`, python
     and channels left out) and its `pip:` section as it stands."""
@@ -150,6 +139,19 @@ def environment_yml_packages(text: str) -> list[str]:
             name, _, version = entry.partition("=")
             found.append(f"{name.strip()}=={version.lstrip('=')}" if version and "*" not in version else name.strip())
     return found
+
+
+def constraints_text(plan: EnvironmentPlan, requirements: str | None) -> str:
+    """The pins of upstream's image as a constraints file, less the names the requirements file (or the
+    environment.yml) pins itself."""
+    yml = plan.packages == "environment.yml" and requirements
+    stated = exact_pins(*(environment_yml_packages(requirements) if yml else [requirements or ""]))
+    return "".join(f"{pin}\n" for pin in plan.pins if requirement_name(pin) not in stated)
+
+
+def constrained(command: str, plan: EnvironmentPlan) -> str:
+    """`command` with the constraints file on each `pip install` it runs (when upstream's pins are known)."""
+    return command.replace("pip install", f"pip install -c {CONSTRAINTS}") if plan.pins else command
 
 
 def setup_env_script(plan: EnvironmentPlan, requirements: str | None) -> str:

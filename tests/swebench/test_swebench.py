@@ -228,6 +228,10 @@ def test_the_set_up_installs_under_upstreams_pins_except_what_its_own_steps_pin(
     assert "sed -i 's/pytest/pytest -rA/' tox.ini" in repo  # other steps as they were
     assert constraints_text(sphinx, "docutils==0.21.2\nsix\n").count("docutils") == 0  # the file's own pin stands
     assert "docutils==0.21.2\n" in constraints_text(sphinx, "six\n")
+    matplotlib = plan({"repo": "matplotlib/matplotlib", "version": "3.5", "instance_id": "matplotlib__matplotlib-22719"})
+    assert matplotlib.packages == "environment.yml" and "numpydoc==1.8.0" in matplotlib.pins
+    yml = "dependencies:\n  - numpydoc=1.5.0\n  - pytest\n"  # the environment.yml's own pins stand too
+    assert "numpydoc" not in constraints_text(matplotlib, yml) and "pytest==" in constraints_text(matplotlib, yml)
     unknown = plan({"repo": "pallets/flask", "version": "2.3", "instance_id": "pallets__flask-1"})
     assert unknown.pins == [] and constrained("python -m pip install -e .", unknown) == "python -m pip install -e ."
 
