@@ -17,8 +17,8 @@ import pytest
 from gym.swebench.grading import grade, summary
 from gym.swebench import instances
 from gym.swebench.instances import InstanceError, instance_row
-from gym.swebench.scripts import (CONSTRAINTS, checkout, dockerfile, eval_script, requirements_text, setup_env_script,
-                                  venv_launchers)
+from gym.swebench.scripts import (CONSTRAINTS, checkout, dockerfile, eval_script, requirements_text,
+                                  setup_env_script, venv_launchers)
 from gym.swebench.specs import facts, plan
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -156,7 +156,8 @@ def test_repository_and_requirements_come_from_the_git_mirror(flask_row, tmp_pat
     assert refs.count("\n") == 1 and "refs/heads/main" in refs  # no remote, no newer branch or tag
     requirements = requirements_text(FLASK_GIT, flask_row["environment_setup_commit"], ["requirements/dev.txt"])
     assert "-r " not in requirements and "pytest==" in requirements and "sphinx==" in requirements.lower()
-    assert f"python -m pip install -c {CONSTRAINTS} -r /root/requirements.txt" in setup_env_script(plan(flask_row), requirements)
+    script = setup_env_script(plan(flask_row), requirements)
+    assert f"python -m pip install -c {CONSTRAINTS} -r /root/requirements.txt" in script
 
 
 def test_grading_agrees_with_swebench_on_real_logs(flask_row):
@@ -228,7 +229,8 @@ def test_the_set_up_installs_under_upstreams_pins_except_what_its_own_steps_pin(
     assert "sed -i 's/pytest/pytest -rA/' tox.ini" in repo  # other steps as they were
     assert constraints_text(sphinx, "docutils==0.21.2\nsix\n").count("docutils") == 0  # the file's own pin stands
     assert "docutils==0.21.2\n" in constraints_text(sphinx, "six\n")
-    matplotlib = plan({"repo": "matplotlib/matplotlib", "version": "3.5", "instance_id": "matplotlib__matplotlib-22719"})
+    matplotlib = plan({"repo": "matplotlib/matplotlib", "version": "3.5",
+                       "instance_id": "matplotlib__matplotlib-22719"})
     assert matplotlib.packages == "environment.yml" and "numpydoc==1.8.0" in matplotlib.pins
     yml = "dependencies:\n  - numpydoc=1.5.0\n  - pytest\n"  # the environment.yml's own pins stand too
     assert "numpydoc" not in constraints_text(matplotlib, yml) and "pytest==" in constraints_text(matplotlib, yml)
