@@ -7,7 +7,8 @@ Each mirrors SWE-bench's harness (v4.1.0's test_spec/python.py and run_evaluatio
   newer commits and tags are not kept, as upstream removes them), the requirements file read at the
   environment-setup commit, a Dockerfile on the distribution base with the spec's Python, and the setup
   scripts (requirements or packages, `pip_packages`, `pre_install`, `install`, then a commit so `git diff`
-  shows only the agent's changes);
+  shows only the agent's changes); where upstream publishes its image's packages (`plan.pins`), every
+  `pip install` of the set-up runs with them as constraints (`-c`), less the names the steps pin themselves;
 * `APPLY_COMMANDS`: the agent's patch is tried with `git apply`, `git apply --reject`, then `patch --fuzz=5`;
 * `eval_script`: reset the test files, apply the test patch, run the spec's test command on the test
   patch's files between SWE-bench's start and end markers, record the test command's exit code (as
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from gym.core.errors import GymError
 from gym.swebench.instances import modified_files, test_directives
-from gym.swebench.specs import LINKED_PYTHON, EnvironmentPlan, facts
+from gym.swebench.specs import LINKED_PYTHON, EnvironmentPlan, exact_pins, facts, requirement_name
 
 WORKDIR = "/testbed"
 VENV = "/opt/testbed"
@@ -31,6 +32,10 @@ HEREDOC = "EOF_114329324912"
 APPLY_COMMANDS = ("git apply --verbose", "git apply --verbose --reject", "patch --batch --fuzz=5 -p1 -i")
 TEST_EXIT_CODE = ">>>>> Test Exit Code"  # swebench 5.x's marker, read by its grading
 APPLY_PATCH_FAIL = ">>>>> Patch Apply Failed"
+CONSTRAINTS = "/root/constraints.txt"
+# names upstream's set-up rewrites in requirements files because PyPI yanked them; an image that had the old
+# name installed it (an exact pin still installs a yanked release), and then it is kept
+RENAMES = {"types-pkg_resources": "types-setuptools"}
 # the venv of an old Python gets its distribution's pip (xenial: 8.1, bionic: 9.0), too old for today's PyPI
 # (manylinux2014 wheels, Requires-Python; its default index is the retired pypi.python.org): it is replaced
 # from PyPI by the last pip that supports that Python, as a conda environment of that Python has it
@@ -94,9 +99,10 @@ def _show(source_dir: Path, commit: str, path: str) -> str | None:
     return done.stdout if done.returncode == 0 else None
 
 
-def requirements_text(source_dir: Path, commit: str, paths: list[str]) -> str | None:
+def requirements_text(source_dir: Path, commit: str, paths: list[str], pins: list[str] = ()) -> str | None:
     """The first of `paths` that exists at `commit`, its `-r` includes inlined one level deep (their lines
-    first), `-e .`, comments and `.[test` lines left out: SWE-bench's get_requirements_by_commit."""
+    first), `-e .`, comments and `.[test` lines left out: SWE-bench's get_requirements_by_commit (its renames
+    but those of a name upstream's image had, per `pins`)."""
     for path in paths:
         text = _show(source_dir, commit, path)
         if text is not None:
@@ -114,7 +120,10 @@ def requirements_text(source_dir: Path, commit: str, paths: list[str]) -> str | 
         elif not line.strip().startswith(skip):
             own.append(line)
     included.append("\n".join(own))
-    return "\n".join(included).replace("types-pkg_resources", "types-setuptools")  # yanked; as upstream
+    text, had = "\n".join(included), {requirement_name(pin) for pin in pins}
+    for old, new in RENAMES.items():
+        text = text if requirement_name(old) in had else text.replace(old, new)
+    return text
 
 
 def environment_yml_packages(text: str) -> list[str]:
@@ -132,8 +141,21 @@ def environment_yml_packages(text: str) -> list[str]:
     return found
 
 
+def constraints_text(plan: EnvironmentPlan, requirements: str | None) -> str:
+    """The pins of upstream's image as a constraints file, less the names the requirements file (or the
+    environment.yml) pins itself."""
+    yml = plan.packages == "environment.yml" and requirements
+    stated = exact_pins(*(environment_yml_packages(requirements) if yml else [requirements or ""]))
+    return "".join(f"{pin}\n" for pin in plan.pins if requirement_name(pin) not in stated)
+
+
+def constrained(command: str, plan: EnvironmentPlan) -> str:
+    """`command` with the constraints file on each `pip install` it runs (when upstream's pins are known)."""
+    return command.replace("pip install", f"pip install -c {CONSTRAINTS}") if plan.pins else command
+
+
 def setup_env_script(plan: EnvironmentPlan, requirements: str | None) -> str:
-    lines = ["#!/bin/bash", "set -euxo pipefail", activate(plan)]
+    lines = []
     if plan.packages == "requirements.txt" and requirements is not None:
         lines.append("python -m pip install -r /root/requirements.txt")
     elif plan.packages == "environment.yml" and requirements is not None:
@@ -144,13 +166,14 @@ def setup_env_script(plan: EnvironmentPlan, requirements: str | None) -> str:
         lines.append(f"python -m pip install {plan.packages}")
     if plan.pip_packages:
         lines.append("python -m pip install " + " ".join(shlex.quote(p) for p in plan.pip_packages))
-    return "\n".join(lines) + "\n"
+    return "\n".join(["#!/bin/bash", "set -euxo pipefail", activate(plan),
+                      *(constrained(line, plan) for line in lines)]) + "\n"
 
 
 def setup_repo_script(plan: EnvironmentPlan) -> str:
     lines = ["#!/bin/bash", "set -euxo pipefail", activate(plan), f"cd {WORKDIR}",
              "git reset -q",  # the index the build context left out
-             *plan.pre_install, *([plan.install] if plan.install else []),
+             *(constrained(line, plan) for line in [*plan.pre_install, *([plan.install] if plan.install else [])]),
              "git config --global user.email setup@swebench.config", "git config --global user.name SWE-bench",
              "git commit --allow-empty -qam SWE-bench"]
     return "\n".join(lines) + "\n"
@@ -170,7 +193,7 @@ def dockerfile(plan: EnvironmentPlan, preamble: str = "") -> str:
         *([f"RUN python -m pip install --index-url https://pypi.org/simple --upgrade "
            f"'{PIP_FOR_PYTHON[plan.python]}' && python -m pip install --upgrade setuptools wheel "
            "&& python -m pip --version"] if plan.python in PIP_FOR_PYTHON else []),
-        "COPY requirements.txt setup_env.sh setup_repo.sh /root/",
+        "COPY requirements.txt constraints.txt setup_env.sh setup_repo.sh /root/",
         "RUN bash /root/setup_env.sh",
         f"COPY repo {WORKDIR}",
         "RUN bash /root/setup_repo.sh",
@@ -189,10 +212,12 @@ def build_context(row: dict, plan: EnvironmentPlan, mirror: str | None, dest: Pa
         source = Path(origin) if Path(origin).is_dir() else dest / "source"
         if source != Path(origin):
             _git("clone", "-q", "--bare", "--filter=blob:none", origin, str(source))
-        requirements = requirements_text(source, row["environment_setup_commit"], plan.requirements_paths)
+        requirements = requirements_text(source, row["environment_setup_commit"], plan.requirements_paths,
+                                         plan.pins)
         if source != Path(origin):
             shutil.rmtree(source)
     (dest / "requirements.txt").write_text(requirements or "", encoding="utf-8")
+    (dest / "constraints.txt").write_text(constraints_text(plan, requirements), encoding="utf-8")
     (dest / "setup_env.sh").write_text(setup_env_script(plan, requirements), encoding="utf-8")
     (dest / "setup_repo.sh").write_text(setup_repo_script(plan), encoding="utf-8")
     (dest / "Dockerfile").write_text(dockerfile(plan, preamble), encoding="utf-8")

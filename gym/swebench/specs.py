@@ -11,16 +11,24 @@ whether it is faithful: a requirements file or pip packages install the same way
 conda package list is installed with pip under the same names, which can differ from conda's builds
 (compiled libraries, pins conda resolves differently), so such an instance is marked `faithful: false`
 with the reason, and its verdict is reported beside that note.
+
+What pip picks today drifts from what upstream's images had (a newer docutils, a release PyPI no longer
+serves). SWE-bench also publishes the environment exported from each of its original Verified images;
+environments_v4.1.0.json (written by tools/swebench_environments.py, same tag and licence) keeps their
+pip-installable pins, which the stand-in uses as pip constraints (`EnvironmentPlan.pins`); what only conda
+had (its interpreter, compiled libraries) is named in the notes.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 SPECS_FILE = Path(__file__).with_name("specs_v4.1.0.json")
+ENVIRONMENTS_FILE = Path(__file__).with_name("environments_v4.1.0.json")
 # Python minor version -> the distribution image whose archive carries it (the runtime's stand-in bases)
 PYTHON_BASES = {"3.5": "ubuntu:16.04", "3.6": "ubuntu:18.04", "3.7": "ubuntu:18.04", "3.8": "ubuntu:20.04",
                 "3.9": "debian:bullseye", "3.10": "ubuntu:22.04", "3.11": "debian:bookworm",
@@ -46,6 +54,29 @@ def facts() -> dict:
     return json.loads(SPECS_FILE.read_text(encoding="utf-8"))
 
 
+@lru_cache(maxsize=1)
+def exported_environments() -> dict:
+    return json.loads(ENVIRONMENTS_FILE.read_text(encoding="utf-8"))
+
+
+def exported_environment(instance_id: str) -> dict | None:
+    """The packages of upstream's own image of `instance_id` ({"python", "pins", "conda_only"}), if published."""
+    known = exported_environments()
+    index = known["instances"].get(instance_id)
+    return None if index is None else known["environments"][index]
+
+
+def requirement_name(requirement: str) -> str:
+    """The normalised (PEP 503) name of a requirement string ("Jinja2==3.0.3" -> "jinja2")."""
+    name = re.split(r"[<>=!~;\[ @]", requirement.strip().strip("'\""), maxsplit=1)[0]
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def exact_pins(*texts: str) -> set[str]:
+    """The names that requirement lines or words pin exactly (`name==version`)."""
+    return {requirement_name(word) for text in texts for word in re.split(r"[\s]+", text or "") if "==" in word}
+
+
 def spec_for(repo: str, version: str) -> dict | None:
     return (facts()["specs"].get(repo) or {}).get(str(version))
 
@@ -64,6 +95,7 @@ class EnvironmentPlan:
     eval_commands: list[str] = field(default_factory=list)
     test_cmd: str | None = None
     log_parser: str | None = None
+    pins: list[str] = field(default_factory=list)  # upstream's image's packages: pip constraints of the set-up
     buildable: bool = True
     faithful: bool = True
     notes: list[str] = field(default_factory=list)
@@ -113,5 +145,17 @@ def plan(row: dict) -> EnvironmentPlan:
                             "are launchers that keep the venv when started through a link (conda's env is a prefix)")
     if known["repo_install"].get(repo):
         result.pre_install.insert(0, known["repo_install"][repo])
-    result.notes.append(f"conda's Python {python} stands in as the distribution's Python {python} in a venv")
+    exported = exported_environment(row.get("instance_id", ""))
+    if exported is None:
+        result.notes.append(f"conda's Python {python} stands in as the distribution's Python {python} in a venv")
+        return result
+    # the spec's own exact pins stand (a later step of upstream's set-up may have moved them, as its image shows)
+    stated = exact_pins(packages if packages not in ("requirements.txt", "environment.yml") else "",
+                        *result.pip_packages)
+    result.pins = [pin for pin in exported["pins"] if requirement_name(pin) not in stated]
+    result.notes.append(f"pip is constrained to the {len(result.pins)} versions of upstream's image "
+                        f"(SWE-bench's exported environment); conda alone gave it: "
+                        + ", ".join(exported["conda_only"]))
+    result.notes.append(f"conda's Python {exported['python']} stands in as the distribution's Python {python} "
+                        "in a venv")
     return result

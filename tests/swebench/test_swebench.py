@@ -17,8 +17,8 @@ import pytest
 from gym.swebench.grading import grade, summary
 from gym.swebench import instances
 from gym.swebench.instances import InstanceError, instance_row
-from gym.swebench.scripts import (checkout, dockerfile, eval_script, requirements_text, setup_env_script,
-                                  venv_launchers)
+from gym.swebench.scripts import (CONSTRAINTS, checkout, dockerfile, eval_script, requirements_text,
+                                  setup_env_script, venv_launchers)
 from gym.swebench.specs import facts, plan
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -156,7 +156,8 @@ def test_repository_and_requirements_come_from_the_git_mirror(flask_row, tmp_pat
     assert refs.count("\n") == 1 and "refs/heads/main" in refs  # no remote, no newer branch or tag
     requirements = requirements_text(FLASK_GIT, flask_row["environment_setup_commit"], ["requirements/dev.txt"])
     assert "-r " not in requirements and "pytest==" in requirements and "sphinx==" in requirements.lower()
-    assert "python -m pip install -r /root/requirements.txt" in setup_env_script(plan(flask_row), requirements)
+    script = setup_env_script(plan(flask_row), requirements)
+    assert f"python -m pip install -c {CONSTRAINTS} -r /root/requirements.txt" in script
 
 
 def test_grading_agrees_with_swebench_on_real_logs(flask_row):
@@ -186,3 +187,65 @@ def test_a_runtime_failure_while_grading_is_no_verdict():
         runtime_checked(gone)
     failing_tests = ExecResult(1, "+ pytest -rA tests/test_blueprints.py\nFAILED tests/test_blueprints.py::x\n", 2.0)
     assert runtime_checked(failing_tests) is failing_tests
+
+
+def _tool(name: str):
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        return __import__(name)
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+
+
+@pytest.mark.parametrize("instance_id", ["sphinx-doc__sphinx-8595", "sympy__sympy-20916"])
+def test_upstreams_exported_environments_are_read_into_pins_and_conda_only_packages(instance_id):
+    import yaml
+
+    from gym.swebench.specs import exported_environment
+
+    exported = yaml.safe_load((REAL / f"{instance_id}.environment.yml").read_text(encoding="utf-8"))
+    found = _tool("swebench_environments").split(exported)
+    assert found == exported_environment(instance_id)  # the data file is what the tool makes of upstream's file
+    assert found["python"] == "3.9.20" and "openssl=3.0.15" in found["conda_only"]
+    assert not {"pip", "setuptools", "wheel", "python"} & {pin.split("==")[0] for pin in found["pins"]}
+    if instance_id == "sympy__sympy-20916":  # conda's Python packages are pins too; pip's section as well
+        assert {"flake8==7.1.1", "mpmath==1.3.0", "flake8-comprehensions==3.15.0"} <= set(found["pins"])
+    else:
+        assert "docutils==0.21.2" in found["pins"]
+
+
+def test_the_set_up_installs_under_upstreams_pins_except_what_its_own_steps_pin():
+    from gym.swebench.scripts import constrained, constraints_text, setup_repo_script
+
+    sphinx = plan(json.loads((REAL / "sphinx-doc__sphinx-8595.json").read_text(encoding="utf-8")))
+    assert "docutils==0.21.2" in sphinx.pins and "tox==4.16.0" not in sphinx.pins  # the spec pins tox itself
+    assert not any(pin.lower().startswith("jinja2==") for pin in sphinx.pins)  # nor Jinja2 (3.0.3, then <3.0)
+    assert any("conda alone gave it" in note and "openssl=3.0.15" in note for note in sphinx.notes)
+    assert "conda's Python 3.9.20 stands in" in sphinx.notes[-1]
+    env = setup_env_script(sphinx, None)
+    assert f"python -m pip install -c {CONSTRAINTS} tox==4.16.0" in env
+    repo = setup_repo_script(sphinx)
+    assert f"python -m pip install -c {CONSTRAINTS} -e .[test]" in repo
+    assert "sed -i 's/pytest/pytest -rA/' tox.ini" in repo  # other steps as they were
+    assert constraints_text(sphinx, "docutils==0.21.2\nsix\n").count("docutils") == 0  # the file's own pin stands
+    assert "docutils==0.21.2\n" in constraints_text(sphinx, "six\n")
+    matplotlib = plan({"repo": "matplotlib/matplotlib", "version": "3.5",
+                       "instance_id": "matplotlib__matplotlib-22719"})
+    assert matplotlib.packages == "environment.yml" and "numpydoc==1.8.0" in matplotlib.pins
+    yml = "dependencies:\n  - numpydoc=1.5.0\n  - pytest\n"  # the environment.yml's own pins stand too
+    assert "numpydoc" not in constraints_text(matplotlib, yml) and "pytest==" in constraints_text(matplotlib, yml)
+    unknown = plan({"repo": "pallets/flask", "version": "2.3", "instance_id": "pallets__flask-1"})
+    assert unknown.pins == [] and constrained("python -m pip install -e .", unknown) == "python -m pip install -e ."
+
+
+def test_a_yanked_name_upstreams_image_had_is_kept_in_the_requirements(tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "requirements_test_min.txt").write_text("pytest~=6.2\ntypes-pkg_resources==0.1.3\n")
+    subprocess.run(["git", "-C", str(tmp_path), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "r"],
+                   check=True)
+    pylint = plan({"repo": "pylint-dev/pylint", "version": "2.9", "instance_id": "pylint-dev__pylint-4551"})
+    assert "types-pkg-resources==0.1.3" in pylint.pins
+    paths = ["requirements_test_min.txt"]
+    assert "types-pkg_resources==0.1.3" in requirements_text(tmp_path, "HEAD", paths, pylint.pins)
+    assert "types-setuptools==0.1.3" in requirements_text(tmp_path, "HEAD", paths)  # upstream's rename otherwise
