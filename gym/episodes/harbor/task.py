@@ -104,7 +104,35 @@ def _hosts(text: str) -> set[str]:
     lines = [line for line in text.splitlines() if not re.match(r"\s*(#|;|//|PREFIX\b)", line)]
     # a host without a dot is a service of the task's own (a compose name, localhost)
     hosts = {host.lower() for line in lines if FETCHES.search(line) for host in URL.findall(line) if "." in host}
-    return hosts | ({"huggingface.co"} if any(HUB.search(line) for line in lines) else set())
+    return hosts | ({"huggingface.co"} if HUB.search("\n".join(lines)) else set())  # an id may follow on the next line
+
+
+# uv commands that need a Python: where the image has none, uv downloads a CPython (python-build-standalone)
+UV_NEEDS_PYTHON = re.compile(r"\buv\s+(?:run|sync|venv|python\s+install|tool\s+(?:run|install))\b|\buvx\b")
+INSTALLS_PYTHON = re.compile(r"\binstall\b[^\n]*\bpython3(?:\.\d+)?\b")
+UV_PYTHON_HOST = "github.com"
+
+
+def _uv_downloads_python(dockerfile: str) -> bool:
+    """Whether a build stage runs uv where its image has no Python (a known base without one, e.g. ubuntu:24.04,
+    and no RUN before that installs python3): uv then downloads a CPython from GitHub."""
+    from gym.runtime.bases import stand_in_for
+
+    has_python: dict[str, bool] = {}  # stage name -> whether it has a Python
+    current, name = True, None
+    for line in re.sub(r"\\\n", " ", dockerfile).splitlines():
+        found = re.match(r"\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?", line, re.IGNORECASE)
+        if found:
+            image, name = found[1].lower(), (found[2] or "").lower() or None
+            spec = stand_in_for(image) if image not in has_python else None
+            current = has_python.get(image, spec is None or spec.python is not None)  # an unknown image: no verdict
+        elif re.match(r"\s*RUN\b", line, re.IGNORECASE):
+            if UV_NEEDS_PYTHON.search(line) and not current:
+                return True
+            current = current or bool(INSTALLS_PYTHON.search(line))
+        if name:
+            has_python[name] = current
+    return False
 
 
 def _run_lines(dockerfile: str) -> str:
@@ -139,6 +167,7 @@ def scan(task: HarborTask, reachable: set[str], can_stand_in) -> str | None:
     `can_stand_in(image)` says whether a FROM image can be had (local, mapped, or a stand-in)."""
     dockerfile = (task.folder / "environment" / "Dockerfile").read_text(encoding="utf-8", errors="replace")
     stages = {m.lower() for m in re.findall(r"^\s*FROM\s+\S+\s+AS\s+(\S+)", dockerfile, re.IGNORECASE | re.MULTILINE)}
+    stages.add("scratch")  # Docker's empty image
     for image in re.findall(r"^\s*FROM\s+(?:--\S+\s+)*(\S+)", dockerfile, re.IGNORECASE | re.MULTILINE):
         if image.lower() not in stages and not can_stand_in(image):
             return f"base image {image}: no registry here and no stand-in"
@@ -151,6 +180,8 @@ def scan(task: HarborTask, reachable: set[str], can_stand_in) -> str | None:
     if missing:
         return "files missing from the task folder: " + ", ".join(missing[:3])
     scripts = sorted(p for p in (task.folder / "environment").rglob("*") if p.suffix in (".sh", ".py") and p.is_file())
+    if _uv_downloads_python(dockerfile) and not _reachable(UV_PYTHON_HOST, reachable):
+        return f"build runs uv in an image without Python: uv downloads one from {UV_PYTHON_HOST} (unreachable here)"
     places = [("build", "\n".join([_run_lines(dockerfile),
                                     *(p.read_text(encoding="utf-8", errors="replace") for p in scripts)]))]
     for part, path in (("solution", task.folder / "solution" / "solve.sh"), ("tests", task.folder / "tests" / "test.sh")):
