@@ -225,6 +225,21 @@ def test_the_scan_names_what_cannot_run_here(tmp_path):
     (task / "environment" / "setup.py").write_text('dataset = load_dataset(\n    "allenai/c4",\n    split="train",\n)\n')
     assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) == "build downloads from huggingface.co (unreachable here)"
     (task / "environment" / "setup.py").unlink()
+    # ... or through a name bound to a Hub id, with or without an org (hf-model-inference's solution)
+    (task / "solution" / "fetch.py").write_text("name = 'distilbert-base-uncased-finetuned-sst-2-english'\n"
+                                                "model = AutoModel.from_pretrained(name)\n")
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) == "solution downloads from huggingface.co (unreachable here)"
+    (task / "solution" / "fetch.py").write_text("path = '/app/model_cache/model'\nmodel = AutoModel.from_pretrained(path)\n")
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) is None
+    (task / "solution" / "fetch.py").unlink()
+    # a URL bound to a name that a fetching line uses, in a test module beside test.sh (filter-js-from-html)
+    (task / "tests" / "test_fetch.py").write_text('url = "https://github.com/o/r/archive/master.zip"\n'
+                                                  "urllib.request.urlretrieve(url, zip_path)\n"
+                                                  'requests.get("http://0.0.0.0:5000")\n')
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) == "tests downloads from github.com (unreachable here)"
+    (task / "tests" / "test_fetch.py").write_text('requests.get("http://0.0.0.0:5000/x")\n')  # the task's own server
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) is None
+    (task / "tests" / "test_fetch.py").unlink()
     # a file copied from a registry image, not from a stage: uv's image has a stand-in (its PyPI wheel), others none
     (task / "environment" / "Dockerfile").write_text(
         dockerfile + "COPY --from=ghcr.io/astral-sh/uv:0.8.14 /uv /uvx /bin/\nRUN uv run /app/x.py\n")

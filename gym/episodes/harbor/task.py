@@ -96,15 +96,28 @@ FETCHES = re.compile(r"curl|wget|\bgit\b|clone|download|fetch|urlopen|urlretriev
 
 
 # a Hugging Face Hub id ("org/name", not a local path) handed to a loader: a download from huggingface.co
-HUB = re.compile(r"\b(?:from_pretrained|load_dataset|hf_hub_download|snapshot_download)\(\s*(?:repo_id\s*=\s*)?"
-                 r"[\"'](?![/.~])[\w.-]+/[\w.-]+[\"']")
+LOADER = r"\b(?:from_pretrained|load_dataset|hf_hub_download|snapshot_download)\(\s*(?:repo_id\s*=\s*)?"
+HUB = re.compile(LOADER + r"[\"'](?![/.~])[\w.-]+/[\w.-]+[\"']")
+# ... or a name bound to an id: "org/name", or a canonical one without an org ("distilbert-base-uncased-...")
+HUB_BY_NAME = re.compile(LOADER + r"(\w+)\s*[,)]")
+HUB_ID = re.compile(r"(?![/.~])[\w.-]+/[\w.-]+|\w+(?:-[\w.]+)+")
+BOUND = re.compile(r"^\s*(?:export\s+)?(\w+)\s*=\s*[\"']([^\"'\s]+)[\"']", re.MULTILINE)
 
 
 def _hosts(text: str) -> set[str]:
+    """Hosts the text downloads from: URLs on lines that fetch, also through a name bound to a URL
+    (`url = "https://..."` then `urlretrieve(url, ...)`), and huggingface.co where a loader gets a Hub id."""
     lines = [line for line in text.splitlines() if not re.match(r"\s*(#|;|//|PREFIX\b)", line)]
-    # a host without a dot is a service of the task's own (a compose name, localhost)
-    hosts = {host.lower() for line in lines if FETCHES.search(line) for host in URL.findall(line) if "." in host}
-    return hosts | ({"huggingface.co"} if HUB.search("\n".join(lines)) else set())  # an id may follow on the next line
+    code = "\n".join(lines)
+    bound = dict(BOUND.findall(code))
+    hosts = set()
+    for line in filter(FETCHES.search, lines):
+        named = [bound[word] for word in re.findall(r"\w+", line) if word in bound]
+        hosts |= {host.lower() for host in URL.findall(" ".join([line, *named]))}
+    hub = HUB.search(code) or any(HUB_ID.fullmatch(bound.get(name, "")) for name in HUB_BY_NAME.findall(code))
+    # a host without a dot is a service of the task's own (a compose name, localhost); so are loopback addresses
+    local = {host for host in hosts if "." not in host or host == "0.0.0.0" or host.startswith("127.")}
+    return (hosts - local) | ({"huggingface.co"} if hub else set())  # (an id may follow on the loader's next line)
 
 
 # uv commands that need a Python: where the image has none, uv downloads a CPython (python-build-standalone)
@@ -184,8 +197,9 @@ def scan(task: HarborTask, reachable: set[str], can_stand_in) -> str | None:
         return f"build runs uv in an image without Python: uv downloads one from {UV_PYTHON_HOST} (unreachable here)"
     places = [("build", "\n".join([_run_lines(dockerfile),
                                     *(p.read_text(encoding="utf-8", errors="replace") for p in scripts)]))]
-    for part, path in (("solution", task.folder / "solution" / "solve.sh"), ("tests", task.folder / "tests" / "test.sh")):
-        places.append((part, path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""))
+    for part in ("solution", "tests"):  # solve.sh and test.sh, and the scripts beside them
+        files = sorted(p for p in (task.folder / part).rglob("*") if p.suffix in (".sh", ".py") and p.is_file())
+        places.append((part, "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in files)))
     for part, text in places:
         outside = sorted(host for host in _hosts(text) - SUPPLIED if not _reachable(host, reachable))
         if outside:
