@@ -197,7 +197,6 @@ def ensure_stand_in(runtime: ContainerRuntime, spec: StandIn, timeout: float | N
     return tag
 
 
-
 def _stand_in_tag(spec: StandIn, *recipe: str) -> str:
     label = re.sub(r"[^a-z0-9._-]+", "-", spec.image.lower())
     return f"localhost/gym-standin/{label}:{_digest(*recipe)}"

@@ -3,7 +3,8 @@
 Each `FROM` image, and each image a `COPY --from=` names, is resolved in order: `runtime.images` (a name
 mapped to a local image), an image the runtime already has, a registry pull when `runtime.pull` is true,
 else a stand-in (gym.runtime.bases: from the distribution archives, or uv's image from its PyPI wheel); an
-image none of these gives fails the build with one line that says which knob to set. Every substitution is returned so the trial's record says what ran.
+image none of these gives fails the build with one line that says which knob to set. Every substitution is
+returned so the trial's record says what ran.
 
 The task image's tag hashes the build context and the resolved Dockerfile: an unchanged task reuses its
 image; `prune_images` removes the images of a run when `runtime.keep_images` is false.

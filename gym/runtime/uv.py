@@ -1,7 +1,7 @@
 """uv from its PyPI wheel: the binaries gym supplies where astral.sh and ghcr.io are out of reach.
 
-`uv_binaries(cache, version)` fetches uv's manylinux wheel once (PyPI is reachable where registries are
-not) and keeps uv and uvx under the runtime cache. They serve two places: the tests' uv (gym puts it in
+`uv_binaries(cache, version)` fetches uv's wheel once (PyPI is reachable where registries are not) and
+keeps uv and uvx under the runtime cache. They serve two places: the tests' uv (gym puts it in
 before Terminal-Bench 2's tests, whose installer downloads it from astral.sh) and the stand-in for
 `ghcr.io/astral-sh/uv:<version>` (gym.runtime.bases), the image Dockerfiles `COPY --from` to get uv (its
 static build, as that image holds).
@@ -10,6 +10,7 @@ static build, as that image holds).
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -36,11 +37,15 @@ def uv_binaries(cache: Path, version: str, static: bool = False) -> Path:
         wheels = list(Path(tmp).glob("uv-*.whl"))
         if done.returncode != 0 or not wheels:
             raise RuntimeError(f"uv {version} from PyPI: {(done.stderr or done.stdout).strip().splitlines()[-1:]}")
-        folder.mkdir(parents=True, exist_ok=True)
+        partial = folder.with_name(folder.name + ".partial")  # a killed fetch leaves no half-written uv behind
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(parents=True)
         with zipfile.ZipFile(wheels[0]) as wheel:
             for name in wheel.namelist():
                 if re.search(r"\.data/scripts/uvx?$", name):
-                    target = folder / Path(name).name
+                    target = partial / Path(name).name
                     target.write_bytes(wheel.read(name))
                     target.chmod(0o755)
+        shutil.rmtree(folder, ignore_errors=True)
+        partial.rename(folder)
     return folder
