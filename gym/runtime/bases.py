@@ -165,7 +165,8 @@ def _python_lines(spec: StandIn, archive: str) -> list[str]:
     return [f"RUN echo 'deb-src {archive} {release} main' > /etc/apt/sources.list.d/gym-src.list "
             f"&& apt-get update && apt-get install -y --no-install-recommends {deps} "
             f"&& mkdir /tmp/py && cd /tmp/py && apt-get source --download-only python{spec.python} "
-            "&& tar xf python*.orig.tar.* && cd Python-* "  # bookworm ships .gz, trixie .xz
+            # bookworm ships .gz, trixie .xz and, since 3.13.5-2+deb13u5, its upstream signature (.asc) beside it
+            "&& tar xf \"$(ls python*.orig.tar.* | grep -v '[.]asc$')\" && cd Python-* "
             # the compiler's words stay out of the build log unless it fails: then its last lines say why
             "&& (./configure --prefix=/usr/local --with-ensurepip=install && make -j\"$(nproc)\" && make install) "
             "> /tmp/python-build.log 2>&1 || { tail -n 60 /tmp/python-build.log; exit 1; } "
