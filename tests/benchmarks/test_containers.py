@@ -240,6 +240,12 @@ def test_the_scan_names_what_cannot_run_here(tmp_path):
     (task / "tests" / "test_fetch.py").write_text('requests.get("http://0.0.0.0:5000/x")\n')  # the task's own server
     assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) is None
     (task / "tests" / "test_fetch.py").unlink()
+    # a checksum file whose file the snapshot left out (sqlite-with-gcov's vendor/sqlite-fossil-release.tar.gz)
+    (task / "environment" / "src.tar.gz.sha256").write_text("7c02b6cc  src.tar.gz\n")
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) == (
+        "files missing from the task folder: environment/src.tar.gz")
+    (task / "environment" / "src.tar.gz").write_bytes(b"")
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) is None
     # a file copied from a registry image, not from a stage: uv's image has a stand-in (its PyPI wheel), others none
     (task / "environment" / "Dockerfile").write_text(
         dockerfile + "COPY --from=ghcr.io/astral-sh/uv:0.8.14 /uv /uvx /bin/\nRUN uv run /app/x.py\n")

@@ -175,6 +175,13 @@ def _copied_missing(task: HarborTask, dockerfile: str) -> list[str]:
     return missing
 
 
+def _checksummed_missing(task: HarborTask) -> list[str]:
+    """Files whose checksum file is there but not they: a snapshot that leaves out large files keeps the
+    small `x.tar.gz.sha256` beside where `x.tar.gz` was (sqlite-with-gcov's vendored SQLite source)."""
+    sums = [p for p in task.folder.rglob("*") if p.suffix in (".sha256", ".sha512", ".md5") and p.is_file()]
+    return [str(p.with_suffix("").relative_to(task.folder)) for p in sorted(sums) if not p.with_suffix("").exists()]
+
+
 def scan(task: HarborTask, reachable: set[str], can_stand_in) -> str | None:
     """Why the task cannot run here (one line), or None when nothing in its files says it cannot.
     `can_stand_in(image)` says whether a FROM image can be had (local, mapped, or a stand-in)."""
@@ -189,7 +196,7 @@ def scan(task: HarborTask, reachable: set[str], can_stand_in) -> str | None:
             return f"copies from image {image}: no registry here and no stand-in"
     if (task.folder / "environment" / "docker-compose.yaml").exists():
         return "needs docker compose (several services)"
-    missing = _copied_missing(task, dockerfile)
+    missing = _copied_missing(task, dockerfile) + _checksummed_missing(task)
     if missing:
         return "files missing from the task folder: " + ", ".join(missing[:3])
     scripts = sorted(p for p in (task.folder / "environment").rglob("*") if p.suffix in (".sh", ".py") and p.is_file())
