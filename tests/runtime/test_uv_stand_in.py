@@ -10,6 +10,7 @@ and takes seconds: nothing but two files on an empty image.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import zipfile
@@ -49,6 +50,7 @@ def podman_runtime(tmp_path, monkeypatch):
     server, url = serve_directory(tmp_path / "index")
     scripts = _wheel(tmp_path / "index")
     monkeypatch.setenv("PIP_INDEX_URL", f"{url}/simple")
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)  # no extra index from the machine's pip.conf
     runtime = make_runtime(settings_from_config({
         "provider": "podman", "oci_runtime": "auto", "ulimits": ["nofile=20000:20000", "nproc=32768:32768"],
         "cache_dir": str(tmp_path / "cache")}))
