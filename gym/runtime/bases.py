@@ -9,7 +9,9 @@ reused and a changed recipe builds anew.
 
 Faithful means the same distribution release and the same Python minor version as the named image: a
 Python the release's archive does not carry is built from CPython's source as Debian ships it (the
-orig tarball of the release that carries it), once, inside the image build.
+orig tarball of the release that carries it), once, inside the image build. `ghcr.io/astral-sh/uv:<version>`
+(an empty image holding /uv and /uvx, which Dockerfiles `COPY --from`) is re-made from uv's PyPI wheel of
+that version.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pathlib import Path
 
 from gym.runtime.base import BuildFailed, ContainerRuntime, RuntimeSettings
 from gym.runtime.trust import ca_files_digest_lines, ca_snippet, write_ca_files
+from gym.runtime.uv import uv_binaries
 
 DEBIAN_PYTHON = {"bullseye": "3.9", "bookworm": "3.11", "trixie": "3.13"}
 DEBIAN_NUMBERS = {"11": "bullseye", "12": "bookworm", "13": "trixie"}
@@ -45,6 +48,8 @@ XENIAL_HOOKS = ["--extract-hook=for kind in auth account session password; do "
 PYTHON_DEFAULT_RELEASE = "trixie"
 # the release whose archive carries CPython X.Y's source (apt-get source pythonX.Y)
 PYTHON_SOURCE = {version: release for release, version in DEBIAN_PYTHON.items()}
+# uv's own image: /uv and /uvx on an empty base (its bare version tags; the -<distro> ones carry an OS too)
+UV_IMAGE = re.compile(r"(?:ghcr\.io/)?astral-sh/uv:(\d+\.\d+\.\d+)")
 
 
 @dataclass(frozen=True)
@@ -55,8 +60,11 @@ class StandIn:
     python: str | None = None  # X.Y for python:* images
     python_from: str | None = None  # archive | source
     slim: bool = True  # python:X.Y (not -slim) carries build tools as buildpack-deps does
+    uv: str | None = None  # ghcr.io/astral-sh/uv:<uv>: that uv alone, no distribution
 
     def describe(self) -> str:
+        if self.uv:
+            return f"uv {self.uv} from its PyPI wheel (static /uv, /uvx on an empty image)"
         what = f"{self.distro} {self.release} (minbase from the archive)"
         if self.python:
             what += (f" + Python {self.python} from {self.release}'s archive" if self.python_from == "archive"
@@ -66,6 +74,9 @@ class StandIn:
 
 def stand_in_for(image: str) -> StandIn | None:
     """The stand-in for a registry image name, or None when gym does not know how to re-create it."""
+    uv = UV_IMAGE.fullmatch(image.strip())
+    if uv:
+        return StandIn(image, "scratch", "", uv=uv[1])
     name, _, tag = image.strip().partition(":")
     name = name.removeprefix("docker.io/").removeprefix("library/")
     tag = tag or "latest"
@@ -169,7 +180,8 @@ def _python_lines(spec: StandIn, archive: str) -> list[str]:
     return [f"RUN echo 'deb-src {archive} {release} main' > /etc/apt/sources.list.d/gym-src.list "
             f"&& apt-get update && apt-get install -y --no-install-recommends {deps} "
             f"&& mkdir /tmp/py && cd /tmp/py && apt-get source --download-only python{spec.python} "
-            "&& tar xf python*.orig.tar.* && cd Python-* "  # bookworm ships .gz, trixie .xz
+            # bookworm ships .gz, trixie .xz and, since 3.13.5-2+deb13u5, its upstream signature (.asc) beside it
+            "&& tar xf \"$(ls python*.orig.tar.* | grep -v '[.]asc$')\" && cd Python-* "
             # the compiler's words stay out of the build log unless it fails: then its last lines say why
             "&& (./configure --prefix=/usr/local --with-ensurepip=install && make -j\"$(nproc)\" && make install) "
             "> /tmp/python-build.log 2>&1 || { tail -n 60 /tmp/python-build.log; exit 1; } "
@@ -185,11 +197,12 @@ def _python_lines(spec: StandIn, archive: str) -> list[str]:
 
 def ensure_stand_in(runtime: ContainerRuntime, spec: StandIn, timeout: float | None = None) -> str:
     """The stand-in image for `spec`, built when absent (BuildFailed says why not); its tag."""
+    if spec.uv:
+        return _uv_stand_in(runtime, spec, timeout)
     base = rootfs_image(runtime, spec.distro, spec.release)
     lines = [f"FROM {base}", *ca_snippet(runtime.settings), *_python_lines(spec, runtime.settings.debian_archive), 'CMD ["bash"]']
     dockerfile = "\n".join(lines) + "\n"
-    label = re.sub(r"[^a-z0-9._-]+", "-", spec.image.lower())
-    tag = f"localhost/gym-standin/{label}:{_digest(dockerfile, *ca_files_digest_lines(runtime.settings))}"
+    tag = _stand_in_tag(spec, dockerfile, *ca_files_digest_lines(runtime.settings))
     if runtime.image_exists(tag):
         return tag
     with tempfile.TemporaryDirectory() as tmp:
@@ -199,3 +212,26 @@ def ensure_stand_in(runtime: ContainerRuntime, spec: StandIn, timeout: float | N
         runtime.build(context, tag, timeout=timeout, labels={"gym.stand-in-for": spec.image})
     return tag
 
+
+def _stand_in_tag(spec: StandIn, *recipe: str) -> str:
+    label = re.sub(r"[^a-z0-9._-]+", "-", spec.image.lower())
+    return f"localhost/gym-standin/{label}:{_digest(*recipe)}"
+
+
+def _uv_stand_in(runtime: ContainerRuntime, spec: StandIn, timeout: float | None) -> str:
+    """uv's image as uv builds it (an empty image: /uv, /uvx; WORKDIR /io; uv the entrypoint), from the wheel."""
+    dockerfile = 'FROM scratch\nCOPY uv uvx /\nWORKDIR /io\nENTRYPOINT ["/uv"]\n'
+    tag = _stand_in_tag(spec, dockerfile, spec.uv)
+    if runtime.image_exists(tag):
+        return tag
+    try:
+        folder = uv_binaries(runtime.settings.cache(), spec.uv, static=True)
+    except RuntimeError as exc:
+        raise BuildFailed(f"stand-in for {spec.image}: {exc}") from None
+    with tempfile.TemporaryDirectory() as tmp:
+        context = Path(tmp)
+        for name in ("uv", "uvx"):
+            shutil.copy2(folder / name, context / name)
+        (context / "Dockerfile").write_text(dockerfile)
+        runtime.build(context, tag, timeout=timeout, labels={"gym.stand-in-for": spec.image})
+    return tag

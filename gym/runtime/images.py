@@ -1,9 +1,10 @@
 """Task images: a task's Dockerfile built with its `FROM` images resolved and the extra CAs trusted.
 
-Each `FROM` image is resolved in order: `runtime.images` (a name mapped to a local image), an image the
-runtime already has, a registry pull when `runtime.pull` is true, else a stand-in built from the
-distribution archives (gym.runtime.bases); an image none of these gives fails the build with one line
-that says which knob to set. Every substitution is returned so the trial's record says what ran.
+Each `FROM` image, and each image a `COPY --from=` names, is resolved in order: `runtime.images` (a name
+mapped to a local image), an image the runtime already has, a registry pull when `runtime.pull` is true,
+else a stand-in (gym.runtime.bases: from the distribution archives, or uv's image from its PyPI wheel); an
+image none of these gives fails the build with one line that says which knob to set. Every substitution is
+returned so the trial's record says what ran.
 
 The task image's tag hashes the build context and the resolved Dockerfile: an unchanged task reuses its
 image; `prune_images` removes the images of a run when `runtime.keep_images` is false.
@@ -25,6 +26,7 @@ from gym.runtime.bases import ensure_stand_in, stand_in_for
 from gym.runtime.trust import ca_files_digest_lines, ca_snippet, write_ca_files
 
 FROM_LINE = re.compile(r"^(\s*FROM\s+)((?:--\S+\s+)*)(\S+)(.*)$", re.IGNORECASE)
+COPY_FROM = re.compile(r"^(\s*COPY\s+(?:--\S+\s+)*?--from=)(\S+)(.*)$", re.IGNORECASE)
 _LOCKS: dict[str, threading.Lock] = {}
 _LOCKS_GUARD = threading.Lock()
 
@@ -66,25 +68,33 @@ def resolve_base(runtime: ContainerRuntime, image: str, timeout: float | None = 
 
 
 def rewrite_dockerfile(text: str, runtime: ContainerRuntime, timeout: float | None = None) -> tuple[str, list[dict]]:
-    """The Dockerfile with each FROM resolved and the CA lines after it; the substitutions made."""
-    stages: set[str] = set()
+    """The Dockerfile with each FROM image resolved and the CA lines after it, and each image a `COPY --from=`
+    names (not a stage) resolved the same way; the substitutions made."""
+    stages = {"scratch"}  # Docker's empty image is no image to resolve
     lines, substitutions = [], []
     snippet = ca_snippet(runtime.settings)
+
+    def resolved(image: str) -> str:
+        if image.lower() in stages or image.isdigit():  # a stage of this Dockerfile, by name or number
+            return image
+        made = resolve_base(runtime, image, timeout)
+        if made["used"] != image and made not in substitutions:
+            substitutions.append(made)
+        return made["used"]
+
     for line in text.splitlines():
+        copy = COPY_FROM.match(line)
         found = FROM_LINE.match(line)
-        if not found:
+        if copy:
+            lines.append(f"{copy[1]}{resolved(copy[2])}{copy[3]}")
+        elif found:
+            head, flags, image, rest = found.groups()
+            alias = re.search(r"\bAS\s+(\S+)", rest, re.IGNORECASE)
+            lines += [f"{head}{flags}{resolved(image)}{rest}", *(snippet if image.lower() != "scratch" else [])]
+            if alias:
+                stages.add(alias[1].lower())
+        else:
             lines.append(line)
-            continue
-        head, flags, image, rest = found.groups()
-        alias = re.search(r"\bAS\s+(\S+)", rest, re.IGNORECASE)
-        if image.lower() not in stages:
-            made = resolve_base(runtime, image, timeout)
-            if made["used"] != image:
-                substitutions.append(made)
-            image = made["used"]
-        if alias:
-            stages.add(alias[1].lower())
-        lines += [f"{head}{flags}{image}{rest}", *snippet]
     return "\n".join(lines) + "\n", substitutions
 
 

@@ -191,6 +191,9 @@ def test_stand_ins_keep_the_release_and_the_python_minor():
     assert stand_in_for("python:3.11").slim is False and stand_in_for("python:3.11").release == "trixie"
     assert stand_in_for("python:3.10-slim-bookworm") is None  # no Debian release carries 3.10
     assert stand_in_for("nvidia/cuda:12.4") is None
+    uv = stand_in_for("ghcr.io/astral-sh/uv:0.8.14")  # uv's own image: that version's uv, no distribution
+    assert (uv.uv, uv.python) == ("0.8.14", None) and "PyPI wheel" in uv.describe()
+    assert stand_in_for("ghcr.io/astral-sh/uv:latest") is None and stand_in_for("ghcr.io/astral-sh/uv:0.8-alpine") is None
 
 
 def test_the_scan_names_what_cannot_run_here(tmp_path):
@@ -218,11 +221,49 @@ def test_the_scan_names_what_cannot_run_here(tmp_path):
     (task / "environment" / "setup.sh").write_text('python -c "AutoTokenizer.from_pretrained(\'Qwen/Qwen2.5-1.5B\')"\n')
     assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) == "build downloads from huggingface.co (unreachable here)"
     (task / "environment" / "setup.sh").unlink()
-    # a file copied from a registry image, not from a stage (Terminal-Bench 2's financial-document-processor)
-    (task / "environment" / "Dockerfile").write_text(
-        dockerfile + "COPY --from=ghcr.io/astral-sh/uv:0.8.14 /uv /uvx /bin/\n")
+    # ... also where the id is on the line after the loader's name (reshard-c4-data's setup.py)
+    (task / "environment" / "setup.py").write_text('dataset = load_dataset(\n    "allenai/c4",\n    split="train",\n)\n')
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) == "build downloads from huggingface.co (unreachable here)"
+    (task / "environment" / "setup.py").unlink()
+    # ... or through a name bound to a Hub id, with or without an org (hf-model-inference's solution)
+    (task / "solution" / "fetch.py").write_text("name = 'distilbert-base-uncased-finetuned-sst-2-english'\n"
+                                                "model = AutoModel.from_pretrained(name)\n")
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) == "solution downloads from huggingface.co (unreachable here)"
+    (task / "solution" / "fetch.py").write_text("path = '/app/model_cache/model'\nmodel = AutoModel.from_pretrained(path)\n")
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) is None
+    (task / "solution" / "fetch.py").unlink()
+    # a URL bound to a name that a fetching line uses, in a test module beside test.sh (filter-js-from-html)
+    (task / "tests" / "test_fetch.py").write_text('url = "https://github.com/o/r/archive/master.zip"\n'
+                                                  "urllib.request.urlretrieve(url, zip_path)\n"
+                                                  'requests.get("http://0.0.0.0:5000")\n')
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) == "tests downloads from github.com (unreachable here)"
+    (task / "tests" / "test_fetch.py").write_text('requests.get("http://0.0.0.0:5000/x")\n')  # the task's own server
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) is None
+    (task / "tests" / "test_fetch.py").unlink()
+    # a checksum file whose file the snapshot left out (sqlite-with-gcov's vendor/sqlite-fossil-release.tar.gz)
+    (task / "environment" / "src.tar.gz.sha256").write_text("7c02b6cc  src.tar.gz\n")
     assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) == (
-        "copies from image ghcr.io/astral-sh/uv:0.8.14: no registry here and no stand-in")
+        "files missing from the task folder: environment/src.tar.gz")
+    (task / "environment" / "src.tar.gz").write_bytes(b"")
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) is None
+    # a file copied from a registry image, not from a stage: uv's image has a stand-in (its PyPI wheel), others none
+    (task / "environment" / "Dockerfile").write_text(
+        dockerfile + "COPY --from=ghcr.io/astral-sh/uv:0.8.14 /uv /uvx /bin/\nRUN uv run /app/x.py\n")
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) is None  # python:3.13 has a Python for uv
+    (task / "environment" / "Dockerfile").write_text(
+        dockerfile + "COPY --from=ghcr.io/astral-sh/uv:latest /uv /uvx /bin/\n")
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) == (
+        "copies from image ghcr.io/astral-sh/uv:latest: no registry here and no stand-in")  # which uv is unknown
+    # uv in an image without Python downloads a CPython from GitHub (financial-document-processor's ubuntu:24.04)
+    uv_on_ubuntu = ("FROM ubuntu:24.04 as build\nCOPY --from=ghcr.io/astral-sh/uv:0.8.14 /uv /uvx /bin/\n"
+                    "RUN uv run /root/randomize_filenames.py\nFROM ubuntu:24.04 AS target\n")
+    (task / "environment" / "Dockerfile").write_text(uv_on_ubuntu)
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) == (
+        "build runs uv in an image without Python: uv downloads one from github.com (unreachable here)")
+    assert scan(read_task(task), {*DEFAULT_REACHABLE, "github.com"}, can_stand_in) is None
+    (task / "environment" / "Dockerfile").write_text(uv_on_ubuntu.replace(
+        "RUN uv run", "RUN apt-get update && apt-get install -y python3\nFROM build AS again\nRUN uv run"))
+    assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) is None  # the stage it builds on has python3
     (task / "environment" / "Dockerfile").write_text("FROM python:3.13-slim-bookworm AS build\nFROM build\n"
                                                      "COPY --from=build /a /b\nCOPY --from=0 /a /c\n")
     assert scan(read_task(task), set(DEFAULT_REACHABLE), can_stand_in) is None  # stages are no images

@@ -11,42 +11,15 @@ What was supplied is recorded in the trial's record (`test_support`).
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
-import tempfile
 import threading
-import zipfile
-from pathlib import Path
 from typing import Any
+
+from gym.runtime.uv import uv_binaries
 
 UV_VERSION = re.compile(r"astral\.sh/uv/(\d+\.\d+\.\d+)/install")
 UV_PYTHON = re.compile(r"\buvx?\b[^\n]*?(?:-p|--python)\s+(\d+\.\d+)")
 DEFAULT_UV = "0.9.5"
 _FETCH = threading.Lock()
-
-
-def uv_binaries(cache: Path, version: str) -> Path:
-    """A folder holding uv and uvx of `version`, taken from uv's manylinux wheel on PyPI (once)."""
-    folder = cache / "tools" / f"uv-{version}"
-    if (folder / "uv").is_file() and (folder / "uvx").is_file():
-        return folder
-    with _FETCH, tempfile.TemporaryDirectory() as tmp:
-        if (folder / "uv").is_file():
-            return folder
-        done = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-                               "--platform", "manylinux_2_17_x86_64", "--python-version", "3.12",
-                               "-d", tmp, f"uv=={version}"], capture_output=True, text=True)
-        wheels = list(Path(tmp).glob("uv-*.whl"))
-        if done.returncode != 0 or not wheels:
-            raise RuntimeError(f"uv {version} from PyPI: {(done.stderr or done.stdout).strip().splitlines()[-1:]}")
-        folder.mkdir(parents=True, exist_ok=True)
-        with zipfile.ZipFile(wheels[0]) as wheel:
-            for name in wheel.namelist():
-                if re.search(r"\.data/scripts/uvx?$", name):
-                    target = folder / Path(name).name
-                    target.write_bytes(wheel.read(name))
-                    target.chmod(0o755)
-    return folder
 
 
 def provide_test_tools(trial: Any) -> list[str]:

@@ -96,15 +96,56 @@ FETCHES = re.compile(r"curl|wget|\bgit\b|clone|download|fetch|urlopen|urlretriev
 
 
 # a Hugging Face Hub id ("org/name", not a local path) handed to a loader: a download from huggingface.co
-HUB = re.compile(r"\b(?:from_pretrained|load_dataset|hf_hub_download|snapshot_download)\(\s*(?:repo_id\s*=\s*)?"
-                 r"[\"'](?![/.~])[\w.-]+/[\w.-]+[\"']")
+LOADER = r"\b(?:from_pretrained|load_dataset|hf_hub_download|snapshot_download)\(\s*(?:repo_id\s*=\s*)?"
+HUB = re.compile(LOADER + r"[\"'](?![/.~])[\w.-]+/[\w.-]+[\"']")
+# ... or a name bound to an id: "org/name", or a canonical one without an org ("distilbert-base-uncased-...")
+HUB_BY_NAME = re.compile(LOADER + r"(\w+)\s*[,)]")
+HUB_ID = re.compile(r"(?![/.~])[\w.-]+/[\w.-]+|\w+(?:-[\w.]+)+")
+BOUND = re.compile(r"^\s*(?:export\s+)?(\w+)\s*=\s*[\"']([^\"'\s]+)[\"']", re.MULTILINE)
 
 
 def _hosts(text: str) -> set[str]:
+    """Hosts the text downloads from: URLs on lines that fetch, also through a name bound to a URL
+    (`url = "https://..."` then `urlretrieve(url, ...)`), and huggingface.co where a loader gets a Hub id."""
     lines = [line for line in text.splitlines() if not re.match(r"\s*(#|;|//|PREFIX\b)", line)]
-    # a host without a dot is a service of the task's own (a compose name, localhost)
-    hosts = {host.lower() for line in lines if FETCHES.search(line) for host in URL.findall(line) if "." in host}
-    return hosts | ({"huggingface.co"} if any(HUB.search(line) for line in lines) else set())
+    code = "\n".join(lines)
+    bound = dict(BOUND.findall(code))
+    hosts = set()
+    for line in filter(FETCHES.search, lines):
+        named = [bound[word] for word in re.findall(r"\w+", line) if word in bound]
+        hosts |= {host.lower() for host in URL.findall(" ".join([line, *named]))}
+    hub = HUB.search(code) or any(HUB_ID.fullmatch(bound.get(name, "")) for name in HUB_BY_NAME.findall(code))
+    # a host without a dot is a service of the task's own (a compose name, localhost); so are loopback addresses
+    local = {host for host in hosts if "." not in host or host == "0.0.0.0" or host.startswith("127.")}
+    return (hosts - local) | ({"huggingface.co"} if hub else set())  # (an id may follow on the loader's next line)
+
+
+# uv commands that need a Python: where the image has none, uv downloads a CPython (python-build-standalone)
+UV_NEEDS_PYTHON = re.compile(r"\buv\s+(?:run|sync|venv|python\s+install|tool\s+(?:run|install))\b|\buvx\b")
+INSTALLS_PYTHON = re.compile(r"\binstall\b[^\n]*\bpython3(?:\.\d+)?\b")
+UV_PYTHON_HOST = "github.com"
+
+
+def _uv_downloads_python(dockerfile: str) -> bool:
+    """Whether a build stage runs uv where its image has no Python (a known base without one, e.g. ubuntu:24.04,
+    and no RUN before that installs python3): uv then downloads a CPython from GitHub."""
+    from gym.runtime.bases import stand_in_for
+
+    has_python: dict[str, bool] = {}  # stage name -> whether it has a Python
+    current, name = True, None
+    for line in re.sub(r"\\\n", " ", dockerfile).splitlines():
+        found = re.match(r"\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?", line, re.IGNORECASE)
+        if found:
+            image, name = found[1].lower(), (found[2] or "").lower() or None
+            spec = stand_in_for(image) if image not in has_python else None
+            current = has_python.get(image, spec is None or spec.python is not None)  # an unknown image: no verdict
+        elif re.match(r"\s*RUN\b", line, re.IGNORECASE):
+            if UV_NEEDS_PYTHON.search(line) and not current:
+                return True
+            current = current or bool(INSTALLS_PYTHON.search(line))
+        if name:
+            has_python[name] = current
+    return False
 
 
 def _run_lines(dockerfile: str) -> str:
@@ -134,11 +175,19 @@ def _copied_missing(task: HarborTask, dockerfile: str) -> list[str]:
     return missing
 
 
+def _checksummed_missing(task: HarborTask) -> list[str]:
+    """Files whose checksum file is there but not they: a snapshot that leaves out large files keeps the
+    small `x.tar.gz.sha256` beside where `x.tar.gz` was (sqlite-with-gcov's vendored SQLite source)."""
+    sums = [p for p in task.folder.rglob("*") if p.suffix in (".sha256", ".sha512", ".md5") and p.is_file()]
+    return [str(p.with_suffix("").relative_to(task.folder)) for p in sorted(sums) if not p.with_suffix("").exists()]
+
+
 def scan(task: HarborTask, reachable: set[str], can_stand_in) -> str | None:
     """Why the task cannot run here (one line), or None when nothing in its files says it cannot.
     `can_stand_in(image)` says whether a FROM image can be had (local, mapped, or a stand-in)."""
     dockerfile = (task.folder / "environment" / "Dockerfile").read_text(encoding="utf-8", errors="replace")
     stages = {m.lower() for m in re.findall(r"^\s*FROM\s+\S+\s+AS\s+(\S+)", dockerfile, re.IGNORECASE | re.MULTILINE)}
+    stages.add("scratch")  # Docker's empty image
     for image in re.findall(r"^\s*FROM\s+(?:--\S+\s+)*(\S+)", dockerfile, re.IGNORECASE | re.MULTILINE):
         if image.lower() not in stages and not can_stand_in(image):
             return f"base image {image}: no registry here and no stand-in"
@@ -147,14 +196,17 @@ def scan(task: HarborTask, reachable: set[str], can_stand_in) -> str | None:
             return f"copies from image {image}: no registry here and no stand-in"
     if (task.folder / "environment" / "docker-compose.yaml").exists():
         return "needs docker compose (several services)"
-    missing = _copied_missing(task, dockerfile)
+    missing = _copied_missing(task, dockerfile) + _checksummed_missing(task)
     if missing:
         return "files missing from the task folder: " + ", ".join(missing[:3])
     scripts = sorted(p for p in (task.folder / "environment").rglob("*") if p.suffix in (".sh", ".py") and p.is_file())
+    if _uv_downloads_python(dockerfile) and not _reachable(UV_PYTHON_HOST, reachable):
+        return f"build runs uv in an image without Python: uv downloads one from {UV_PYTHON_HOST} (unreachable here)"
     places = [("build", "\n".join([_run_lines(dockerfile),
                                     *(p.read_text(encoding="utf-8", errors="replace") for p in scripts)]))]
-    for part, path in (("solution", task.folder / "solution" / "solve.sh"), ("tests", task.folder / "tests" / "test.sh")):
-        places.append((part, path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""))
+    for part in ("solution", "tests"):  # solve.sh and test.sh, and the scripts beside them
+        files = sorted(p for p in (task.folder / part).rglob("*") if p.suffix in (".sh", ".py") and p.is_file())
+        places.append((part, "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in files)))
     for part, text in places:
         outside = sorted(host for host in _hosts(text) - SUPPLIED if not _reachable(host, reachable))
         if outside:
