@@ -18,6 +18,8 @@ import threading
 import zipfile
 from pathlib import Path
 
+from gym.core.io import replace_dir
+
 _FETCH = threading.Lock()
 
 
@@ -46,6 +48,5 @@ def uv_binaries(cache: Path, version: str, static: bool = False) -> Path:
                     target = partial / Path(name).name
                     target.write_bytes(wheel.read(name))
                     target.chmod(0o755)
-        shutil.rmtree(folder, ignore_errors=True)
-        partial.rename(folder)
+        replace_dir(partial, folder)
     return folder

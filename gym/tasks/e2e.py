@@ -84,7 +84,8 @@ def _run(cfg: DictConfig, typed_run: RunConfig) -> dict[str, Any]:
     aggregate_knobs = knobs_of(aggregate_cfg, AGGREGATE_KNOBS)
     aggregate_options(aggregate_knobs)
     metrics_options(aggregate_knobs)
-    profile_options(knobs_of(compose_step(cfg, "profile", cfg.get("profile"), rollouts=str(rollouts)), PROFILE_KNOBS))
+    profile_cfg = compose_step(cfg, "profile", cfg.get("profile"), rollouts=str(rollouts))
+    profile_options(knobs_of(profile_cfg, PROFILE_KNOBS))
     endpoints.check_settings(typed_run)  # keys and endpoints before prepare: a refused run leaves nothing
     endpoints.check_reachable(typed_run.model)
     run_task("prepare", compose_step(cfg, "prepare", benchmarks=None))  # with the run's limit (fit_to_limit)
@@ -97,8 +98,8 @@ def _run(cfg: DictConfig, typed_run: RunConfig) -> dict[str, Any]:
         collect_error, collected = exc, {}  # score what finished; report the failures at the end
     run_task("aggregate", aggregate_cfg)
     unscored = collect_error is not None or bool(((collected or {}).get("counts") or {}).get("verifier_error"))
-    run_task("profile", compose_step(cfg, "profile", cfg.get("profile"), rollouts=str(rollouts),
-                                     allow_partial=unscored or one_shard))
+    profile_cfg.allow_partial = unscored or one_shard  # known once collect has run
+    run_task("profile", profile_cfg)
     summary = {"benchmark": cfg.benchmark.name, "model": (collected or {}).get("model"), "run_dir": str(out_dir),
                "headline": headline(out_dir / "metrics.json", cfg.benchmark.name),
                **{key: collected[key] for key in ("slurm", "resumes") if key in (collected or {})}}
