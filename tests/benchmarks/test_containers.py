@@ -160,7 +160,12 @@ def test_sigterm_removes_the_runs_containers(harbor, tmp_path):
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     owner = f"gym.owner={os.uname().nodename}:{process.pid}"
     wait_until(lambda: _containers(owner), "the run's first container", seconds=600)
-    assert _containers(f"gym.run={tmp_path.resolve()}") == _containers(owner)  # labelled with the run's directory
+    # labelled with the run's directory: read in one listing, as a second container may start between two
+    listed = subprocess.run(["podman", "ps", "-a", "--format", '{{.ID}} {{index .Labels "gym.owner"}} '
+                             '{{index .Labels "gym.run"}}'], capture_output=True, text=True).stdout.split("\n")
+    labels = [line.split(" ", 2) for line in listed if line.strip()]
+    ours = {ident for ident, who, _ in labels if f"gym.owner={who}" == owner}
+    assert ours and ours == {ident for ident, _, run in labels if run == str(tmp_path.resolve())}
     process.send_signal(signal.SIGTERM)
     _, stderr = process.communicate(timeout=300)
     assert process.returncode == 143, stderr[-2000:]
