@@ -1,11 +1,13 @@
-"""The oracle over Terminal-Bench 2's tasks that can run here: reward next to upstream's expectation (1), build
-and trial times, failures with their kind. Figures for docs/performance.md; not a test (minutes per task).
+"""The oracle (or nop) over Terminal-Bench 2's tasks that can run here: reward next to upstream's expectation
+(oracle 1, nop 0), build and trial times, failures with their kind. Figures for docs/performance.md; not a test
+(minutes per task).
 
     python perf/terminal_bench_2_oracle.py --tasks log-summary-date-ranges,fix-git      # some tasks
     python perf/terminal_bench_2_oracle.py --runnable --limit 20                        # the first 20 runnable
     python perf/terminal_bench_2_oracle.py ... -- data.mirror=~/gym-mirror runtime.keep_images=false
+    python perf/terminal_bench_2_oracle.py --agent nop ...                              # every reward must be 0
 
-It runs `python -m gym task=e2e benchmark=terminal_bench_2 agent=oracle model=mock` as a user would (extra
+It runs `python -m gym task=e2e benchmark=terminal_bench_2 agent=oracle model=mock` (or `agent=nop`) as a user would (extra
 gym arguments after `--`), then prints one line per task and a summary (markdown) from the rollouts file.
 """
 
@@ -26,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def run(args: argparse.Namespace, extra: list[str]) -> Path:
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    overrides = ["task=e2e", "benchmark=terminal_bench_2", "agent=oracle", "model=mock", "progress=true",
+    overrides = ["task=e2e", "benchmark=terminal_bench_2", f"agent={args.agent}", "model=mock", "progress=true",
                  f"hydra.run.dir={out / 'run'}", f"concurrency={args.parallel}", f"runtime.max_parallel={args.parallel}"]
     if args.tasks:
         overrides.append(f"prepare_args.only=[{args.tasks}]")
@@ -41,12 +43,12 @@ def run(args: argparse.Namespace, extra: list[str]) -> Path:
     return out / "run" / "rollouts.jsonl"
 
 
-def report(rollouts: Path, data_dir: Path | None) -> None:
+def report(rollouts: Path, data_dir: Path | None, expected: int) -> None:
     rows = [json.loads(line) for line in rollouts.read_text().splitlines() if line.strip()]
     names = {}
     if data_dir is not None and (data_dir / "terminal_bench_2.jsonl").is_file():
         names = {i: json.loads(line)["id"] for i, line in enumerate((data_dir / "terminal_bench_2.jsonl").open())}
-    print("| task | reward (upstream: 1) | kind | build s (base s) | trial s | CPU s | peak MB | base |")
+    print(f"| task | reward (upstream: {expected}) | kind | build s (base s) | trial s | CPU s | peak MB | base |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     rewards, kinds = [], {}
     for row in sorted(rows, key=lambda r: r["task_index"]):
@@ -71,6 +73,8 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tasks", help="comma-separated task names (default: every task)")
     parser.add_argument("--runnable", action="store_true", help="only tasks the scan says can run here (default)")
+    parser.add_argument("--agent", choices=["oracle", "nop"], default="oracle",
+                        help="oracle (upstream expects 1) or nop (upstream expects 0)")
     parser.add_argument("--limit", type=int, default=0, help="at most this many tasks")
     parser.add_argument("--parallel", type=int, default=2, help="trials at once")
     parser.add_argument("--out", default="outputs/perf/terminal_bench_2_oracle")
@@ -80,4 +84,4 @@ if __name__ == "__main__":
     extra = argv[argv.index("--") + 1:] if "--" in argv else []
     options = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
     path = Path(options.report) if options.report else run(options, extra)
-    report(path, Path(options.data) if options.data else None)
+    report(path, Path(options.data) if options.data else None, 1 if options.agent == "oracle" else 0)
