@@ -45,7 +45,7 @@ class RunEndpoints:
 
 def start_endpoints(settings: CollectSettings, bench: Benchmark, stack: ExitStack,
                     row_of: Callable[[list[dict]], dict]) -> RunEndpoints:
-    run, data, limits, sampling = settings.run, settings.paths.data, settings.limits, settings.sampling
+    run, data, limits, sampling = settings.run, bench.data, settings.limits, settings.sampling
     offers = ToolOffers(bench.verifier, str(run.model.api))
     family = str(settings.benchmark.verifier.family)  # the reference server writes answers in its shape
     base_url = endpoints.start_policy(run.model, stack, data, limits.concurrency, family)

@@ -37,22 +37,19 @@ from gym.rollouts.settings import CollectKnobs, CollectSettings
 log = logging.getLogger("gym.collect")
 
 
-def run_collect(run: RunConfig, knobs: CollectKnobs) -> dict[str, Any]:
-    """A collect run from its typed config (a resume's output already found: gym.rollouts.resume.resolve) and
-    its knobs; run.json says "interrupted" (with the command that continues) or "failed" when it stops early."""
+def run_collect(run: RunConfig) -> dict[str, Any]:
+    """A collect run from its typed config: a resume's output found (gym.rollouts.resume.resolve), its knobs read
+    and checked, the endpoints' settings checked; run.json says "interrupted" (with the command that continues)
+    or "failed" when it stops early."""
+    run = resume.resolve(run)
+    knobs = CollectKnobs.read(run)
     endpoints.check_settings(run)
     try:
         return collect(CollectSettings.from_config(run, knobs))
     except KeyboardInterrupt as exc:
-        signum = getattr(exc, "signum", 2)
-        _mark(run.home, "interrupted", signal=signum)
-        rollouts = knobs.rollouts(run.home)
-        then = ("submitit requeues the job and it continues them" if signum == resume.preemption_signal()
-                else f"continue with: {resume.resume_command(run, rollouts)}")
-        to_file(logging.WARNING, f"interrupted by {signal.Signals(signum).name}; {then}")
-        raise resume.Interrupted(signum, f"finished rollouts are in {rollouts}; {then}") from None
+        raise resume.interrupted(run, knobs.rollouts(run.home), exc) from None
     except GymError as exc:
-        _mark(run.home, "failed", error=str(exc))
+        resume.mark_run(run.home, "failed", error=str(exc))
         raise
 
 
@@ -60,7 +57,7 @@ def collect(settings: CollectSettings) -> dict[str, Any]:
     """The run's steps: load the benchmark, check tasks, start endpoints, plan rollouts, run them, summarise."""
     rows_by_prompt: dict[int, dict] = {}  # id(a live task's prompt) -> its row, for the episode player
     with ExitStack() as stack:
-        bench = Benchmark.load(settings.benchmark, stack, settings.knobs.strict, data=settings.paths.data)
+        bench = Benchmark.load(settings.benchmark, stack, settings.knobs.strict, settings.knobs.prepare_args)
         prompt_of = bench.prompts(solo=settings.run.user_kind == "none")
         count = bench.check_tasks(prompt_of, settings.limits.tasks, settings.shard, settings.run.model.api == "completions")
         ends = start_endpoints(settings, bench, stack, lambda prompt: rows_by_prompt[id(prompt)])
@@ -75,17 +72,6 @@ def collect(settings: CollectSettings) -> dict[str, Any]:
             "started_at": started_at, "endpoint": ends.fingerprint, **shard_info(settings), **where})
         tally = run_rollouts(settings, bench, ends, plan, count)
     return summarise(settings, ends, plan, tally, count, started_at, where)
-
-
-def _mark(home: Path, status: str, **extra: Any) -> None:
-    """Update the status in an existing run.json (a run that failed before writing one leaves none)."""
-    path = home / "run.json"
-    try:
-        info = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return
-    if info.get("status") == "running":
-        write_json_atomic(path, {**info, "status": status, **extra})
 
 
 PromptOf = Callable[[dict, int], list[dict]]  # (row, line) -> the task's messages (Benchmark.prompts)

@@ -27,12 +27,15 @@ from gym.model.client import ModelClient, api_key_from_env
 from gym.core.errors import GymError, did_you_mean
 from gym.core.schema import ModelConfig, SideEndpointConfig
 from gym.core.typed import RunConfig
-from gym.verifiers import Verifier, family_class
+from gym.verifiers import Verifier, judged
 
 log = logging.getLogger("gym.model.endpoints")
 POLICY_KINDS = ("openai_compatible", "mock", "local", "vllm_local")
 JUDGE_KINDS = ("none", "mock", "openai_compatible")
 USER_KINDS = ("none", "mock", "scripted", "openai_compatible")
+NO_JUDGE = ("{name} is graded by an LLM judge (needs_judge: true) but judge=none; choose one: judge=vllm "
+            "judge.base_url=http://host:port/v1, judge=openai or judge=nvidia (judge=mock together with model=mock "
+            "for a dry run)")
 # Model ids that name an instruction-tuned (chat) model: raw-text completions skip their chat template.
 CHAT_MODEL = re.compile(r"instruct|chat|[-_.]it\b|gpt-|claude|gemini|-sft|dpo|assistant", re.I)
 # What a server says about its own version, by server family (root URL, without /v1).
@@ -52,7 +55,8 @@ def check_base_url(url: Any, setting: str) -> str:
 
 def check_settings(run: RunConfig) -> None:
     """What can be checked without a request: base_url shapes and API keys of the policy, the judge and the
-    user that the run will use, so a run refused for them is refused before any work (e2e prepares first)."""
+    user that the run will use, then that a benchmark graded by a judge has one, so a run refused for them is
+    refused before any work (e2e prepares first)."""
     model = run.model
     kind = str(model.kind or "openai_compatible")
     if kind == "mock" and model.base_url:
@@ -61,7 +65,6 @@ def check_settings(run: RunConfig) -> None:
     if kind == "openai_compatible":
         policy_urls(model)
         api_key_from_env(model.api_key_env, "model.api_key_env")
-    require_judge(run)
     judge = run.judge
     if judge.kind == "openai_compatible" and judge.base_url:  # a judge chosen for a benchmark needing one
         check_base_url(judge.base_url, "judge.base_url")
@@ -70,19 +73,17 @@ def check_settings(run: RunConfig) -> None:
     if run.user_kind == "openai_compatible" and user.base_url:
         check_base_url(user.base_url, "user.base_url")
         api_key_from_env(user.api_key_env, "user.api_key_env")
+    require_judge(run)
 
 
 def require_judge(run: RunConfig) -> None:
-    """A benchmark graded by a judge needs one chosen explicitly (never the model under test by default)."""
+    """A benchmark graded by a judge needs one chosen explicitly (never the model under test by default): the
+    benchmark's needs_judge, else its verifier family's own fact (gym.verifiers.judged), asked only with judge=none."""
     bench = run.benchmark
-    if bench is None:
+    if bench is None or str(run.judge.kind or "none") != "none":
         return
-    judged = (bench.needs_judge or family_class(str(bench.verifier.family)).needs_judge  # the family's own fact
-              or (bench.verifier.options or {}).get("nl_assertions") == "judge")  # τ²'s judged assertions
-    if judged and str(run.judge.kind or "none") == "none":
-        raise GymError(f"{bench.name} is graded by an LLM judge (needs_judge: true) but judge=none; choose one: "
-                       "judge=vllm judge.base_url=http://host:port/v1, judge=openai or judge=nvidia "
-                       "(judge=mock together with model=mock for a dry run)")
+    if bench.needs_judge or judged(str(bench.verifier.family), bench.verifier.options):
+        raise GymError(NO_JUDGE.format(name=bench.name))
 
 
 def check_reachable(model: ModelConfig) -> None:
@@ -264,10 +265,11 @@ def connect_judge(run: RunConfig, stack: ExitStack, verifier: Verifier, policy_b
             name = run.benchmark.name if run.benchmark is not None else "this benchmark"
             raise GymError(f"judges=[...]: {name} is not graded by an LLM judge; drop judges=")
         return None
-    require_judge(run)
     judge = run.judge
     kind = str(judge.kind or "none")
     api_key = None
+    if kind == "none":  # the verifier says it is graded by a judge: one must be chosen
+        raise GymError(NO_JUDGE.format(name=run.benchmark.name if run.benchmark is not None else "this benchmark"))
     if kind == "mock":
         if run.model.kind == "mock" and policy_base_url:
             base_url = policy_base_url  # the policy's reference server recognises judge prompts too

@@ -31,6 +31,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gym.core.errors import GymError
+from gym.core.io import write_json_atomic
+from gym.core.runlog import to_file
 from gym.core.typed import RunConfig
 
 log = logging.getLogger("gym.rollouts.resume")
@@ -92,6 +94,29 @@ def resumes(run_dir: Path, done: int, at: str) -> list[dict[str, Any]]:
     job = slurm_job()
     this = {"at": at, "rollouts_done": done, **({"slurm_requeue": job["requeued"]} if job else {})}
     return [*earlier, this] if isinstance(earlier, list) else [this]
+
+
+def interrupted(run: RunConfig, rollouts: Path, exc: KeyboardInterrupt) -> Interrupted:
+    """A run stopped by Ctrl-C or a signal: the hint that continues it (the exact command, or submitit's requeue),
+    run.json marked "interrupted", the hint logged; returns the Interrupted to raise."""
+    signum = getattr(exc, "signum", 2)
+    then = ("submitit requeues the job and it continues them" if signum == preemption_signal()
+            else f"continue with: {resume_command(run, rollouts)}")
+    mark_run(run.home, "interrupted", signal=signum)
+    to_file(logging.WARNING, f"interrupted by {signal.Signals(signum).name}; {then}")
+    return Interrupted(signum, f"finished rollouts are in {rollouts}; {then}")
+
+
+def mark_run(home: Path, status: str, **extra: Any) -> None:
+    """Update the status in an existing run.json that says "running" (a run that failed before writing one
+    leaves none)."""
+    path = home / "run.json"
+    try:
+        info = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return
+    if info.get("status") == "running":
+        write_json_atomic(path, {**info, "status": status, **extra})
 
 
 @contextmanager

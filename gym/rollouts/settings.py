@@ -12,13 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from gym.core.errors import GymError
-from gym.core.schema import BenchmarkConfig
+from gym.core.schema import BenchmarkConfig, ModelConfig
 from gym.core.task_knobs import parse_concurrency
 from gym.core.typed import RunConfig
 from gym.model.endpoints import sampling_sent
 from gym.rollouts import resume
 from gym.rollouts.adaptive import AdaptiveRule
-from gym.rollouts.benchmark import prepared_file
 from gym.rollouts.cost import Budget
 
 
@@ -46,7 +45,7 @@ class CollectKnobs:
         from gym.verifiers import strict_rewards
 
         knobs = run.knobs
-        episode = run.knob("episode", {})
+        episode = knobs.get("episode") or {}
         if episode.get("hold") is not None:  # a misspelt episode.hold fails before any data is read
             from gym.rollouts.episodes import episode_hold  # (episodes' imports only where a hold is asked)
 
@@ -57,7 +56,7 @@ class CollectKnobs:
                    shard=parse_shard(knobs.get("shard")), adaptive=knobs.get("adaptive") or {},
                    cache=knobs.get("cache") or {}, progress=bool(knobs.get("progress", True)),
                    prepare_args=knobs.get("prepare_args") or {}, episode=episode, strict=strict_rewards(knobs),
-                   budget=run.knob("budget", {}))
+                   budget=knobs.get("budget") or {})
 
     def rollouts(self, home: Path) -> Path:
         """The rollouts file: output=, else rollouts.jsonl in the run's directory."""
@@ -66,7 +65,6 @@ class CollectKnobs:
 
 @dataclass(frozen=True)
 class RunPaths:
-    data: Path  # the prepared tasks file
     rollouts: Path  # rollouts are appended here
     run_dir: Path  # run.json's home
     resuming: bool  # continue the rollouts file: keys already final are skipped
@@ -88,6 +86,13 @@ class Limits:
     concurrency: int  # requests in flight (the ceiling for concurrency=auto, per replica)
     auto_concurrency: bool
     replicas: int  # base_urls of the policy
+
+    @classmethod
+    def of(cls, knobs: CollectKnobs, model: ModelConfig, repeats: int) -> "Limits":
+        """`limit`, the repeats, `concurrency` (a number, or "auto" up to model.max_concurrency) and the replicas."""
+        mode, concurrency = parse_concurrency(knobs.concurrency, model.max_concurrency)
+        urls = model.base_url if model.kind == "openai_compatible" else None
+        return cls(knobs.limit, repeats, concurrency, mode == "auto", len(urls) if isinstance(urls, list) else 1)
 
     @property
     def workers(self) -> int:
@@ -112,24 +117,21 @@ class CollectSettings:
 
     @classmethod
     def from_config(cls, run: RunConfig, knobs: CollectKnobs) -> "CollectSettings":
-        """The settings of the run `run` (a resume's output already found: gym.rollouts.resume.resolve)."""
+        """The settings of the run `run` (a resume's output already found: gym.rollouts.resume.resolve). The
+        prepared data is found where the benchmark is loaded (gym.rollouts.benchmark.Benchmark.load)."""
         bench, run_dir = run.benchmark, run.home
         if bench is None:
             raise GymError("choose a benchmark: benchmark=<name> (python -m gym task=search lists them)")
         rollouts = knobs.rollouts(run_dir)
-        paths = RunPaths(prepared_file(bench, knobs.prepare_args), rollouts, run_dir,
-                         knobs.resume or rollouts.is_file())
         repeats = int(knobs.num_repeats or bench.dataset.num_repeats)
         if repeats < 1:
             raise GymError(f"num_repeats={repeats} must be at least 1")
         rule = AdaptiveRule.from_config(knobs.adaptive, repeats) if knobs.adaptive.get("enabled") else None
-        mode, concurrency = parse_concurrency(knobs.concurrency, run.model.max_concurrency)
-        urls = run.model.base_url if run.model.kind == "openai_compatible" else None
-        limits = Limits(knobs.limit, rule.max_repeats if rule else repeats, concurrency,
-                        mode == "auto", len(urls) if isinstance(urls, list) else 1)
-        return cls(benchmark=bench, paths=paths, sampling=_sampling(run), limits=limits, adaptive=rule,
-                   shard=knobs.shard, n_per_request=bool(run.model.n_per_request), knobs=knobs,
-                   identity=resume.identity(run), resume_hint=resume.resume_command(run, rollouts), run=run, budget=Budget.from_config(run, knobs.budget))
+        return cls(benchmark=bench, paths=RunPaths(rollouts, run_dir, knobs.resume or rollouts.is_file()),
+                   sampling=_sampling(run), limits=Limits.of(knobs, run.model, rule.max_repeats if rule else repeats),
+                   adaptive=rule, shard=knobs.shard, n_per_request=bool(run.model.n_per_request), knobs=knobs,
+                   identity=resume.identity(run), resume_hint=resume.resume_command(run, rollouts), run=run,
+                   budget=Budget.from_config(run, knobs.budget))
 
 
 def parse_shard(value: Any) -> tuple[int, int] | None:
