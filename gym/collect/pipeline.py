@@ -128,5 +128,5 @@ def run_rollouts(settings: CollectSettings, bench: Benchmark, ends: RunEndpoints
     with JsonlAppender(settings.paths.rollouts) as sink, progress_bar(
             count * first_round, "rollouts", "rollout", settings.knobs.progress, dynamic_ncols=True, mininterval=0.5,
             smoothing=0.1) as bar:
-        pool.run(feed(bar), sink, bar, tally, landed)
+        pool.run(feed(bar), sink.write, bar, tally, landed)
     return tally
