@@ -67,10 +67,14 @@ def collect(settings: CollectSettings) -> dict[str, Any]:
         where: dict[str, Any] = {"slurm": job} if job else {}
         if settings.paths.resuming:  # each with the rollouts it found done
             where["resumes"] = resume.resumes(settings.paths.run_dir, len(plan.done), started_at)
+        sink = stack.enter_context(JsonlAppender(settings.paths.rollouts))  # (closed before the endpoints stop)
+        bar = stack.enter_context(progress_bar(count * settings.first_round, "rollouts", "rollout",
+                                               settings.knobs.progress, dynamic_ncols=True, mininterval=0.5,
+                                               smoothing=0.1))
         write_json_atomic(settings.paths.run_dir / "run.json", {
             "status": "running", "rollouts": str(settings.paths.rollouts), "identity": settings.identity,
             "started_at": started_at, "endpoint": ends.fingerprint, **shard_info(settings), **where})
-        tally = run_rollouts(settings, bench, ends, plan, count)
+        tally = run_rollouts(settings, bench, ends, plan, sink, bar)
     return summarise(settings, ends, plan, tally, count, started_at, where)
 
 
@@ -86,10 +90,12 @@ def plan_rollouts(settings: CollectSettings, bench: Benchmark, ends: RunEndpoint
     return plan
 
 
-def run_rollouts(settings: CollectSettings, bench: Benchmark, ends: RunEndpoints, plan: Plan, count: int) -> Tally:
+def run_rollouts(settings: CollectSettings, bench: Benchmark, ends: RunEndpoints, plan: Plan, sink: JsonlAppender,
+                 bar: Any) -> Tally:
+    """The plan's rollouts, appended to `sink` as they land, counted on the progress `bar`."""
     name, data_sha, live = settings.benchmark.name, plan.data_sha, plan.live
     adaptive = settings.adaptive.spec() if settings.adaptive is not None else None
-    first_round = settings.adaptive.wanted([]) if settings.adaptive is not None else settings.limits.repeats
+    first_round = settings.first_round
 
     def make_rows(task_index: int, answered: list) -> list[dict[str, Any]]:
         task = live[task_index]
@@ -125,8 +131,5 @@ def run_rollouts(settings: CollectSettings, bench: Benchmark, ends: RunEndpoints
     pool = RolloutPool(ends.calls, lambda task: live[task].prompt, make_rows, settings.limits.workers,
                        lambda task: live[task].offer)
     tally = Tally()
-    with JsonlAppender(settings.paths.rollouts) as sink, progress_bar(
-            count * first_round, "rollouts", "rollout", settings.knobs.progress, dynamic_ncols=True, mininterval=0.5,
-            smoothing=0.1) as bar:
-        pool.run(feed(bar), sink.write, bar, tally, landed)
+    pool.run(feed(bar), sink.write, bar, tally, landed)
     return tally

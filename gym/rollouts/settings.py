@@ -115,6 +115,11 @@ class CollectSettings:
     run: RunConfig  # the typed config: the endpoints' sections for gym.model.endpoints
     budget: Budget = field(default_factory=Budget)  # prices per role and budget.usd / budget.tokens
 
+    @property
+    def first_round(self) -> int:
+        """The rollouts a task is first sent for: its repeats, or an adaptive run's first round."""
+        return self.adaptive.wanted([]) if self.adaptive is not None else self.limits.repeats
+
     @classmethod
     def from_config(cls, run: RunConfig, knobs: CollectKnobs) -> "CollectSettings":
         """The settings of the run `run` (a resume's output already found: gym.rollouts.resume.resolve). The
