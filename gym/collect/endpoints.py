@@ -45,19 +45,19 @@ def start_endpoints(settings: CollectSettings, bench: Benchmark, stack: ExitStac
     servers = start_run_endpoints(run, stack, bench.verifier, bench.data, limits.concurrency, limits.auto_concurrency,
                                   sampling.sent, sampling.seed, settings.knobs.cache)
     client, fingerprint = servers.client, servers.fingerprint
-    if settings.benchmark.kind == "episode":
-        from gym.rollouts.episodes import EpisodeRun
+    if settings.benchmark.kind != "episode":
+        return RunEndpoints(client, ModelCalls(client, settings.n_per_request, servers.cache), bench.verifier,
+                            servers.judge_model, fingerprint, sampling, offers)
+    from gym.rollouts.episodes import EpisodeRun
 
-        episodes = EpisodeRun(run, settings.knobs.episode, stack, client, bench.verifier, limits.concurrency,
-                              servers.cache, row_of)
-        fingerprint["user"] = episodes.user_info
-        embedded = fingerprint.get("embeddings")
-        if embedded is not None:  # another embedding model is another experiment: its rollouts get other keys
-            episodes.setup.identity["embeddings"] = {k: embedded[k] for k in ("model", "dimensions")}
-        return RunEndpoints(client, episodes, bench.verifier, servers.judge_model, fingerprint, sampling,  # type: ignore[arg-type]
-                            offers, episodes)
-    return RunEndpoints(client, ModelCalls(client, settings.n_per_request, servers.cache), bench.verifier,
-                        servers.judge_model, fingerprint, sampling, offers)
+    episodes = EpisodeRun(run, settings.knobs.episode, stack, client, bench.verifier, limits.concurrency, servers.cache,
+                          row_of)
+    fingerprint["user"] = episodes.user_info
+    embedded = fingerprint.get("embeddings")
+    if embedded is not None:  # another embedding model is another experiment: its rollouts get other keys
+        episodes.setup.identity["embeddings"] = {k: embedded[k] for k in ("model", "dimensions")}
+    return RunEndpoints(client, episodes, bench.verifier, servers.judge_model, fingerprint, sampling, offers,  # type: ignore[arg-type]
+                        episodes)
 
 
 class ToolOffers:

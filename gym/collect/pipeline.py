@@ -26,7 +26,6 @@ from gym.core.io import JsonlAppender, write_json_atomic
 from gym.core.progress import progress_bar
 from gym.core.runlog import to_file
 from gym.core.typed import RunConfig
-from gym.model import endpoints
 from gym.rollouts import resume
 from gym.rollouts.benchmark import Benchmark
 from gym.rollouts.plan import Plan
@@ -39,11 +38,9 @@ log = logging.getLogger("gym.collect")
 
 def run_collect(run: RunConfig) -> dict[str, Any]:
     """A collect run from its typed config: a resume's output found (gym.rollouts.resume.resolve), its knobs read
-    and checked, the endpoints' settings checked; run.json says "interrupted" (with the command that continues)
-    or "failed" when it stops early."""
+    and checked; run.json says "interrupted" (with the command that continues) or "failed" when it stops early."""
     run = resume.resolve(run)
     knobs = CollectKnobs.read(run)
-    endpoints.check_settings(run)
     try:
         return collect(CollectSettings.from_config(run, knobs))
     except KeyboardInterrupt as exc:
@@ -61,7 +58,8 @@ def collect(settings: CollectSettings) -> dict[str, Any]:
         prompt_of = bench.prompts(solo=settings.run.user_kind == "none")
         count = bench.check_tasks(prompt_of, settings.limits.tasks, settings.shard, settings.run.model.api == "completions")
         ends = start_endpoints(settings, bench, stack, lambda prompt: rows_by_prompt[id(prompt)])
-        plan = plan_rollouts(settings, bench, ends, prompt_of, rows_by_prompt)
+        plan = Plan(settings, ends.client.model, ends.client.api, ends.judge_model, bench.data_sha, prompt_of,
+                    ends.offers, bench.subsets, ends.request_identity, rows_by_prompt)
         started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
         job = resume.slurm_job()  # the SLURM job running this (its requeue count), and the run's resumes
         where: dict[str, Any] = {"slurm": job} if job else {}
@@ -76,18 +74,6 @@ def collect(settings: CollectSettings) -> dict[str, Any]:
             "started_at": started_at, "endpoint": ends.fingerprint, **shard_info(settings), **where})
         tally = run_rollouts(settings, bench, ends, plan, sink, bar)
     return summarise(settings, ends, plan, tally, count, started_at, where)
-
-
-PromptOf = Callable[[dict, int], list[dict]]  # (row, line) -> the task's messages (Benchmark.prompts)
-
-
-def plan_rollouts(settings: CollectSettings, bench: Benchmark, ends: RunEndpoints, prompt_of: PromptOf,
-                  rows_by_prompt: dict[int, dict]) -> Plan:
-    plan = Plan(settings, ends.client.model, ends.client.api, ends.judge_model, bench.data_sha, prompt_of,
-                ends.offers, bench.subsets, ends.request_identity, rows_by_prompt)
-    if settings.paths.resuming:
-        log.info("resuming %s: %d rollouts already in it", settings.paths.rollouts, len(plan.done))
-    return plan
 
 
 def run_rollouts(settings: CollectSettings, bench: Benchmark, ends: RunEndpoints, plan: Plan, sink: JsonlAppender,

@@ -33,9 +33,6 @@ log = logging.getLogger("gym.model.endpoints")
 POLICY_KINDS = ("openai_compatible", "mock", "local", "vllm_local")
 JUDGE_KINDS = ("none", "mock", "openai_compatible")
 USER_KINDS = ("none", "mock", "scripted", "openai_compatible")
-NO_JUDGE = ("{name} is graded by an LLM judge (needs_judge: true) but judge=none; choose one: judge=vllm "
-            "judge.base_url=http://host:port/v1, judge=openai or judge=nvidia (judge=mock together with model=mock "
-            "for a dry run)")
 # Model ids that name an instruction-tuned (chat) model: raw-text completions skip their chat template.
 CHAT_MODEL = re.compile(r"instruct|chat|[-_.]it\b|gpt-|claude|gemini|-sft|dpo|assistant", re.I)
 # What a server says about its own version, by server family (root URL, without /v1).
@@ -54,9 +51,17 @@ def check_base_url(url: Any, setting: str) -> str:
 
 
 def check_settings(run: RunConfig) -> None:
+    """check_endpoints before the benchmark is loaded (e2e checks before it prepares): whether the benchmark is
+    graded by a judge is its needs_judge, else its verifier family's own fact (gym.verifiers.judged)."""
+    bench = run.benchmark
+    check_endpoints(run, bench is not None and (bench.needs_judge or judged(str(bench.verifier.family),
+                                                                           bench.verifier.options)))
+
+
+def check_endpoints(run: RunConfig, judge_needed: bool) -> None:
     """What can be checked without a request: base_url shapes and API keys of the policy, the judge and the
-    user that the run will use, then that a benchmark graded by a judge has one, so a run refused for them is
-    refused before any work (e2e prepares first)."""
+    user that the run will use, and that a benchmark graded by a judge (`judge_needed`) has one chosen (never
+    the model under test by default), so a run refused for them is refused before any endpoint starts."""
     model = run.model
     kind = str(model.kind or "openai_compatible")
     if kind == "mock" and model.base_url:
@@ -73,17 +78,16 @@ def check_settings(run: RunConfig) -> None:
     if run.user_kind == "openai_compatible" and user.base_url:
         check_base_url(user.base_url, "user.base_url")
         api_key_from_env(user.api_key_env, "user.api_key_env")
-    require_judge(run)
+    if judge_needed and str(judge.kind or "none") == "none":
+        raise no_judge(run)
 
 
-def require_judge(run: RunConfig) -> None:
-    """A benchmark graded by a judge needs one chosen explicitly (never the model under test by default): the
-    benchmark's needs_judge, else its verifier family's own fact (gym.verifiers.judged), asked only with judge=none."""
-    bench = run.benchmark
-    if bench is None or str(run.judge.kind or "none") != "none":
-        return
-    if bench.needs_judge or judged(str(bench.verifier.family), bench.verifier.options):
-        raise GymError(NO_JUDGE.format(name=bench.name))
+def no_judge(run: RunConfig) -> GymError:
+    """A benchmark graded by a judge needs one chosen explicitly (never the model under test by default)."""
+    name = run.benchmark.name if run.benchmark is not None else "this benchmark"
+    return GymError(f"{name} is graded by an LLM judge (needs_judge: true) but judge=none; choose one: judge=vllm "
+                    "judge.base_url=http://host:port/v1, judge=openai or judge=nvidia (judge=mock together with "
+                    "model=mock for a dry run)")
 
 
 def check_reachable(model: ModelConfig) -> None:
@@ -107,18 +111,14 @@ def start_policy(model: ModelConfig, stack: ExitStack, data_path: Path, concurre
     the data's verifier family, whose answer shapes the reference server writes (None: any family's)."""
     kind = str(model.kind or "openai_compatible")
     if kind == "mock":
-        from gym.mock.server import MockServer
-
         mock = model.mock
-        server = MockServer(data_paths=[data_path], accuracy=mock.accuracy, seed=mock.seed,
-                            latency=mock.latency, faults=mock.faults or {},
-                            model_name=model.name or "gym-mock", reasoning=mock.reasoning,
-                            max_context_tokens=mock.max_context_tokens, retry_after=mock.retry_after,
-                            hang_seconds=mock.hang_seconds, task_accuracy=mock.task_accuracy,
-                            rate_limit=mock.rate_limit, max_n=mock.max_n, ignore_n=mock.ignore_n,
-                            tool_parser=mock.tool_parser, family=family)
-        base_url = server.start()
-        stack.callback(server.stop)
+        base_url = reference_server(stack, data_paths=[data_path], accuracy=mock.accuracy, seed=mock.seed,
+                                    latency=mock.latency, faults=mock.faults or {},
+                                    model_name=model.name or "gym-mock", reasoning=mock.reasoning,
+                                    max_context_tokens=mock.max_context_tokens, retry_after=mock.retry_after,
+                                    hang_seconds=mock.hang_seconds, task_accuracy=mock.task_accuracy,
+                                    rate_limit=mock.rate_limit, max_n=mock.max_n, ignore_n=mock.ignore_n,
+                                    tool_parser=mock.tool_parser, family=family)
         log.info("reference server (model=mock) listening at %s", base_url)
         return base_url
     if kind in ("local", "vllm_local"):
@@ -130,6 +130,17 @@ def start_policy(model: ModelConfig, stack: ExitStack, data_path: Path, concurre
     if kind != "openai_compatible":
         raise GymError(f"model.kind={kind} is not one of: {', '.join(POLICY_KINDS)}")
     return policy_urls(model)[0]
+
+
+def reference_server(stack: ExitStack, **options: Any) -> str:
+    """gym's reference server (gym.mock.server) started in-process with `options`, stopped through `stack`;
+    returns its base_url."""
+    from gym.mock.server import MockServer
+
+    server = MockServer(**options)
+    base_url = server.start()
+    stack.callback(server.stop)
+    return base_url
 
 
 def policy_urls(model: ModelConfig) -> list[str]:
@@ -269,16 +280,12 @@ def connect_judge(run: RunConfig, stack: ExitStack, verifier: Verifier, policy_b
     kind = str(judge.kind or "none")
     api_key = None
     if kind == "none":  # the verifier says it is graded by a judge: one must be chosen
-        raise GymError(NO_JUDGE.format(name=run.benchmark.name if run.benchmark is not None else "this benchmark"))
+        raise no_judge(run)
     if kind == "mock":
         if run.model.kind == "mock" and policy_base_url:
             base_url = policy_base_url  # the policy's reference server recognises judge prompts too
         else:
-            from gym.mock.server import MockServer
-
-            server = MockServer(rows=[], model_name="gym-mock-judge")
-            base_url = server.start()
-            stack.callback(server.stop)
+            base_url = reference_server(stack, rows=[], model_name="gym-mock-judge")
             log.warning("judge=mock with a real model: verdicts come from gym's reference server (plumbing check only)")
     elif kind == "openai_compatible":
         if not judge.base_url:
