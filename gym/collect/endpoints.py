@@ -1,6 +1,6 @@
 """The endpoints of one collect run: the policy started (or reached) and checked, the judge and embeddings
 attached to the benchmark's verifier, the simulated user of an episode benchmark, and what the run
-fingerprints of them for run.json (gym.model.endpoints does the starting and checking)."""
+fingerprints of them for run.json (gym.model.run_endpoints checks and starts them together)."""
 
 from __future__ import annotations
 

@@ -5,26 +5,21 @@ Crash safety: each rollout is appended and flushed as it finishes; its key hashe
 defines it (prepared-file sha, rendered prompt, sampling, model id, rollout index), so a resumed run
 skips keys already `ok`/`model_error`, redoes `infra_error`/`verifier_error`, and never mixes in stale rows.
 The row itself is defined in gym/rollouts/row.py. Ctrl-C, SIGTERM and SIGHUP stop at once with run.json saying
-"interrupted" and the exact resume command (gym.rollouts.resume). Endpoints are started and checked by
-gym.collect.endpoints. Tasks are streamed (gym.rollouts.plan): memory holds the tasks in flight, not the run.
+"interrupted" and the exact resume command (gym.rollouts.resume). Endpoints are checked and started by
+gym.collect.endpoints (over gym.model.run_endpoints). Tasks are streamed (gym.rollouts.plan): memory holds the tasks in flight, not the run.
 """
 
 from __future__ import annotations
 
-import json
-import logging
-import signal
 from contextlib import ExitStack
 from datetime import datetime, timezone
-from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 from gym.collect.endpoints import RunEndpoints, start_endpoints
 from gym.collect.summary import shard_info, summarise
 from gym.core.errors import GymError
 from gym.core.io import JsonlAppender, write_json_atomic
 from gym.core.progress import progress_bar
-from gym.core.runlog import to_file
 from gym.core.typed import RunConfig
 from gym.rollouts import resume
 from gym.rollouts.benchmark import Benchmark
@@ -32,8 +27,6 @@ from gym.rollouts.plan import Plan
 from gym.rollouts.row import make_episode_rollout, make_rollout
 from gym.rollouts.runner import RolloutPool, Tally, WorkItem
 from gym.rollouts.settings import CollectKnobs, CollectSettings
-
-log = logging.getLogger("gym.collect")
 
 
 def run_collect(run: RunConfig) -> dict[str, Any]:

@@ -3,9 +3,10 @@
 Policy (`model.kind`): `openai_compatible` (a server someone runs: vLLM, SGLang, llama.cpp, TGI, NIM,
 OpenAI), `mock` (gym's reference server, in-process), `local` (llama.cpp from the xllamacpp wheel,
 see gym.model.local_servers), `vllm_local` (`vllm serve` started for the run). Judge (`judge.kind`): none,
-mock, openai_compatible. Tasks call `start_policy` + `connect_policy` and `connect_judge`; everything
-started is stopped through the caller's ExitStack, whatever way the run ends. They take the typed config
-(gym.core.typed: the RunConfig, or its ModelConfig / JudgeConfig / UserConfig), never the composed one.
+mock, openai_compatible. Tasks call `start_policy` + `connect_policy` and `connect_judge` (collect through
+gym.model.run_endpoints); everything started is stopped through the caller's ExitStack, whatever way the run
+ends. They take the typed config (gym.core.typed: the RunConfig, or its ModelConfig / JudgeConfig /
+UserConfig), never the composed one.
 
 Before the first request the configured model id is checked against `/v1/models` and the base_url's
 shape is checked, so a typo ends in one line instead of a run of infra errors.

@@ -1,8 +1,8 @@
 """The settings of one collect run, read from the typed config once.
 
-task=collect turns `cfg` into typed objects at its door (gym.core.typed) and reads its knobs into
-CollectKnobs there; gym.collect makes a CollectSettings of them and hands it to its steps; the endpoint
-starters (gym.model.endpoints) take the typed sections it keeps.
+task=collect turns `cfg` into typed objects at its door (gym.core.typed); gym.collect reads its knobs into
+CollectKnobs, makes a CollectSettings of them and hands it to its steps; the endpoint starters
+(gym.model.run_endpoints) take the typed sections it keeps.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from gym.rollouts.cost import Budget
 @dataclass(frozen=True)
 class CollectKnobs:
     """The knobs collect reads (conf/task/collect.yaml's, and the global `reward` and `budget`), read from the
-    typed config once at the door and checked; below it collect reads these fields, never `run.knob`."""
+    typed config once where collect starts (gym.collect.pipeline.run_collect) and checked; below it collect reads
+    these fields, never `run.knob`."""
 
     output: Path | None = None  # the rollouts file; None: rollouts.jsonl in the run's directory
     resume: bool = False  # resume=true: continue the rollouts file (one that exists is continued anyway)
