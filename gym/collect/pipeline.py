@@ -17,7 +17,6 @@ from typing import Any, Iterator
 
 from gym.collect.endpoints import RunEndpoints, start_endpoints
 from gym.collect.summary import shard_info, summarise
-from gym.core.errors import GymError
 from gym.core.io import JsonlAppender, write_json_atomic
 from gym.core.progress import progress_bar
 from gym.core.typed import RunConfig
@@ -31,23 +30,19 @@ from gym.rollouts.settings import CollectKnobs, CollectSettings
 
 def run_collect(run: RunConfig) -> dict[str, Any]:
     """A collect run from its typed config: a resume's output found (gym.rollouts.resume.resolve), its knobs read
-    and checked; run.json says "interrupted" (with the command that continues) or "failed" when it stops early."""
+    and checked, its settings made; run.json says "interrupted" (with the command that continues) or "failed"
+    when it stops early."""
     run = resume.resolve(run)
     knobs = CollectKnobs.read(run)
-    try:
+    with resume.stops_marked(run, knobs.rollouts(run.home)):
         return collect(CollectSettings.from_config(run, knobs))
-    except KeyboardInterrupt as exc:
-        raise resume.interrupted(run, knobs.rollouts(run.home), exc) from None
-    except GymError as exc:
-        resume.mark_run(run.home, "failed", error=str(exc))
-        raise
 
 
 def collect(settings: CollectSettings) -> dict[str, Any]:
     """The run's steps: load the benchmark, check tasks, start endpoints, plan rollouts, run them, summarise."""
     rows_by_prompt: dict[int, dict] = {}  # id(a live task's prompt) -> its row, for the episode player
     with ExitStack() as stack:
-        bench = Benchmark.load(settings.benchmark, stack, settings.knobs.strict, settings.knobs.prepare_args)
+        bench = Benchmark.load(settings.benchmark, stack, settings.strict, settings.knobs.prepare_args)
         prompt_of = bench.prompts(solo=settings.run.user_kind == "none")
         count = bench.check_tasks(prompt_of, settings.limits.tasks, settings.shard, settings.run.model.api == "completions")
         ends = start_endpoints(settings, bench, stack, lambda prompt: rows_by_prompt[id(prompt)])

@@ -34,6 +34,10 @@ log = logging.getLogger("gym.model.endpoints")
 POLICY_KINDS = ("openai_compatible", "mock", "local", "vllm_local")
 JUDGE_KINDS = ("none", "mock", "openai_compatible")
 USER_KINDS = ("none", "mock", "scripted", "openai_compatible")
+# A benchmark graded by a judge needs one chosen explicitly (never the model under test by default).
+NO_JUDGE = ("{name} is graded by an LLM judge (needs_judge: true) but judge=none; choose one: judge=vllm "
+            "judge.base_url=http://host:port/v1, judge=openai or judge=nvidia (judge=mock together with model=mock "
+            "for a dry run)")
 # Model ids that name an instruction-tuned (chat) model: raw-text completions skip their chat template.
 CHAT_MODEL = re.compile(r"instruct|chat|[-_.]it\b|gpt-|claude|gemini|-sft|dpo|assistant", re.I)
 # What a server says about its own version, by server family (root URL, without /v1).
@@ -52,17 +56,10 @@ def check_base_url(url: Any, setting: str) -> str:
 
 
 def check_settings(run: RunConfig) -> None:
-    """check_endpoints before the benchmark is loaded (e2e checks before it prepares): whether the benchmark is
-    graded by a judge is its needs_judge, else its verifier family's own fact (gym.verifiers.judged)."""
-    bench = run.benchmark
-    check_endpoints(run, bench is not None and (bench.needs_judge or judged(str(bench.verifier.family),
-                                                                           bench.verifier.options)))
-
-
-def check_endpoints(run: RunConfig, judge_needed: bool) -> None:
     """What can be checked without a request: base_url shapes and API keys of the policy, the judge and the
-    user that the run will use, and that a benchmark graded by a judge (`judge_needed`) has one chosen (never
-    the model under test by default), so a run refused for them is refused before any endpoint starts."""
+    user that the run will use, and that a benchmark graded by a judge (its needs_judge, else its verifier
+    family's own fact: gym.verifiers.judged) has one chosen, so a run refused for them is refused before any
+    work (e2e prepares first)."""
     model = run.model
     kind = str(model.kind or "openai_compatible")
     if kind == "mock" and model.base_url:
@@ -79,16 +76,10 @@ def check_endpoints(run: RunConfig, judge_needed: bool) -> None:
     if run.user_kind == "openai_compatible" and user.base_url:
         check_base_url(user.base_url, "user.base_url")
         api_key_from_env(user.api_key_env, "user.api_key_env")
-    if judge_needed and str(judge.kind or "none") == "none":
-        raise no_judge(run)
-
-
-def no_judge(run: RunConfig) -> GymError:
-    """A benchmark graded by a judge needs one chosen explicitly (never the model under test by default)."""
-    name = run.benchmark.name if run.benchmark is not None else "this benchmark"
-    return GymError(f"{name} is graded by an LLM judge (needs_judge: true) but judge=none; choose one: judge=vllm "
-                    "judge.base_url=http://host:port/v1, judge=openai or judge=nvidia (judge=mock together with "
-                    "model=mock for a dry run)")
+    bench = run.benchmark
+    if str(judge.kind or "none") == "none" and bench is not None and (
+            bench.needs_judge or judged(str(bench.verifier.family), bench.verifier.options)):
+        raise GymError(NO_JUDGE.format(name=bench.name))
 
 
 def check_reachable(model: ModelConfig) -> None:
@@ -281,7 +272,7 @@ def connect_judge(run: RunConfig, stack: ExitStack, verifier: Verifier, policy_b
     kind = str(judge.kind or "none")
     api_key = None
     if kind == "none":  # the verifier says it is graded by a judge: one must be chosen
-        raise no_judge(run)
+        raise GymError(NO_JUDGE.format(name=run.benchmark.name if run.benchmark is not None else "this benchmark"))
     if kind == "mock":
         if run.model.kind == "mock" and policy_base_url:
             base_url = policy_base_url  # the policy's reference server recognises judge prompts too

@@ -14,7 +14,7 @@ from typing import Any
 from gym.core.typed import RunConfig
 from gym.model.client import ModelClient
 from gym.model.concurrency import AdaptiveLimit
-from gym.model.endpoints import check_endpoints, connect_judge, connect_policy, run_fingerprint, start_policy
+from gym.model.endpoints import connect_judge, connect_policy, run_fingerprint, start_policy
 from gym.model.response_cache import ResponseCache, open_cache
 from gym.verifiers.base import Verifier
 
@@ -33,13 +33,11 @@ def start_run_endpoints(run: RunConfig, stack: ExitStack, verifier: Verifier, da
                         auto_concurrency: bool, sampling: dict[str, Any], seed: int | None,
                         cache_knobs: dict[str, Any]) -> RunServers:
     """The run's policy, judge and embeddings endpoints for the benchmark of `run` and its `verifier`, over the
-    prepared `data` (whose answers gym's reference server gives, in the verifier family's shape). Their settings
-    are checked first (gym.model.endpoints.check_endpoints: the verifier says whether a judge is needed)."""
+    prepared `data` (whose answers gym's reference server gives, in the verifier family's shape); their settings
+    were checked with the run's (gym.model.endpoints.check_settings)."""
     from gym.model.embeddings import connect_embeddings  # (only a benchmark naming embeddings uses it)
 
-    bench = run.benchmark
-    check_endpoints(run, verifier.needs_judge or bool(bench is not None and bench.needs_judge))  # before any starts
-    family = str(bench.verifier.family) if bench is not None else None
+    family = str(run.benchmark.verifier.family) if run.benchmark is not None else None
     base_url = start_policy(run.model, stack, data, concurrency, family)
     client, endpoint = connect_policy(run.model, stack, base_url, concurrency, sampling)
     client.image_root = data.parent  # image files of prompts are named relative to the data folder

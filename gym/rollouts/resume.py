@@ -96,15 +96,29 @@ def resumes(run_dir: Path, done: int, at: str) -> list[dict[str, Any]]:
     return [*earlier, this] if isinstance(earlier, list) else [this]
 
 
-def interrupted(run: RunConfig, rollouts: Path, exc: KeyboardInterrupt) -> Interrupted:
-    """A run stopped by Ctrl-C or a signal: the hint that continues it (the exact command, or submitit's requeue),
-    run.json marked "interrupted", the hint logged; returns the Interrupted to raise."""
-    signum = getattr(exc, "signum", 2)
-    then = ("submitit requeues the job and it continues them" if signum == preemption_signal()
-            else f"continue with: {resume_command(run, rollouts)}")
-    mark_run(run.home, "interrupted", signal=signum)
-    to_file(logging.WARNING, f"interrupted by {signal.Signals(signum).name}; {then}")
-    return Interrupted(signum, f"finished rollouts are in {rollouts}; {then}")
+@contextmanager
+def stops_marked(run: RunConfig, rollouts: Path) -> Iterator[None]:
+    """Within the block, a GymError marks run.json "failed"; Ctrl-C or a signal marks it "interrupted", keeps what
+    continues the run (whose rollouts are in `rollouts`: the exact command, or submitit's requeue) in the run log
+    and raises it as Interrupted."""
+    marked: dict[str, Any] = {}  # what run.json says of a run that stopped early
+    logged = ""
+    try:
+        yield
+    except KeyboardInterrupt as exc:
+        signum = getattr(exc, "signum", 2)
+        then = ("submitit requeues the job and it continues them" if signum == preemption_signal()
+                else f"continue with: {resume_command(run, rollouts)}")
+        marked, logged = {"status": "interrupted", "signal": signum}, f"interrupted by {signal.Signals(signum).name}; {then}"
+        raise Interrupted(signum, f"finished rollouts are in {rollouts}; {then}") from None
+    except GymError as exc:
+        marked = {"status": "failed", "error": str(exc)}
+        raise
+    finally:
+        if marked:
+            mark_run(run.home, **marked)
+        if logged:
+            to_file(logging.WARNING, logged)
 
 
 def mark_run(home: Path, status: str, **extra: Any) -> None:

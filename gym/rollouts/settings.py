@@ -15,7 +15,7 @@ from gym.core.errors import GymError
 from gym.core.schema import BenchmarkConfig, ModelConfig
 from gym.core.task_knobs import parse_concurrency
 from gym.core.typed import RunConfig
-from gym.model.endpoints import sampling_sent
+from gym.model.endpoints import check_settings, sampling_sent
 from gym.rollouts import resume
 from gym.rollouts.adaptive import AdaptiveRule
 from gym.rollouts.cost import Budget
@@ -23,7 +23,7 @@ from gym.rollouts.cost import Budget
 
 @dataclass(frozen=True)
 class CollectKnobs:
-    """The knobs collect reads (conf/task/collect.yaml's, and the global `reward` and `budget`), read from the
+    """The knobs collect reads (conf/task/collect.yaml's, and the global `budget`), read from the
     typed config once where collect starts (gym.collect.pipeline.run_collect) and checked; below it collect reads
     these fields, never `run.knob`."""
 
@@ -38,13 +38,10 @@ class CollectKnobs:
     progress: bool = True
     prepare_args: dict[str, Any] = field(default_factory=dict)  # the data must have been prepared with them
     episode: dict[str, Any] = field(default_factory=dict)  # episode.*: limits, seed, hold
-    strict: bool = False  # reward.strict
     budget: dict[str, Any] = field(default_factory=dict)  # budget.usd / budget.tokens
 
     @classmethod
     def read(cls, run: RunConfig) -> "CollectKnobs":
-        from gym.verifiers import strict_rewards
-
         knobs = run.knobs
         episode = knobs.get("episode") or {}
         if episode.get("hold") is not None:  # a misspelt episode.hold fails before any data is read
@@ -56,7 +53,7 @@ class CollectKnobs:
                    num_repeats=knobs.get("num_repeats"), concurrency=knobs.get("concurrency"),
                    shard=parse_shard(knobs.get("shard")), adaptive=knobs.get("adaptive") or {},
                    cache=knobs.get("cache") or {}, progress=bool(knobs.get("progress", True)),
-                   prepare_args=knobs.get("prepare_args") or {}, episode=episode, strict=strict_rewards(knobs),
+                   prepare_args=knobs.get("prepare_args") or {}, episode=episode,
                    budget=knobs.get("budget") or {})
 
     def rollouts(self, home: Path) -> Path:
@@ -110,11 +107,12 @@ class CollectSettings:
     adaptive: AdaptiveRule | None  # None: a fixed number of repeats
     shard: tuple[int, int] | None  # shard=i/n: the tasks with task_index % n == i
     n_per_request: bool
-    knobs: CollectKnobs  # cache, progress, reward.strict, episode.* ...
+    knobs: CollectKnobs  # cache, progress, episode.* ...
     identity: dict[str, Any]  # what makes two runs the same experiment (gym.rollouts.resume)
     resume_hint: str  # the command that continues this run
     run: RunConfig  # the typed config: the endpoints' sections for gym.model.endpoints
     budget: Budget = field(default_factory=Budget)  # prices per role and budget.usd / budget.tokens
+    strict: bool = False  # reward.strict: the verifier's training-safe rewards
 
     @property
     def first_round(self) -> int:
@@ -123,8 +121,11 @@ class CollectSettings:
 
     @classmethod
     def from_config(cls, run: RunConfig, knobs: CollectKnobs) -> "CollectSettings":
-        """The settings of the run `run` (a resume's output already found: gym.rollouts.resume.resolve). The
-        prepared data is found where the benchmark is loaded (gym.rollouts.benchmark.Benchmark.load)."""
+        """The settings of the run `run` (a resume's output already found: gym.rollouts.resume.resolve), its
+        endpoints' settings checked before any data is read (the prepared data is found where the benchmark is
+        loaded: gym.rollouts.benchmark.Benchmark.load)."""
+        from gym.verifiers import strict_rewards
+
         bench, run_dir = run.benchmark, run.home
         if bench is None:
             raise GymError("choose a benchmark: benchmark=<name> (python -m gym task=search lists them)")
@@ -133,11 +134,14 @@ class CollectSettings:
         if repeats < 1:
             raise GymError(f"num_repeats={repeats} must be at least 1")
         rule = AdaptiveRule.from_config(knobs.adaptive, repeats) if knobs.adaptive.get("enabled") else None
+        limits = Limits.of(knobs, run.model, rule.max_repeats if rule else repeats)
+        sampling, identity, hint = _sampling(run), resume.identity(run), resume.resume_command(run, rollouts)
+        budget = Budget.from_config(run, knobs.budget)
+        check_settings(run)
         return cls(benchmark=bench, paths=RunPaths(rollouts, run_dir, knobs.resume or rollouts.is_file()),
-                   sampling=_sampling(run), limits=Limits.of(knobs, run.model, rule.max_repeats if rule else repeats),
-                   adaptive=rule, shard=knobs.shard, n_per_request=bool(run.model.n_per_request), knobs=knobs,
-                   identity=resume.identity(run), resume_hint=resume.resume_command(run, rollouts), run=run,
-                   budget=Budget.from_config(run, knobs.budget))
+                   sampling=sampling, limits=limits, adaptive=rule, shard=knobs.shard,
+                   n_per_request=bool(run.model.n_per_request), knobs=knobs, identity=identity, resume_hint=hint,
+                   run=run, budget=budget, strict=strict_rewards(run.knobs))
 
 
 def parse_shard(value: Any) -> tuple[int, int] | None:
