@@ -5,8 +5,8 @@ Crash safety: each rollout is appended and flushed as it finishes; its key hashe
 defines it (prepared-file sha, rendered prompt, sampling, model id, rollout index), so a resumed run
 skips keys already `ok`/`model_error`, redoes `infra_error`/`verifier_error`, and never mixes in stale rows.
 The row itself is defined in gym/rollouts/row.py. Ctrl-C, SIGTERM and SIGHUP stop at once with run.json saying
-"interrupted" and the exact resume command (gym.rollouts.resume). Endpoints are checked and started by
-gym.collect.endpoints (over gym.model.run_endpoints). Tasks are streamed (gym.rollouts.plan): memory holds the tasks in flight, not the run.
+"interrupted" and the exact resume command (gym.rollouts.resume). Endpoints are started by gym.collect.endpoints
+(over gym.model.run_endpoints). Tasks are streamed (gym.rollouts.plan): memory holds the tasks in flight, not the run.
 """
 
 from __future__ import annotations

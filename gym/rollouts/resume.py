@@ -109,7 +109,8 @@ def stops_marked(run: RunConfig, rollouts: Path) -> Iterator[None]:
         signum = getattr(exc, "signum", 2)
         then = ("submitit requeues the job and it continues them" if signum == preemption_signal()
                 else f"continue with: {resume_command(run, rollouts)}")
-        marked, logged = {"status": "interrupted", "signal": signum}, f"interrupted by {signal.Signals(signum).name}; {then}"
+        marked = {"status": "interrupted", "signal": signum}
+        logged = f"interrupted by {signal.Signals(signum).name}; {then}"
         raise Interrupted(signum, f"finished rollouts are in {rollouts}; {then}") from None
     except GymError as exc:
         marked = {"status": "failed", "error": str(exc)}

@@ -74,4 +74,5 @@ def strict_rewards(cfg: Any) -> bool:
 FACE = {"GRADE_POINTS": "gym.verifiers.label", "punkt_sentences": "gym.verifiers.instructions.text"}
 __getattr__ = lazy_getattr(__name__, FACE)
 
-__all__ = ["FAMILIES", "Verdict", "Verifier", "family_class", "judged", "make_verifier", "strict_rewards", *sorted(FACE)]
+__all__ = ["FAMILIES", "Verdict", "Verifier", "family_class", "judged", "make_verifier", "strict_rewards",
+           *sorted(FACE)]
