@@ -33,7 +33,7 @@ def collect_messages(name: str, data_root: Path, count: int, out: Path) -> list[
     run = replace(typed(compose(["task=collect", f"benchmark={name}", *ENDPOINTS, f"data.root={data_root}"])), home=out)
     settings = CollectSettings.from_config(run, CollectKnobs.read(run))
     with ExitStack() as stack:
-        bench = Benchmark.load(settings.benchmark, stack, data=settings.paths.data)
+        bench = Benchmark.load(settings.benchmark, stack, prepare_args=settings.knobs.prepare_args)
         prompt_of = bench.prompts(solo=run.user_kind == "none")
         return [sent(lambda: prompt_of(row, line)) for _, line, row in islice(bench.rows(), count)]
 

@@ -1,27 +1,22 @@
 """The endpoints of one collect run: the policy started (or reached) and checked, the judge and embeddings
 attached to the benchmark's verifier, the simulated user of an episode benchmark, and what the run
-fingerprints of them for run.json (gym.model.endpoints does the starting and checking)."""
+fingerprints of them for run.json (gym.model.run_endpoints checks and starts them together)."""
 
 from __future__ import annotations
 
-import logging
 from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-from gym.model import endpoints
 from gym.model.calls import ModelCalls
 from gym.model.client import ModelClient
-from gym.model.concurrency import AdaptiveLimit
-from gym.model.response_cache import open_cache
+from gym.model.run_endpoints import start_run_endpoints
 from gym.rollouts.benchmark import Benchmark
 from gym.rollouts.settings import CollectSettings, Sampling
 from gym.verifiers.base import Verifier
 
 if TYPE_CHECKING:  # gym.rollouts.episodes (and gym.episodes below it) load only for an episode benchmark
     from gym.rollouts.episodes import EpisodeRun
-
-log = logging.getLogger("gym.collect")
 
 
 @dataclass
@@ -45,38 +40,24 @@ class RunEndpoints:
 
 def start_endpoints(settings: CollectSettings, bench: Benchmark, stack: ExitStack,
                     row_of: Callable[[list[dict]], dict]) -> RunEndpoints:
-    run, data, limits, sampling = settings.run, settings.paths.data, settings.limits, settings.sampling
+    run, limits, sampling = settings.run, settings.limits, settings.sampling
     offers = ToolOffers(bench.verifier, str(run.model.api))
-    family = str(settings.benchmark.verifier.family)  # the reference server writes answers in its shape
-    base_url = endpoints.start_policy(run.model, stack, data, limits.concurrency, family)
-    client, endpoint = endpoints.connect_policy(run.model, stack, base_url, limits.concurrency, sampling.sent)
-    client.image_root = data.parent  # image files of prompts are named relative to the data folder
-    verifier = bench.verifier
-    cache = open_cache(settings.knobs.cache, stack)
-    # the judge, and banking_alltools' KB_search_dense endpoint
-    judge, embedded = bench.attach_endpoints(run, stack, base_url, limits.concurrency, cache)
-    fingerprint = endpoints.run_fingerprint(client, endpoint, {**sampling.sent, "seed": sampling.seed}, judge)
-    if embedded is not None:
-        fingerprint["embeddings"] = embedded
-    log.info("model %s at %s (server: %s); sampling %s", client.model, client.base_url,
-             fingerprint.get("server") or "unknown", fingerprint["sampling_sent"])
-    if limits.auto_concurrency and client.replicas is not None:  # each replica finds its own limit
-        for replica in client.replicas.replicas:
-            replica.limiter = AdaptiveLimit(limits.concurrency)
-    elif limits.auto_concurrency:
-        client.limiter = AdaptiveLimit(limits.concurrency)
-    judge_model = judge["model"] if judge else None
-    if settings.benchmark.kind == "episode":
-        from gym.rollouts.episodes import EpisodeRun
+    servers = start_run_endpoints(run, stack, bench.verifier, bench.data, limits.concurrency, limits.auto_concurrency,
+                                  sampling.sent, sampling.seed, settings.knobs.cache)
+    client, fingerprint = servers.client, servers.fingerprint
+    if settings.benchmark.kind != "episode":
+        return RunEndpoints(client, ModelCalls(client, settings.n_per_request, servers.cache), bench.verifier,
+                            servers.judge_model, fingerprint, sampling, offers)
+    from gym.rollouts.episodes import EpisodeRun
 
-        episodes = EpisodeRun(run, settings.knobs.episode, stack, client, verifier, limits.concurrency, cache, row_of)
-        fingerprint["user"] = episodes.user_info
-        if embedded is not None:  # another embedding model is another experiment: its rollouts get other keys
-            episodes.setup.identity["embeddings"] = {k: embedded[k] for k in ("model", "dimensions")}
-        return RunEndpoints(client, episodes, verifier, judge_model, fingerprint, sampling, offers,  # type: ignore[arg-type]
-                            episodes)
-    return RunEndpoints(client, ModelCalls(client, settings.n_per_request, cache), verifier, judge_model, fingerprint,
-                        sampling, offers)
+    episodes = EpisodeRun(run, settings.knobs.episode, stack, client, bench.verifier, limits.concurrency, servers.cache,
+                          row_of)
+    fingerprint["user"] = episodes.user_info
+    embedded = fingerprint.get("embeddings")
+    if embedded is not None:  # another embedding model is another experiment: its rollouts get other keys
+        episodes.setup.identity["embeddings"] = {k: embedded[k] for k in ("model", "dimensions")}
+    return RunEndpoints(client, episodes, bench.verifier, servers.judge_model, fingerprint, sampling, offers,  # type: ignore[arg-type]
+                        episodes)
 
 
 class ToolOffers:

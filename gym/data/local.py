@@ -76,7 +76,7 @@ def user_prompt(bench: Any) -> str:
     from gym.core.config import family_prompt
 
     user = str(bench.prompt.user)
-    if is_local(bench) and user == family_prompt(bench.verifier.family) and check(bench)["layout"] == "messages":
+    if is_local(bench) and check(bench)["layout"] == "messages" and user == family_prompt(bench.verifier.family):
         return "{messages}"
     return user
 

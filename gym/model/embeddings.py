@@ -153,7 +153,7 @@ def connect_embeddings(run: RunConfig, stack: ExitStack, verifier: Verifier, pol
     conf = run.benchmark.embeddings if run.benchmark is not None else None
     if conf is None:
         return None
-    from gym.model.endpoints import check_base_url
+    from gym.model.endpoints import check_base_url, reference_server
 
     policy_kind = str(run.model.kind)
     kind = embeddings_kind(conf, policy_kind, policy_base_url)
@@ -163,11 +163,7 @@ def connect_embeddings(run: RunConfig, stack: ExitStack, verifier: Verifier, pol
         if policy_kind == "mock" and policy_base_url:
             base_url = policy_base_url  # the policy's reference server answers /v1/embeddings too
         else:
-            from gym.mock.server import MockServer
-
-            server = MockServer(rows=[])
-            base_url = server.start()
-            stack.callback(server.stop)
+            base_url = reference_server(stack, rows=[])
             log.warning("benchmark.embeddings.kind=mock without model=mock: KB_search_dense ranks by gym's hashed "
                         "bag-of-words vectors, not %s", conf.name)
     else:

@@ -3,9 +3,10 @@
 Policy (`model.kind`): `openai_compatible` (a server someone runs: vLLM, SGLang, llama.cpp, TGI, NIM,
 OpenAI), `mock` (gym's reference server, in-process), `local` (llama.cpp from the xllamacpp wheel,
 see gym.model.local_servers), `vllm_local` (`vllm serve` started for the run). Judge (`judge.kind`): none,
-mock, openai_compatible. Tasks call `start_policy` + `connect_policy` and `connect_judge`; everything
-started is stopped through the caller's ExitStack, whatever way the run ends. They take the typed config
-(gym.core.typed: the RunConfig, or its ModelConfig / JudgeConfig / UserConfig), never the composed one.
+mock, openai_compatible. Tasks call `start_policy` + `connect_policy` and `connect_judge` (collect through
+gym.model.run_endpoints); everything started is stopped through the caller's ExitStack, whatever way the run
+ends. They take the typed config (gym.core.typed: the RunConfig, or its ModelConfig / JudgeConfig /
+UserConfig), never the composed one.
 
 Before the first request the configured model id is checked against `/v1/models` and the base_url's
 shape is checked, so a typo ends in one line instead of a run of infra errors.
@@ -27,12 +28,16 @@ from gym.model.client import ModelClient, api_key_from_env
 from gym.core.errors import GymError, did_you_mean
 from gym.core.schema import ModelConfig, SideEndpointConfig
 from gym.core.typed import RunConfig
-from gym.verifiers import Verifier, family_class
+from gym.verifiers import Verifier, judged
 
 log = logging.getLogger("gym.model.endpoints")
 POLICY_KINDS = ("openai_compatible", "mock", "local", "vllm_local")
 JUDGE_KINDS = ("none", "mock", "openai_compatible")
 USER_KINDS = ("none", "mock", "scripted", "openai_compatible")
+# A benchmark graded by a judge needs one chosen explicitly (never the model under test by default).
+NO_JUDGE = ("{name} is graded by an LLM judge (needs_judge: true) but judge=none; choose one: judge=vllm "
+            "judge.base_url=http://host:port/v1, judge=openai or judge=nvidia (judge=mock together with model=mock "
+            "for a dry run)")
 # Model ids that name an instruction-tuned (chat) model: raw-text completions skip their chat template.
 CHAT_MODEL = re.compile(r"instruct|chat|[-_.]it\b|gpt-|claude|gemini|-sft|dpo|assistant", re.I)
 # What a server says about its own version, by server family (root URL, without /v1).
@@ -52,7 +57,9 @@ def check_base_url(url: Any, setting: str) -> str:
 
 def check_settings(run: RunConfig) -> None:
     """What can be checked without a request: base_url shapes and API keys of the policy, the judge and the
-    user that the run will use, so a run refused for them is refused before any work (e2e prepares first)."""
+    user that the run will use, and that a benchmark graded by a judge (its needs_judge, else its verifier
+    family's own fact: gym.verifiers.judged) has one chosen, so a run refused for them is refused before any
+    work (e2e prepares first)."""
     model = run.model
     kind = str(model.kind or "openai_compatible")
     if kind == "mock" and model.base_url:
@@ -61,7 +68,6 @@ def check_settings(run: RunConfig) -> None:
     if kind == "openai_compatible":
         policy_urls(model)
         api_key_from_env(model.api_key_env, "model.api_key_env")
-    require_judge(run)
     judge = run.judge
     if judge.kind == "openai_compatible" and judge.base_url:  # a judge chosen for a benchmark needing one
         check_base_url(judge.base_url, "judge.base_url")
@@ -70,19 +76,10 @@ def check_settings(run: RunConfig) -> None:
     if run.user_kind == "openai_compatible" and user.base_url:
         check_base_url(user.base_url, "user.base_url")
         api_key_from_env(user.api_key_env, "user.api_key_env")
-
-
-def require_judge(run: RunConfig) -> None:
-    """A benchmark graded by a judge needs one chosen explicitly (never the model under test by default)."""
     bench = run.benchmark
-    if bench is None:
-        return
-    judged = (bench.needs_judge or family_class(str(bench.verifier.family)).needs_judge  # the family's own fact
-              or (bench.verifier.options or {}).get("nl_assertions") == "judge")  # τ²'s judged assertions
-    if judged and str(run.judge.kind or "none") == "none":
-        raise GymError(f"{bench.name} is graded by an LLM judge (needs_judge: true) but judge=none; choose one: "
-                       "judge=vllm judge.base_url=http://host:port/v1, judge=openai or judge=nvidia "
-                       "(judge=mock together with model=mock for a dry run)")
+    if str(judge.kind or "none") == "none" and bench is not None and (
+            bench.needs_judge or judged(str(bench.verifier.family), bench.verifier.options)):
+        raise GymError(NO_JUDGE.format(name=bench.name))
 
 
 def check_reachable(model: ModelConfig) -> None:
@@ -106,18 +103,14 @@ def start_policy(model: ModelConfig, stack: ExitStack, data_path: Path, concurre
     the data's verifier family, whose answer shapes the reference server writes (None: any family's)."""
     kind = str(model.kind or "openai_compatible")
     if kind == "mock":
-        from gym.mock.server import MockServer
-
         mock = model.mock
-        server = MockServer(data_paths=[data_path], accuracy=mock.accuracy, seed=mock.seed,
-                            latency=mock.latency, faults=mock.faults or {},
-                            model_name=model.name or "gym-mock", reasoning=mock.reasoning,
-                            max_context_tokens=mock.max_context_tokens, retry_after=mock.retry_after,
-                            hang_seconds=mock.hang_seconds, task_accuracy=mock.task_accuracy,
-                            rate_limit=mock.rate_limit, max_n=mock.max_n, ignore_n=mock.ignore_n,
-                            tool_parser=mock.tool_parser, family=family)
-        base_url = server.start()
-        stack.callback(server.stop)
+        base_url = reference_server(stack, data_paths=[data_path], accuracy=mock.accuracy, seed=mock.seed,
+                                    latency=mock.latency, faults=mock.faults or {},
+                                    model_name=model.name or "gym-mock", reasoning=mock.reasoning,
+                                    max_context_tokens=mock.max_context_tokens, retry_after=mock.retry_after,
+                                    hang_seconds=mock.hang_seconds, task_accuracy=mock.task_accuracy,
+                                    rate_limit=mock.rate_limit, max_n=mock.max_n, ignore_n=mock.ignore_n,
+                                    tool_parser=mock.tool_parser, family=family)
         log.info("reference server (model=mock) listening at %s", base_url)
         return base_url
     if kind in ("local", "vllm_local"):
@@ -129,6 +122,17 @@ def start_policy(model: ModelConfig, stack: ExitStack, data_path: Path, concurre
     if kind != "openai_compatible":
         raise GymError(f"model.kind={kind} is not one of: {', '.join(POLICY_KINDS)}")
     return policy_urls(model)[0]
+
+
+def reference_server(stack: ExitStack, **options: Any) -> str:
+    """gym's reference server (gym.mock.server) started in-process with `options`, stopped through `stack`;
+    returns its base_url."""
+    from gym.mock.server import MockServer
+
+    server = MockServer(**options)
+    base_url = server.start()
+    stack.callback(server.stop)
+    return base_url
 
 
 def policy_urls(model: ModelConfig) -> list[str]:
@@ -264,19 +268,16 @@ def connect_judge(run: RunConfig, stack: ExitStack, verifier: Verifier, policy_b
             name = run.benchmark.name if run.benchmark is not None else "this benchmark"
             raise GymError(f"judges=[...]: {name} is not graded by an LLM judge; drop judges=")
         return None
-    require_judge(run)
     judge = run.judge
     kind = str(judge.kind or "none")
     api_key = None
+    if kind == "none":  # the verifier says it is graded by a judge: one must be chosen
+        raise GymError(NO_JUDGE.format(name=run.benchmark.name if run.benchmark is not None else "this benchmark"))
     if kind == "mock":
         if run.model.kind == "mock" and policy_base_url:
             base_url = policy_base_url  # the policy's reference server recognises judge prompts too
         else:
-            from gym.mock.server import MockServer
-
-            server = MockServer(rows=[], model_name="gym-mock-judge")
-            base_url = server.start()
-            stack.callback(server.stop)
+            base_url = reference_server(stack, rows=[], model_name="gym-mock-judge")
             log.warning("judge=mock with a real model: verdicts come from gym's reference server (plumbing check only)")
     elif kind == "openai_compatible":
         if not judge.base_url:

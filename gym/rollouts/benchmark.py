@@ -68,13 +68,13 @@ class Benchmark:
 
     @classmethod
     def load(cls, config: BenchmarkConfig, stack: ExitStack | None = None, strict: bool = False,
-             data: Path | None = None) -> "Benchmark":
-        """The benchmark's prepared file (`data`, else found and checked: prepared_file) and, given a
-        `stack` to close it with, its verifier."""
+             prepare_args: dict[str, Any] | None = None) -> "Benchmark":
+        """The benchmark's prepared file (found and checked: prepared_file, prepared with `prepare_args` where
+        the run names them) and, given a `stack` to close it with, its verifier."""
         from gym.data import local
         from gym.verifiers import make_verifier
 
-        data = data if data is not None else prepared_file(config)
+        data = prepared_file(config, prepare_args)
         verifier: Verifier | None = None
         if stack is not None:
             verifier = make_verifier(str(config.verifier.family), dict(config.verifier.options or {}))

@@ -10,6 +10,7 @@ the unsharded run would write.
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,8 @@ from gym.rollouts.adaptive import Rounds
 from gym.rollouts.row import FINAL, rollout_key
 from gym.rollouts.runner import WorkItem
 from gym.rollouts.settings import CollectSettings
+
+log = logging.getLogger("gym.collect")
 
 
 def task_rows(path: Path, limit: int | None, shard: tuple[int, int] | None) -> Iterator[tuple[int, int, dict]]:
@@ -62,6 +65,7 @@ class Plan:
             from gym.rollouts.done_keys import read_done
 
             self.done = read_done(settings.paths.rollouts)
+            log.info("resuming %s: %d rollouts already in it", settings.paths.rollouts, len(self.done))
         self.rounds = Rounds(settings.adaptive) if settings.adaptive is not None else None
         self.live: dict[int, LiveTask] = {}
         self.total = self.skipped = self.unscorable = 0

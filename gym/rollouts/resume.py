@@ -31,6 +31,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from gym.core.errors import GymError
+from gym.core.io import write_json_atomic
+from gym.core.runlog import to_file
 from gym.core.typed import RunConfig
 
 log = logging.getLogger("gym.rollouts.resume")
@@ -92,6 +94,44 @@ def resumes(run_dir: Path, done: int, at: str) -> list[dict[str, Any]]:
     job = slurm_job()
     this = {"at": at, "rollouts_done": done, **({"slurm_requeue": job["requeued"]} if job else {})}
     return [*earlier, this] if isinstance(earlier, list) else [this]
+
+
+@contextmanager
+def stops_marked(run: RunConfig, rollouts: Path) -> Iterator[None]:
+    """Within the block, a GymError marks run.json "failed"; Ctrl-C or a signal marks it "interrupted", keeps what
+    continues the run (whose rollouts are in `rollouts`: the exact command, or submitit's requeue) in the run log
+    and raises it as Interrupted."""
+    marked: dict[str, Any] = {}  # what run.json says of a run that stopped early
+    logged = ""
+    try:
+        yield
+    except KeyboardInterrupt as exc:
+        signum = getattr(exc, "signum", 2)
+        then = ("submitit requeues the job and it continues them" if signum == preemption_signal()
+                else f"continue with: {resume_command(run, rollouts)}")
+        marked = {"status": "interrupted", "signal": signum}
+        logged = f"interrupted by {signal.Signals(signum).name}; {then}"
+        raise Interrupted(signum, f"finished rollouts are in {rollouts}; {then}") from None
+    except GymError as exc:
+        marked = {"status": "failed", "error": str(exc)}
+        raise
+    finally:
+        if marked:
+            mark_run(run.home, **marked)
+        if logged:
+            to_file(logging.WARNING, logged)
+
+
+def mark_run(home: Path, status: str, **extra: Any) -> None:
+    """Update the status in an existing run.json that says "running" (a run that failed before writing one
+    leaves none)."""
+    path = home / "run.json"
+    try:
+        info = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return
+    if info.get("status") == "running":
+        write_json_atomic(path, {**info, "status": status, **extra})
 
 
 @contextmanager

@@ -15,7 +15,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from gym.core.io import JsonlAppender
 from gym.model.calls import Member, ModelCalls
 from gym.model.client import BUDGET_ERROR
 
@@ -84,10 +83,11 @@ class RolloutPool:
         self.landed: queue.SimpleQueue = queue.SimpleQueue()
         self.outstanding = 0
 
-    def run(self, feed: Iterator[list[WorkItem]], sink: JsonlAppender, bar: Any, tally: Tally,
+    def run(self, feed: Iterator[list[WorkItem]], write: Callable[[dict[str, Any]], None], bar: Any, tally: Tally,
             on_landed: Callable[[list[dict[str, Any]]], list[WorkItem]]) -> None:
-        """Until the feed is empty and every group has landed; `on_landed(rollouts)` returns more work
-        (an adaptive run's next round)."""
+        """Until the feed is empty and every group has landed; `write(rollout)` appends a landed row (the rollouts
+        file's, before anything else is done with it); `on_landed(rollouts)` returns more work (an adaptive
+        run's next round)."""
         started = time.perf_counter()
         try:
             while self._fill(feed) or self.outstanding:
@@ -99,7 +99,7 @@ class RolloutPool:
                 rollouts, unasked = future.result()
                 self._submit(unasked)
                 for rollout in rollouts:
-                    sink.write(rollout)
+                    write(rollout)
                 tally.add(rollouts)
                 bar.update(len(rollouts))
                 bar.set_postfix(**tally.postfix(), refresh=False)

@@ -55,6 +55,12 @@ def make_verifier(family: str, options: Mapping[str, Any] | None = None) -> Veri
     return cls(**{str(key): value for key, value in (options or {}).items()})
 
 
+def judged(family: str, options: Mapping[str, Any] | None = None) -> bool:
+    """Whether `family`'s verifier, built with these options, is graded by an LLM judge: the family's own fact,
+    or an option that asks for one (τ²'s nl_assertions=judge)."""
+    return family_class(family).needs_judge or (options or {}).get("nl_assertions") == "judge"
+
+
 def strict_rewards(cfg: Any) -> bool:
     """The config's `reward.strict` (training-safe rewards: a marked final answer, no cut-off reply)."""
     value = (cfg.get("reward") or {}).get("strict", False) if cfg is not None else False
@@ -68,4 +74,5 @@ def strict_rewards(cfg: Any) -> bool:
 FACE = {"GRADE_POINTS": "gym.verifiers.label", "punkt_sentences": "gym.verifiers.instructions.text"}
 __getattr__ = lazy_getattr(__name__, FACE)
 
-__all__ = ["FAMILIES", "Verdict", "Verifier", "family_class", "make_verifier", "strict_rewards", *sorted(FACE)]
+__all__ = ["FAMILIES", "Verdict", "Verifier", "family_class", "judged", "make_verifier", "strict_rewards",
+           *sorted(FACE)]
