@@ -172,6 +172,17 @@ LONGEST_FIRST = ("test_containers.py", "test_swebench_containers.py", "test_cata
                  "test_tau2_parity.py")
 
 
+CONTAINER_TOOLS = ("podman", "mmdebstrap")  # without them the container tests are skipped
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto` (addopts): a worker per core of the 2-core CI machine, and a third where the container tests
+    run: their two files (first out, LONGEST_FIRST) spend most of their 5-9 minutes waiting on the archives,
+    PyPI and podman (a third of their wall time on the CPU), which a third worker fills with the other tests."""
+    return 3 if all(shutil.which(tool) for tool in CONTAINER_TOOLS) else 2
+
+
 def work_unit(nodeid: str) -> str:
     path = nodeid.split("::", 1)[0]
     name = path.rsplit("/", 1)[-1]
@@ -212,6 +223,21 @@ def checkout_leftovers() -> set[str] | None:
         return None
     entries = {line[3:] for line in listed.stdout.splitlines() if line[:2] in ("??", "!!")}
     return {entry for entry in entries if "__pycache__" not in entry and not entry.startswith((".venv", "venv/"))}
+
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput"):  # once, before the workers start
+        compile_gym()
+
+
+def compile_gym() -> None:
+    """gym's byte code, written once per run into its __pycache__ folders (which git ignores): where
+    PYTHONDONTWRITEBYTECODE is set (as on the development machine), every `python -m gym` the tests start
+    (hundreds) would otherwise compile the modules it imports anew: 0.2 CPU-s of a small e2e run's 2."""
+    import compileall
+
+    for package in ("gym", "hydra_plugins"):
+        compileall.compile_dir(ROOT / package, quiet=1)
 
 
 def pytest_sessionstart(session):
