@@ -156,8 +156,8 @@ def assert_clean_failure(result: subprocess.CompletedProcess, *needles: str) -> 
 # A test file is a unit of work, run on one worker, so its module-scoped fixtures (a SLURM cluster, a browser,
 # a prepared workspace) are made once; files that share a session fixture or a cache form one unit (SHARED);
 # long files without module fixtures are handed out a test at a time (SPREAD). Units go out in collection
-# order, the longest first (LONGEST_FIRST), so the two workers finish together instead of one running a
-# long file alone at the end.
+# order, the longest first (LONGEST_FIRST), so the workers finish together instead of one running a long
+# file alone at the end.
 SHARED = {"test_view.py": "viewer", "test_view_browser.py": "viewer", "test_view_run_page.py": "viewer",  # viewer_runs
           "test_configs.py": "catalog", "test_benchmarks_e2e.py": "catalog", "test_catalog_dry_run.py": "catalog"}
 SPREAD = {"test_local_servers.py", "test_interrupt_resume.py", "test_e2e_cli.py", "test_cli_mistakes.py",
@@ -178,8 +178,8 @@ CONTAINER_TOOLS = ("podman", "mmdebstrap")  # without them the container tests a
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_auto_num_workers(config):
     """`-n auto` (addopts): a worker per core of the 2-core CI machine, and a third where the container tests
-    run: their two files (first out, LONGEST_FIRST) spend most of their 5-9 minutes waiting on the archives,
-    PyPI and podman (a third of their wall time on the CPU), which a third worker fills with the other tests."""
+    run: their two files (first out, LONGEST_FIRST) spend most of their minutes waiting on the Debian archive,
+    PyPI and podman (a fifth to a third of their wall time on the CPU), which a third worker fills."""
     return 3 if all(shutil.which(tool) for tool in CONTAINER_TOOLS) else 2
 
 
