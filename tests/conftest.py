@@ -179,7 +179,7 @@ CONTAINER_TOOLS = ("podman", "mmdebstrap")  # without them the container tests a
 def pytest_xdist_auto_num_workers(config):
     """`-n auto` (addopts): a worker per core of the 2-core CI machine, and a third where the container tests
     run: their two files (first out, LONGEST_FIRST) spend most of their minutes waiting on the Debian archive,
-    PyPI and podman (a fifth to a third of their wall time on the CPU), which a third worker fills."""
+    PyPI and podman (16-45% of their wall time on the CPU, docs/performance.md), which a third worker fills."""
     return 3 if all(shutil.which(tool) for tool in CONTAINER_TOOLS) else 2
 
 
