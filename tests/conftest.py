@@ -156,8 +156,8 @@ def assert_clean_failure(result: subprocess.CompletedProcess, *needles: str) -> 
 # A test file is a unit of work, run on one worker, so its module-scoped fixtures (a SLURM cluster, a browser,
 # a prepared workspace) are made once; files that share a session fixture or a cache form one unit (SHARED);
 # long files without module fixtures are handed out a test at a time (SPREAD). Units go out in collection
-# order, the longest first (LONGEST_FIRST), so the two workers finish together instead of one running a
-# long file alone at the end.
+# order, the longest first (LONGEST_FIRST), so the workers finish together instead of one running a long
+# file alone at the end.
 SHARED = {"test_view.py": "viewer", "test_view_browser.py": "viewer", "test_view_run_page.py": "viewer",  # viewer_runs
           "test_configs.py": "catalog", "test_benchmarks_e2e.py": "catalog", "test_catalog_dry_run.py": "catalog"}
 SPREAD = {"test_local_servers.py", "test_interrupt_resume.py", "test_e2e_cli.py", "test_cli_mistakes.py",
@@ -170,6 +170,17 @@ LONGEST_FIRST = ("test_containers.py", "test_swebench_containers.py", "test_cata
                  "test_interrupt_resume.py", "test_scicode.py", "test_serve_parity.py", "test_trackers.py",
                  "test_reverify.py", "test_shards.py", "test_serve.py", "test_sandbox_hostile.py",
                  "test_tau2_parity.py")
+
+
+CONTAINER_TOOLS = ("podman", "mmdebstrap")  # without them the container tests are skipped
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto` (addopts): a worker per core of the 2-core CI machine, and a third where the container tests
+    run: their two files (first out, LONGEST_FIRST) spend most of their minutes waiting on the Debian archive,
+    PyPI and podman (16-45% of their wall time on the CPU, docs/performance.md), which a third worker fills."""
+    return 3 if all(shutil.which(tool) for tool in CONTAINER_TOOLS) else 2
 
 
 def work_unit(nodeid: str) -> str:
@@ -212,6 +223,21 @@ def checkout_leftovers() -> set[str] | None:
         return None
     entries = {line[3:] for line in listed.stdout.splitlines() if line[:2] in ("??", "!!")}
     return {entry for entry in entries if "__pycache__" not in entry and not entry.startswith((".venv", "venv/"))}
+
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput"):  # once, before the workers start
+        compile_gym()
+
+
+def compile_gym() -> None:
+    """gym's byte code, written once per run into its __pycache__ folders (which git ignores): where
+    PYTHONDONTWRITEBYTECODE is set (as on the development machine), every `python -m gym` the tests start
+    (hundreds) would otherwise compile the modules it imports anew: 0.2 CPU-s of a small e2e run's 2."""
+    import compileall
+
+    for package in ("gym", "hydra_plugins"):
+        compileall.compile_dir(ROOT / package, quiet=1)
 
 
 def pytest_sessionstart(session):

@@ -28,6 +28,9 @@ from tests.benchmarks.test_containers import _ca_bundle, _images, _why_not
 
 MIRROR = ROOT / "tests" / "fixtures" / "upstream"
 FLASK_ONLY = "benchmark.dataset.prepare_args.only=[pallets__flask-5014]"
+AGENT_LAYERS = tuple(f"/gym-task/agent-{name}-" for name in ("mini-swe-agent", "codex", "claude-code"))
+SWEBENCH_BASES = tuple(f"/gym-{kind}/debian{sep}{release}" for kind, sep in (("standin", "-"), ("base", ":"))
+                       for release in ("bookworm", "bullseye"))  # flask's and (heavy) sympy's Debian releases
 pytestmark = pytest.mark.timeout(900)  # the first run builds the instance's image, the CLI agent's its layer
 
 
@@ -44,9 +47,12 @@ def swebench(tmp_path_factory):
     if bundle:
         knobs.append(f"runtime.extra_ca_certs=[{bundle}]")
     yield {"knobs": knobs, "env": {"GYM_DATA_DIR": str(home / "data")}}
-    made = [image for image in _images() if image not in before and "/gym-task/swebench" in image]
-    if made:
-        subprocess.run(["podman", "rmi", "-f", *made], capture_output=True)
+    # only what these tests made, each before the image it was built on: the agents' layers, the instances'
+    # images, then their stand-ins and bases (plain rmi: left where another test's container still uses one)
+    made = [image for image in _images() if image not in before]
+    for kinds, force in ((AGENT_LAYERS, True), (("/gym-task/swebench",), True), (SWEBENCH_BASES, False)):
+        for image in (image for image in made if any(kind in image for kind in kinds)):
+            subprocess.run(["podman", "rmi", *(["-f"] if force else []), image], capture_output=True)
 
 
 def _run(swebench: dict, run_dir: Path, agent: str) -> dict:
