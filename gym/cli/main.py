@@ -104,6 +104,7 @@ def run_task(cfg: Any) -> Any:
 
 def own_data_missing(cfg: Any) -> str | None:
     """Why a sweep job is skipped: a benchmark that runs the user's own file (benchmark=local) was given none."""
+    from gym.core.typed import own_file_given
     from gym.data import local
 
     bench = cfg.get("benchmark")
@@ -111,7 +112,7 @@ def own_data_missing(cfg: Any) -> str | None:
         if bench.dataset.get("tasks") is None:
             return f"benchmark={bench.name} runs your own folder of Harbor tasks and none was given (benchmark.dataset.tasks=<dir>)"
         return None
-    if not local.is_local(bench) or local.path_given(bench):
+    if not local.is_local(bench) or own_file_given(bench):
         return None
     return (f"benchmark={bench.name} runs your own file and none was given "
             "(benchmark.dataset.path=train.jsonl benchmark.verifier.family=math)")

@@ -20,6 +20,7 @@ from omegaconf.errors import OmegaConfBaseException
 
 from gym.core.config import compose_benchmark, run_dir, user_kind
 from gym.core.errors import GymError
+from gym.core.paths import CONF_DIR
 from gym.core.schema import BenchmarkConfig, JudgeConfig, ModelConfig, UserConfig
 
 SECTIONS = ("model", "judge", "user", "benchmark", "judges", "judges_rule", "hydra")
@@ -71,6 +72,28 @@ def typed(cfg: DictConfig) -> RunConfig:
                      judges=judge_panel(cfg), judges_rule=str(cfg.get("judges_rule") or "majority"), knobs=knobs,
                      home=run_dir(cfg),
                      composer=lambda name: typed_benchmark(compose_benchmark(cfg, name)))
+
+
+def own_file_given(bench: Any) -> bool:
+    """Whether a benchmark over the user's own file (benchmark=local) was given its file. Only the composed node
+    tells: `path: ???` merged over the base's prepared-file layout keeps that layout (OmegaConf does not let a
+    missing value replace a set one), so the layout itself, unresolved, also means none was given."""
+    if OmegaConf.is_missing(bench.dataset, "path"):
+        return False
+    layout = OmegaConf.load(CONF_DIR / "benchmark" / "_base" / "base.yaml").dataset._get_node("path")._value()
+    return bench.dataset._get_node("path")._value() != layout
+
+
+def check_own_file(bench: Any) -> None:
+    """At the door, before typing: one line for a benchmark over the user's own file (its dataset names
+    `columns`: gym.data.local) given no file or no verifier family, instead of a config traceback."""
+    if bench is None or bench.dataset.get("columns") is None:
+        return
+    if not own_file_given(bench):
+        raise GymError(f"benchmark={bench.name} reads your own file: give benchmark.dataset.path=<file.jsonl or .parquet>")
+    if OmegaConf.is_missing(bench.verifier, "family"):
+        raise GymError(f"benchmark={bench.name} needs a verifier family: benchmark.verifier.family=math "
+                       "(or mcq, exact, qa, ...)")
 
 
 def knobs_of(cfg: DictConfig, names: tuple[str, ...]) -> dict[str, Any]:

@@ -26,7 +26,6 @@ from typing import Any, Iterator
 
 from gym.core.answer_text import final_marker, last_boxed
 from gym.core.errors import GymError
-from gym.core.paths import CONF_DIR
 from gym.core.io import iter_jsonl
 
 QUESTION_COLUMNS = ("question", "problem", "prompt", "input", "instruction")
@@ -44,31 +43,6 @@ RULE_NAMES = {"gsm8k": "final '#### <answer>' (GSM8K)", "boxed": "last \\boxed{}
 def is_local(bench: Any) -> bool:
     """A benchmark over the user's own file (benchmark=local or one built on it)."""
     return bench is not None and getattr(bench.dataset, "columns", None) is not None  # (node or dataclass)
-
-
-def path_given(bench: Any) -> bool:
-    """Whether a local benchmark was given its file: `path: ???` merged over the base's prepared-file
-    layout keeps that layout (OmegaConf does not let a missing value replace a set one), so the layout
-    itself, unresolved, also means none was given."""
-    from omegaconf import OmegaConf
-
-    if OmegaConf.is_missing(bench.dataset, "path"):
-        return False
-    layout = OmegaConf.load(CONF_DIR / "benchmark" / "_base" / "base.yaml").dataset._get_node("path")._value()
-    return bench.dataset._get_node("path")._value() != layout
-
-
-def check_required(bench: Any) -> None:
-    """One line for a local benchmark without its file or verifier family (instead of a config traceback)."""
-    from omegaconf import OmegaConf
-
-    if not is_local(bench):
-        return
-    if not path_given(bench):
-        raise GymError(f"benchmark={bench.name} reads your own file: give benchmark.dataset.path=<file.jsonl or .parquet>")
-    if OmegaConf.is_missing(bench.verifier, "family"):
-        raise GymError(f"benchmark={bench.name} needs a verifier family: benchmark.verifier.family=math "
-                       "(or mcq, exact, qa, ...)")
 
 
 def user_prompt(bench: Any) -> str:

@@ -11,13 +11,11 @@ from typing import Any
 from omegaconf import DictConfig
 
 from gym.collect.pipeline import run_collect
-from gym.core.typed import typed
+from gym.core.typed import check_own_file, typed
 from gym.rollouts import resume
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
-    from gym.data import local
-
-    local.check_required(cfg.get("benchmark"))  # benchmark=local without its file or family: one line
+    check_own_file(cfg.get("benchmark"))  # benchmark=local without its file or family: one line
     with resume.signals_as_interrupts():
         return run_collect(typed(cfg))  # the door: below here, typed objects only

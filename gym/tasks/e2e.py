@@ -15,7 +15,7 @@ from omegaconf import DictConfig, open_dict
 
 from gym.core.config import compose_step, run_dir
 from gym.core.errors import GymError
-from gym.core.typed import RunConfig, knobs_of, typed
+from gym.core.typed import RunConfig, check_own_file, knobs_of, typed
 from gym.metrics.options import AGGREGATE_KNOBS, PROFILE_KNOBS, aggregate_options, metrics_options, profile_options
 from gym.model import endpoints
 from gym.tasks import run_task
@@ -53,12 +53,11 @@ def fill_run_json(out_dir: Path, head: dict[str, Any]) -> None:
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
-    from gym.data import local
     from gym.rollouts import resume
 
     if cfg.get("benchmark") is None:
         raise GymError("choose a benchmark: benchmark=<name> (python -m gym task=search lists them)")
-    local.check_required(cfg.benchmark)  # benchmark=local without its file or family: one line
+    check_own_file(cfg.benchmark)  # benchmark=local without its file or family: one line
     with resume.signals_as_interrupts():
         # resume=true: continue the run's own rollouts file and keep every output in the first run's dir
         typed_run = resume.resolve(typed(cfg))  # the door; its steps are composed from cfg, as their tasks'

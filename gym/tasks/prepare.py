@@ -245,9 +245,10 @@ def run(cfg: DictConfig) -> dict[str, Any]:
 
 def _check_own_file(cfg: DictConfig) -> dict[str, Any]:
     """benchmark=local: nothing to download; the user's file is checked and copied in prepared-row shape."""
+    from gym.core.typed import check_own_file
     from gym.data import local
 
-    local.check_required(cfg.benchmark)
+    check_own_file(cfg.benchmark)
     layout = local.check(cfg.benchmark, force=bool(OmegaConf.select(cfg, "prepare.force")))
     log.info("%s: %d rows checked (%s layout, columns %s; %s) -> %s", layout["source"], layout["rows"], layout["layout"],
              layout["columns"], local.rules_text(layout), layout["path"])

@@ -15,9 +15,8 @@ from omegaconf import DictConfig
 
 
 def run(cfg: DictConfig) -> dict[str, Any]:
-    from gym.core.typed import typed
-    from gym.data import local
+    from gym.core.typed import check_own_file, typed
     from gym.serve.server import serve
 
-    local.check_required(cfg.get("benchmark"))  # benchmark=local without its file or family: one line
+    check_own_file(cfg.get("benchmark"))  # benchmark=local without its file or family: one line
     return serve(typed(cfg))  # the door: below here, typed objects only

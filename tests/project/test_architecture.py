@@ -155,7 +155,6 @@ CONFIG_READERS = {
     "gym.core.schema": "the schemas themselves (MISSING, Hydra's ConfigStore)",
     "gym.core.task_knobs": "checks a task's knobs against their schema at the door, before any work",
     "gym.core.typed": "the door: the composed config turned into the schemas' dataclasses",
-    "gym.data.local": "benchmark=local: whether dataset.path was given at all, which only the composed node tells",
     "gym.cluster.launch": "a Hydra launcher: Hydra hands it each job's composed config",
     "gym.metrics.trackers": "a Hydra callback: Hydra hands it the job's config, which it logs as it was composed",
 }
