@@ -172,7 +172,7 @@ LONGEST_FIRST = ("test_containers.py", "test_swebench_containers.py", "test_cata
                  "test_tau2_parity.py")
 
 
-CONTAINER_TOOLS = ("podman", "mmdebstrap")  # without them the container tests are skipped
+CONTAINER_TOOLS = ("podman", "mmdebstrap")  # without them the container tests are skipped (test_containers.py)
 
 
 @pytest.hookimpl(optionalhook=True)

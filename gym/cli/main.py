@@ -104,15 +104,14 @@ def run_task(cfg: Any) -> Any:
 
 def own_data_missing(cfg: Any) -> str | None:
     """Why a sweep job is skipped: a benchmark that runs the user's own file (benchmark=local) was given none."""
-    from gym.core.typed import own_file_given
-    from gym.data import local
+    from gym.core.typed import is_local, own_file_given
 
     bench = cfg.get("benchmark")
     if bench is not None and bench.get("environment") == "harbor" and "tasks" in (bench.dataset.get("prepare_args") or {}):
         if bench.dataset.get("tasks") is None:
             return f"benchmark={bench.name} runs your own folder of Harbor tasks and none was given (benchmark.dataset.tasks=<dir>)"
         return None
-    if not local.is_local(bench) or own_file_given(bench):
+    if not is_local(bench) or own_file_given(bench):
         return None
     return (f"benchmark={bench.name} runs your own file and none was given "
             "(benchmark.dataset.path=train.jsonl benchmark.verifier.family=math)")

@@ -74,6 +74,12 @@ def typed(cfg: DictConfig) -> RunConfig:
                      composer=lambda name: typed_benchmark(compose_benchmark(cfg, name)))
 
 
+def is_local(bench: Any) -> bool:
+    """A benchmark over the user's own file (benchmark=local or one built on it): its dataset names `columns`
+    (a composed node or its dataclass; gym.data.local reads the file)."""
+    return bench is not None and getattr(bench.dataset, "columns", None) is not None
+
+
 def own_file_given(bench: Any) -> bool:
     """Whether a benchmark over the user's own file (benchmark=local) was given its file. Only the composed node
     tells: `path: ???` merged over the base's prepared-file layout keeps that layout (OmegaConf does not let a
@@ -85,9 +91,9 @@ def own_file_given(bench: Any) -> bool:
 
 
 def check_own_file(bench: Any) -> None:
-    """At the door, before typing: one line for a benchmark over the user's own file (its dataset names
-    `columns`: gym.data.local) given no file or no verifier family, instead of a config traceback."""
-    if bench is None or bench.dataset.get("columns") is None:
+    """At the door, before typing: one line for a benchmark over the user's own file given no file or no
+    verifier family, instead of a config traceback."""
+    if not is_local(bench):
         return
     if not own_file_given(bench):
         raise GymError(f"benchmark={bench.name} reads your own file: give benchmark.dataset.path=<file.jsonl or .parquet>")

@@ -27,6 +27,7 @@ from typing import Any, Iterator
 from gym.core.answer_text import final_marker, last_boxed
 from gym.core.errors import GymError
 from gym.core.io import iter_jsonl
+from gym.core.typed import is_local  # (defined where the door checks a local benchmark's file)
 
 QUESTION_COLUMNS = ("question", "problem", "prompt", "input", "instruction")
 ANSWER_COLUMNS = ("expected_answer", "answer", "solution", "target", "label")
@@ -38,11 +39,6 @@ LAYOUT_SUFFIX = ".layout.json"  # beside the checked copy: which columns were us
 ANSWER_FORMATS = {"auto": ("gsm8k", "boxed", "bare"), "gsm8k": ("gsm8k",), "boxed": ("boxed",), "bare": ("bare",)}
 ANSWER_RULES = {"gsm8k": final_marker, "boxed": last_boxed, "bare": lambda text: text}
 RULE_NAMES = {"gsm8k": "final '#### <answer>' (GSM8K)", "boxed": "last \\boxed{}", "bare": "text as it is"}
-
-
-def is_local(bench: Any) -> bool:
-    """A benchmark over the user's own file (benchmark=local or one built on it)."""
-    return bench is not None and getattr(bench.dataset, "columns", None) is not None  # (node or dataclass)
 
 
 def user_prompt(bench: Any) -> str:

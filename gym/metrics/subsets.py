@@ -22,7 +22,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from gym.rollouts.subsets import CLUSTER, DEFAULT_COLUMNS, row_subsets, task_subsets  # noqa: F401 (collect's side)
+from gym.rollouts.subsets import CLUSTER  # the reserved column collect stamps (gym.rollouts.subsets)
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, run_gym, wait_until
+from tests.conftest import CONTAINER_TOOLS, ROOT, run_gym, wait_until
 
 TASKS = ROOT / "tests" / "fixtures" / "harbor" / "terminal-bench-2"
 NAMES = ("log-summary-date-ranges", "sqlite-db-truncate")
@@ -35,7 +35,7 @@ def _ca_bundle() -> str | None:
 
 
 def _why_not() -> str | None:
-    for tool in ("podman", "mmdebstrap"):
+    for tool in CONTAINER_TOOLS:
         if shutil.which(tool) is None:
             return f"{tool} is not installed (.ci/run installs it with apt-get)"
     try:

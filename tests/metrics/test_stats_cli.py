@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from gym.metrics.subsets import task_subsets
+from gym.rollouts.subsets import task_subsets
 from tests.conftest import UPSTREAM, assert_clean_failure, run_gym
 from tests.tasks.test_aggregate_task import row, write
 

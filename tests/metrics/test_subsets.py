@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gym.core.config import compose
-from gym.metrics.subsets import row_subsets, task_subsets
+from gym.rollouts.subsets import row_subsets, task_subsets
 from gym.tasks import aggregate, profile
 
 
